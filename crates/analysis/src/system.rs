@@ -1,0 +1,257 @@
+//! The input of every test: a task system on `m` identical CPUs with a priority assignment.
+//!
+//! Tests read the compact [`Params`] `(C, D, T)` of each task in nanoseconds, not the full
+//! [`schedlab_model::Task`], so that partitioning and clustering can form sub-systems cheaply.
+
+use crate::error::AnalysisError;
+use schedlab_model::Task;
+use std::sync::OnceLock;
+
+/// Timing parameters of one sporadic task, in nanoseconds: `c ≤ d`, all positive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Params {
+    /// WCET `Ci`.
+    pub c: u64,
+    /// Relative deadline `Di`.
+    pub d: u64,
+    /// Period `Ti`.
+    pub t: u64,
+    /// Given fixed priority (smaller = higher), if any.
+    pub prio: Option<u32>,
+}
+
+impl Params {
+    /// `(C, D, T)` without a given priority.
+    pub const fn new(c: u64, d: u64, t: u64) -> Params {
+        Params {
+            c,
+            d,
+            t,
+            prio: None,
+        }
+    }
+    /// `min(D, T)`.
+    pub fn min_dt(&self) -> u64 {
+        self.d.min(self.t)
+    }
+    /// `D ≤ T`.
+    pub fn constrained(&self) -> bool {
+        self.d <= self.t
+    }
+}
+
+impl From<&Task> for Params {
+    fn from(t: &Task) -> Params {
+        Params {
+            c: t.wcet.as_ns(),
+            d: t.deadline.as_ns(),
+            t: t.period.as_ns(),
+            prio: t.priority,
+        }
+    }
+}
+
+/// How fixed priorities are assigned for fixed-priority tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Priorities {
+    /// Deadline monotonic: shorter relative deadline = higher priority (the default).
+    #[default]
+    Dm,
+    /// Rate monotonic: shorter period = higher priority.
+    Rm,
+    /// The tasks' `priority` fields (smaller = higher).
+    Given,
+}
+
+impl Priorities {
+    /// Canonical name: `dm`, `rm` or `given`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Priorities::Dm => "dm",
+            Priorities::Rm => "rm",
+            Priorities::Given => "given",
+        }
+    }
+    /// Parses `dm`, `rm` or `given`.
+    pub fn parse(s: &str) -> Result<Priorities, AnalysisError> {
+        match s {
+            "dm" => Ok(Priorities::Dm),
+            "rm" => Ok(Priorities::Rm),
+            "given" => Ok(Priorities::Given),
+            other => Err(AnalysisError::UnknownPriorities(other.to_string())),
+        }
+    }
+}
+
+/// A task system to analyse: tasks, CPU count and priority assignment.
+#[derive(Debug)]
+pub struct System {
+    params: Vec<Params>,
+    cpus: u32,
+    priorities: Priorities,
+    order: OnceLock<Result<Vec<usize>, String>>,
+}
+
+impl Clone for System {
+    fn clone(&self) -> System {
+        System {
+            params: self.params.clone(),
+            cpus: self.cpus,
+            priorities: self.priorities,
+            order: OnceLock::new(),
+        }
+    }
+}
+
+impl System {
+    /// A system of the given (already validated) tasks on `cpus ≥ 1` CPUs.
+    pub fn new(tasks: &[Task], cpus: u32, priorities: Priorities) -> Result<System, AnalysisError> {
+        System::from_params(tasks.iter().map(Params::from).collect(), cpus, priorities)
+    }
+
+    /// A system from raw parameters; checks `cpus ≥ 1` and `0 < c ≤ d`, `t > 0` for each task.
+    pub fn from_params(
+        params: Vec<Params>,
+        cpus: u32,
+        priorities: Priorities,
+    ) -> Result<System, AnalysisError> {
+        if cpus == 0 {
+            return Err(AnalysisError::NoCpus);
+        }
+        for (i, p) in params.iter().enumerate() {
+            if p.c == 0 || p.d == 0 || p.t == 0 || p.c > p.d {
+                return Err(AnalysisError::InvalidTask {
+                    index: i,
+                    message: format!(
+                        "needs 0 < wcet ≤ deadline and period > 0, got C={} D={} T={}",
+                        p.c, p.d, p.t
+                    ),
+                });
+            }
+        }
+        Ok(System {
+            params,
+            cpus,
+            priorities,
+            order: OnceLock::new(),
+        })
+    }
+
+    /// The tasks' parameters, in task-index order.
+    pub fn params(&self) -> &[Params] {
+        &self.params
+    }
+    /// Number of tasks `n`.
+    pub fn len(&self) -> usize {
+        self.params.len()
+    }
+    /// No tasks at all.
+    pub fn is_empty(&self) -> bool {
+        self.params.is_empty()
+    }
+    /// Number of CPUs `m`.
+    pub fn cpus(&self) -> u32 {
+        self.cpus
+    }
+    /// The priority assignment.
+    pub fn priorities(&self) -> Priorities {
+        self.priorities
+    }
+
+    /// The same tasks on another number of CPUs.
+    pub fn with_cpus(&self, cpus: u32) -> Result<System, AnalysisError> {
+        System::from_params(self.params.clone(), cpus, self.priorities)
+    }
+
+    /// The sub-system of the tasks `indices` on `cpus` CPUs (for partitioning and clustering).
+    pub fn subset(&self, indices: &[usize], cpus: u32) -> Result<System, AnalysisError> {
+        let mut params = Vec::with_capacity(indices.len());
+        for &i in indices {
+            params.push(*self.params.get(i).ok_or(AnalysisError::InvalidTask {
+                index: i,
+                message: "no such task".into(),
+            })?);
+        }
+        System::from_params(params, cpus, self.priorities)
+    }
+
+    /// Task indices from highest to lowest priority under the system's assignment. Ties are
+    /// broken by task index (DESIGN.md, "Priority order"). An error (the reason, for a
+    /// "not applicable" verdict) when priorities are `given` and a task has none.
+    pub fn priority_order(&self) -> Result<&[usize], String> {
+        self.order
+            .get_or_init(|| priority_order(&self.params, self.priorities))
+            .as_deref()
+            .map_err(Clone::clone)
+    }
+
+    /// Every task has `D ≤ T`.
+    pub fn constrained(&self) -> bool {
+        self.params.iter().all(Params::constrained)
+    }
+    /// Every task has `D = T`.
+    pub fn implicit(&self) -> bool {
+        self.params.iter().all(|p| p.d == p.t)
+    }
+    /// Precondition helper: `Err(reason)` naming the first task with `D > T`.
+    pub fn require_constrained(&self) -> Result<(), String> {
+        match self.params.iter().position(|p| !p.constrained()) {
+            None => Ok(()),
+            Some(i) => Err(format!(
+                "assumes constrained deadlines (D ≤ T), but task {i} has D > T"
+            )),
+        }
+    }
+    /// Precondition helper: `Err(reason)` naming the first task with `D ≠ T`.
+    pub fn require_implicit(&self) -> Result<(), String> {
+        match self.params.iter().position(|p| p.d != p.t) {
+            None => Ok(()),
+            Some(i) => Err(format!(
+                "assumes implicit deadlines (D = T), but task {i} has D ≠ T"
+            )),
+        }
+    }
+}
+
+fn priority_order(params: &[Params], priorities: Priorities) -> Result<Vec<usize>, String> {
+    let mut order: Vec<usize> = (0..params.len()).collect();
+    match priorities {
+        Priorities::Dm => order.sort_by_key(|&i| (params[i].d, i)),
+        Priorities::Rm => order.sort_by_key(|&i| (params[i].t, i)),
+        Priorities::Given => {
+            if let Some(i) = params.iter().position(|p| p.prio.is_none()) {
+                return Err(format!(
+                    "priorities are `given` but task {i} has no `priority` field"
+                ));
+            }
+            order.sort_by_key(|&i| (params[i].prio, i));
+        }
+    }
+    Ok(order)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn orders_with_index_tie_break() {
+        let p = vec![
+            Params::new(1, 10, 20),
+            Params::new(1, 5, 30),
+            Params::new(1, 10, 10),
+        ];
+        let dm = System::from_params(p.clone(), 1, Priorities::Dm).unwrap();
+        assert_eq!(dm.priority_order().unwrap(), &[1, 0, 2]);
+        let rm = System::from_params(p.clone(), 1, Priorities::Rm).unwrap();
+        assert_eq!(rm.priority_order().unwrap(), &[2, 0, 1]);
+        let given = System::from_params(p, 1, Priorities::Given).unwrap();
+        assert!(given.priority_order().unwrap_err().contains("task 0"));
+    }
+
+    #[test]
+    fn rejects_bad_systems() {
+        assert!(System::from_params(vec![], 0, Priorities::Dm).is_err());
+        assert!(System::from_params(vec![Params::new(5, 4, 10)], 1, Priorities::Dm).is_err());
+    }
+}

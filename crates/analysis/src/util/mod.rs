@@ -1,0 +1,3 @@
+//! Small exact-arithmetic helpers shared by the tests.
+
+pub mod math;

@@ -1,0 +1,41 @@
+//! Task attributes that later capabilities give meaning to: parallel (fork-join) structure
+//! [RTWS §III], reservation groups [HCBS §3.2] and critical sections [ChronOS §3.6]. They are
+//! part of the model now so that the task type does not change shape when those capabilities
+//! land; files do not accept them yet, and the analyses of independent sequential tasks ignore
+//! tasks that carry none (which is every task a file can describe today).
+
+use crate::time::Duration;
+
+/// One parallel region of a fork-join job: `threads` strands of `wcet` each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParallelRegion {
+    /// Number of strands forked.
+    pub threads: u32,
+    /// Execution time of each strand.
+    pub wcet: Duration,
+}
+
+/// Fork-join structure: sequential and parallel regions alternate.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ParallelStructure {
+    /// Regions in order; a sequential segment is a region of one thread.
+    pub regions: Vec<ParallelRegion>,
+}
+
+/// Membership in a CPU reservation group (budget `Q` every `P`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReservationGroup {
+    /// Group name.
+    pub name: String,
+}
+
+/// A critical section on a shared resource.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CriticalSection {
+    /// Resource identifier.
+    pub resource: u32,
+    /// Offset from the job's start of execution at which the section begins.
+    pub start: Duration,
+    /// Length of the section.
+    pub length: Duration,
+}

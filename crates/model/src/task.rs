@@ -1,0 +1,168 @@
+//! The sporadic task `τi = (Ci, Di, Ti)` and its optional attributes.
+//!
+//! A task releases jobs at least `period` apart (exactly `period` apart if periodic); each job
+//! executes for at most `wcet` and must complete within `deadline` of its release. `deadline`
+//! may be smaller than (constrained), equal to (implicit) or larger than (arbitrary) `period`.
+
+use crate::error::{ModelError, TaskRef};
+use crate::extensions::{CriticalSection, ParallelStructure, ReservationGroup};
+use crate::time::Duration;
+
+/// A sporadic real-time task.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Task {
+    /// Optional human-readable name, unique within a task set.
+    pub name: Option<String>,
+    /// Worst-case execution time `Ci` (> 0).
+    pub wcet: Duration,
+    /// Relative deadline `Di` (> 0, ≥ `wcet`).
+    pub deadline: Duration,
+    /// Period or minimum inter-arrival time `Ti` (> 0).
+    pub period: Duration,
+    /// Release offset of the first job (periodic simulation); zero by default.
+    pub offset: Duration,
+    /// Fixed priority for `--priorities given`: smaller is higher.
+    pub priority: Option<u32>,
+    /// Utility of a job that completes by its deadline (downward-step time/utility function).
+    pub utility: Option<f64>,
+    /// Working-set size in bytes.
+    pub wss: Option<u64>,
+    /// CPU the task is pinned to by partitioned policies (0-based).
+    pub cpu: Option<u32>,
+    /// Cluster the task is pinned to by clustered policies (0-based).
+    pub cluster: Option<u32>,
+    /// CPUs the task may run on; `None` means all.
+    pub affinity: Option<Vec<u32>>,
+    /// Parallel (fork-join) structure; `None` for a sequential task.
+    pub parallel: Option<ParallelStructure>,
+    /// Reservation group the task belongs to, if any.
+    pub reservation: Option<ReservationGroup>,
+    /// Critical sections of each job, in execution order.
+    pub critical_sections: Vec<CriticalSection>,
+}
+
+impl Task {
+    /// A task with the given parameters and no optional attributes, validated.
+    ///
+    /// ```
+    /// use schedlab_model::{Duration, Task};
+    /// let t = Task::new(Duration::from_ns(2), Duration::from_ns(8), Duration::from_ns(10)).unwrap();
+    /// assert!(t.has_constrained_deadline());
+    /// assert!(Task::new(Duration::from_ns(9), Duration::from_ns(8), Duration::from_ns(10)).is_err());
+    /// ```
+    pub fn new(wcet: Duration, deadline: Duration, period: Duration) -> Result<Task, ModelError> {
+        let task = Task::new_unchecked(wcet, deadline, period);
+        task.validate(0)?;
+        Ok(task)
+    }
+
+    /// A task with the given parameters, not validated (generators that guarantee validity).
+    pub fn new_unchecked(wcet: Duration, deadline: Duration, period: Duration) -> Task {
+        Task {
+            name: None,
+            wcet,
+            deadline,
+            period,
+            offset: Duration::ZERO,
+            priority: None,
+            utility: None,
+            wss: None,
+            cpu: None,
+            cluster: None,
+            affinity: None,
+            parallel: None,
+            reservation: None,
+            critical_sections: Vec::new(),
+        }
+    }
+
+    /// An implicit-deadline task `(C, T, T)`, validated.
+    pub fn implicit(wcet: Duration, period: Duration) -> Result<Task, ModelError> {
+        Task::new(wcet, period, period)
+    }
+
+    /// Builder: sets the name.
+    pub fn named(mut self, name: impl Into<String>) -> Task {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Builder: sets the fixed priority (smaller = higher).
+    pub fn with_priority(mut self, priority: u32) -> Task {
+        self.priority = Some(priority);
+        self
+    }
+
+    /// How this task is named in messages, given its index.
+    pub fn reference(&self, index: usize) -> TaskRef {
+        TaskRef {
+            index,
+            name: self.name.clone(),
+        }
+    }
+
+    /// Checks the invariants of one task (`index` is used in messages).
+    pub fn validate(&self, index: usize) -> Result<(), ModelError> {
+        let positive = |field: &str, d: Duration| {
+            if d.is_zero() {
+                Err(ModelError::InvalidField {
+                    task: self.reference(index),
+                    field: field.to_string(),
+                    message: "must be greater than zero".to_string(),
+                })
+            } else {
+                Ok(())
+            }
+        };
+        positive("wcet", self.wcet)?;
+        positive("period", self.period)?;
+        positive("deadline", self.deadline)?;
+        if self.wcet > self.deadline {
+            return Err(ModelError::WcetExceedsDeadline {
+                task: self.reference(index),
+                wcet: self.wcet.to_string(),
+                deadline: self.deadline.to_string(),
+            });
+        }
+        if let Some(u) = self.utility {
+            if !(u.is_finite() && u >= 0.0) {
+                return Err(ModelError::InvalidField {
+                    task: self.reference(index),
+                    field: "utility".to_string(),
+                    message: format!("must be a finite number ≥ 0, got {u}"),
+                });
+            }
+        }
+        if let Some(name) = &self.name {
+            if name.is_empty() {
+                return Err(ModelError::InvalidField {
+                    task: self.reference(index),
+                    field: "name".to_string(),
+                    message: "must not be empty".to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// `Di == Ti`.
+    pub fn has_implicit_deadline(&self) -> bool {
+        self.deadline == self.period
+    }
+    /// `Di ≤ Ti`.
+    pub fn has_constrained_deadline(&self) -> bool {
+        self.deadline <= self.period
+    }
+    /// `min(Di, Ti)`.
+    pub fn min_deadline_period(&self) -> Duration {
+        self.deadline.min(self.period)
+    }
+    /// Utilization `Ci / Ti` as a float (reports and generators only).
+    pub fn utilization(&self) -> f64 {
+        self.wcet.as_ns() as f64 / self.period.as_ns() as f64
+    }
+    /// Density `Ci / min(Di, Ti)` as a float (reports and generators only).
+    pub fn density(&self) -> f64 {
+        self.wcet.as_ns() as f64 / self.min_deadline_period().as_ns() as f64
+    }
+}

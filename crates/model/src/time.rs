@@ -1,0 +1,358 @@
+//! Integer-nanosecond time: [`Time`] (an instant) and [`Duration`] (a length).
+//!
+//! All scheduling arithmetic in schedlab is done on these `u64` nanosecond newtypes; floating
+//! point never enters a decision. `Time - Time = Duration`, `Time + Duration = Time`, and
+//! `Time + Time` does not compile. Values that come from input are combined with the
+//! `checked_*` methods so that overflow is an error, never a wrap or a panic.
+//!
+//! Text form (task files, CLI): a decimal number with a unit `ns`, `us`/`µs`, `ms` or `s`, or a
+//! bare integer meaning nanoseconds: `"2ms"`, `"150us"`, `"1.5ms"`, `"7ns"`, `"3s"`, `"1500"`.
+//! The value must resolve to whole nanoseconds (`"0.5ns"` is rejected). Printing picks the
+//! largest unit in which the value is at least 1 and writes it exactly (`1_500_000` ns prints as
+//! `1.5ms`), so printing and parsing round-trip.
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub};
+use std::str::FromStr;
+
+/// A length of time in integer nanoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Duration(u64);
+
+/// An instant in integer nanoseconds since the (virtual or real) time zero of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Time(u64);
+
+/// Why a time string could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TimeParseError {
+    /// Empty string.
+    #[error("empty time value")]
+    Empty,
+    /// A leading minus sign.
+    #[error("negative time `{0}`")]
+    Negative(String),
+    /// Not a number with a known unit.
+    #[error("cannot read `{0}` as a time: expected a number with a unit ns, us, ms or s (e.g. \"2ms\", \"1.5ms\") or an integer number of nanoseconds")]
+    Malformed(String),
+    /// The value has a fraction of a nanosecond.
+    #[error("time `{0}` does not resolve to whole nanoseconds")]
+    FractionalNanoseconds(String),
+    /// The value does not fit in 64 bits of nanoseconds (about 584 years).
+    #[error("time `{0}` is too large (the limit is 2^64-1 ns, about 584 years)")]
+    Overflow(String),
+}
+
+const NS_PER_US: u64 = 1_000;
+const NS_PER_MS: u64 = 1_000_000;
+const NS_PER_S: u64 = 1_000_000_000;
+
+impl Duration {
+    /// Zero length.
+    pub const ZERO: Duration = Duration(0);
+    /// The largest representable length.
+    pub const MAX: Duration = Duration(u64::MAX);
+
+    /// From nanoseconds.
+    pub const fn from_ns(ns: u64) -> Self {
+        Duration(ns)
+    }
+    /// From microseconds; `None` on overflow.
+    pub const fn from_us(us: u64) -> Option<Self> {
+        match us.checked_mul(NS_PER_US) {
+            Some(v) => Some(Duration(v)),
+            None => None,
+        }
+    }
+    /// From milliseconds; `None` on overflow.
+    pub const fn from_ms(ms: u64) -> Option<Self> {
+        match ms.checked_mul(NS_PER_MS) {
+            Some(v) => Some(Duration(v)),
+            None => None,
+        }
+    }
+    /// From seconds; `None` on overflow.
+    pub const fn from_s(s: u64) -> Option<Self> {
+        match s.checked_mul(NS_PER_S) {
+            Some(v) => Some(Duration(v)),
+            None => None,
+        }
+    }
+    /// The length in nanoseconds.
+    pub const fn as_ns(self) -> u64 {
+        self.0
+    }
+    /// Is this the zero length?
+    pub const fn is_zero(self) -> bool {
+        self.0 == 0
+    }
+    /// Sum, or `None` on overflow.
+    pub const fn checked_add(self, rhs: Duration) -> Option<Duration> {
+        match self.0.checked_add(rhs.0) {
+            Some(v) => Some(Duration(v)),
+            None => None,
+        }
+    }
+    /// Difference, or `None` if `rhs > self`.
+    pub const fn checked_sub(self, rhs: Duration) -> Option<Duration> {
+        match self.0.checked_sub(rhs.0) {
+            Some(v) => Some(Duration(v)),
+            None => None,
+        }
+    }
+    /// Difference, clamped at zero.
+    pub const fn saturating_sub(self, rhs: Duration) -> Duration {
+        Duration(self.0.saturating_sub(rhs.0))
+    }
+    /// Product with an integer, or `None` on overflow.
+    pub const fn checked_mul(self, k: u64) -> Option<Duration> {
+        match self.0.checked_mul(k) {
+            Some(v) => Some(Duration(v)),
+            None => None,
+        }
+    }
+    /// Length in seconds as a float (for reports only, never for decisions).
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / NS_PER_S as f64
+    }
+}
+
+impl Time {
+    /// Time zero.
+    pub const ZERO: Time = Time(0);
+    /// From nanoseconds since time zero.
+    pub const fn from_ns(ns: u64) -> Self {
+        Time(ns)
+    }
+    /// Nanoseconds since time zero.
+    pub const fn as_ns(self) -> u64 {
+        self.0
+    }
+    /// `self + d`, or `None` on overflow.
+    pub const fn checked_add(self, d: Duration) -> Option<Time> {
+        match self.0.checked_add(d.0) {
+            Some(v) => Some(Time(v)),
+            None => None,
+        }
+    }
+    /// `self - earlier`, or `None` if `earlier` is later than `self`.
+    pub const fn checked_since(self, earlier: Time) -> Option<Duration> {
+        match self.0.checked_sub(earlier.0) {
+            Some(v) => Some(Duration(v)),
+            None => None,
+        }
+    }
+    /// `self - earlier`, clamped at zero.
+    pub const fn saturating_since(self, earlier: Time) -> Duration {
+        Duration(self.0.saturating_sub(earlier.0))
+    }
+}
+
+impl Add for Duration {
+    type Output = Duration;
+    /// Panics on overflow in debug builds; use [`Duration::checked_add`] on input-derived values.
+    fn add(self, rhs: Duration) -> Duration {
+        Duration(self.0 + rhs.0)
+    }
+}
+impl AddAssign for Duration {
+    fn add_assign(&mut self, rhs: Duration) {
+        self.0 += rhs.0;
+    }
+}
+impl Sub for Duration {
+    type Output = Duration;
+    /// Panics on underflow in debug builds; use [`Duration::checked_sub`] on input-derived values.
+    fn sub(self, rhs: Duration) -> Duration {
+        Duration(self.0 - rhs.0)
+    }
+}
+impl Add<Duration> for Time {
+    type Output = Time;
+    fn add(self, rhs: Duration) -> Time {
+        Time(self.0 + rhs.0)
+    }
+}
+impl Sub for Time {
+    type Output = Duration;
+    fn sub(self, rhs: Time) -> Duration {
+        Duration(self.0 - rhs.0)
+    }
+}
+
+/// Parses a time string (see the module doc) into nanoseconds.
+pub fn parse_ns(text: &str) -> Result<u64, TimeParseError> {
+    let s = text.trim();
+    if s.is_empty() {
+        return Err(TimeParseError::Empty);
+    }
+    if s.starts_with('-') {
+        return Err(TimeParseError::Negative(s.to_string()));
+    }
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
+        .unwrap_or(s.len());
+    let (number, unit) = s.split_at(split);
+    let scale = match unit.trim() {
+        "" | "ns" => 1,
+        "us" | "µs" | "μs" => NS_PER_US,
+        "ms" => NS_PER_MS,
+        "s" => NS_PER_S,
+        _ => return Err(TimeParseError::Malformed(s.to_string())),
+    };
+    let number: String = number.chars().filter(|&c| c != '_').collect();
+    let (int_part, frac_part) = match number.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (number.as_str(), ""),
+    };
+    if int_part.is_empty() && frac_part.is_empty()
+        || !int_part.chars().all(|c| c.is_ascii_digit())
+        || !frac_part.chars().all(|c| c.is_ascii_digit())
+    {
+        return Err(TimeParseError::Malformed(s.to_string()));
+    }
+    let overflow = || TimeParseError::Overflow(s.to_string());
+    let mut ns: u128 = 0;
+    for c in int_part.chars() {
+        ns = ns * 10 + u128::from(c as u8 - b'0');
+        if ns > u128::from(u64::MAX) {
+            return Err(overflow());
+        }
+    }
+    ns *= u128::from(scale);
+    // Fractional digits: each must land on a whole nanosecond.
+    let mut place = u128::from(scale);
+    for c in frac_part.chars() {
+        let digit = u128::from(c as u8 - b'0');
+        if place % 10 != 0 {
+            if digit != 0 {
+                return Err(TimeParseError::FractionalNanoseconds(s.to_string()));
+            }
+            continue;
+        }
+        place /= 10;
+        ns += digit * place;
+    }
+    u64::try_from(ns).map_err(|_| overflow())
+}
+
+/// Formats nanoseconds in the largest unit in which the value is at least 1, exactly.
+pub fn format_ns(ns: u64) -> String {
+    let (scale, unit) = if ns >= NS_PER_S {
+        (NS_PER_S, "s")
+    } else if ns >= NS_PER_MS {
+        (NS_PER_MS, "ms")
+    } else if ns >= NS_PER_US {
+        (NS_PER_US, "us")
+    } else {
+        (1, "ns")
+    };
+    let whole = ns / scale;
+    let frac = ns % scale;
+    if frac == 0 {
+        return format!("{whole}{unit}");
+    }
+    let width = scale.ilog10() as usize;
+    let digits = format!("{frac:0width$}");
+    format!("{whole}.{}{unit}", digits.trim_end_matches('0'))
+}
+
+impl FromStr for Duration {
+    type Err = TimeParseError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        parse_ns(s).map(Duration)
+    }
+}
+impl FromStr for Time {
+    type Err = TimeParseError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        parse_ns(s).map(Time)
+    }
+}
+impl fmt::Display for Duration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_ns(self.0))
+    }
+}
+impl fmt::Display for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_ns(self.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parses_the_documented_forms() {
+        assert_eq!(parse_ns("2ms"), Ok(2_000_000));
+        assert_eq!(parse_ns("150us"), Ok(150_000));
+        assert_eq!(parse_ns("150µs"), Ok(150_000));
+        assert_eq!(parse_ns("1.5ms"), Ok(1_500_000));
+        assert_eq!(parse_ns("7ns"), Ok(7));
+        assert_eq!(parse_ns("3s"), Ok(3_000_000_000));
+        assert_eq!(parse_ns("1500"), Ok(1500));
+        assert_eq!(parse_ns(" 2 ms "), Ok(2_000_000));
+        assert_eq!(parse_ns("0.000000001s"), Ok(1));
+        assert_eq!(parse_ns(".5us"), Ok(500));
+        assert_eq!(parse_ns("1_000us"), Ok(1_000_000));
+    }
+
+    #[test]
+    fn rejects_bad_forms() {
+        assert!(matches!(parse_ns(""), Err(TimeParseError::Empty)));
+        assert!(matches!(parse_ns("-2ms"), Err(TimeParseError::Negative(_))));
+        assert!(matches!(
+            parse_ns("2 hours"),
+            Err(TimeParseError::Malformed(_))
+        ));
+        assert!(matches!(parse_ns("ms"), Err(TimeParseError::Malformed(_))));
+        assert!(matches!(parse_ns("."), Err(TimeParseError::Malformed(_))));
+        assert!(matches!(
+            parse_ns("1.2.3ms"),
+            Err(TimeParseError::Malformed(_))
+        ));
+        assert!(matches!(
+            parse_ns("0.5ns"),
+            Err(TimeParseError::FractionalNanoseconds(_))
+        ));
+        assert!(matches!(
+            parse_ns("1.0000000001s"),
+            Err(TimeParseError::FractionalNanoseconds(_))
+        ));
+        assert!(matches!(
+            parse_ns("99999999999999999999"),
+            Err(TimeParseError::Overflow(_))
+        ));
+        assert!(matches!(
+            parse_ns("18446744074s"),
+            Err(TimeParseError::Overflow(_))
+        ));
+    }
+
+    #[test]
+    fn prints_in_the_most_readable_unit() {
+        assert_eq!(format_ns(1_500_000), "1.5ms");
+        assert_eq!(format_ns(2_000_000), "2ms");
+        assert_eq!(format_ns(7), "7ns");
+        assert_eq!(format_ns(150_000), "150us");
+        assert_eq!(format_ns(3_000_000_000), "3s");
+        assert_eq!(format_ns(1_234_567), "1.234567ms");
+        assert_eq!(format_ns(0), "0ns");
+    }
+
+    proptest! {
+        #[test]
+        fn print_then_parse_round_trips(ns in any::<u64>()) {
+            prop_assert_eq!(parse_ns(&format_ns(ns)), Ok(ns));
+        }
+
+        #[test]
+        fn parse_never_panics(s in "\\PC{0,24}") {
+            let _ = parse_ns(&s);
+        }
+    }
+}
