@@ -235,11 +235,21 @@ fn read_time(v: &Value) -> Result<Duration, String> {
                 Ok(Duration::from_ns(ns))
             } else if n.as_i64().is_some_and(|x| x < 0) || n.as_f64().is_some_and(|x| x < 0.0) {
                 Err(format!("negative time {n}"))
+            } else if n
+                .as_f64()
+                .is_some_and(|x| x.fract() == 0.0 && x >= u64::MAX as f64)
+            {
+                Err(format!(
+                    "time {n} ns is too large (the limit is 2^64-1 ns, about 584 years)"
+                ))
             } else {
                 Err(format!(
                     "{n} is not an integer number of nanoseconds (write \"{n}ms\" or similar for other units)"
                 ))
             }
+        }
+        Value::Object(o) if o.keys().any(|k| k.contains("datetime")) => {
+            Err("expected a time length such as \"2ms\", got a date-time".to_string())
         }
         other => Err(format!(
             "expected a time such as \"2ms\" or an integer number of nanoseconds, got {other}"

@@ -1,0 +1,128 @@
+//! `schedlab._native`: the Rust core behind the Python package `schedlab`.
+//!
+//! The bindings only convert and map errors: task sets cross the boundary as JSON text in the
+//! task-file schema, so Python input is validated by exactly the code that validates files, and
+//! every error becomes `schedlab.Error` (a `ValueError`) with the same message.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use schedlab_analysis::{analyze as run_test, registry, Priorities, SchedTest, System};
+use schedlab_model::file::{self, Format, TaskFile};
+use serde_json::{json, Value};
+
+mod convert;
+
+create_exception!(
+    _native,
+    Error,
+    PyValueError,
+    "Bad input to schedlab: the message names the task and the field."
+);
+
+fn err(e: impl std::fmt::Display) -> PyErr {
+    Error::new_err(e.to_string())
+}
+
+fn parse_json(text: &str) -> PyResult<TaskFile> {
+    let value: Value = serde_json::from_str(text).map_err(err)?;
+    file::from_value(&value).map_err(err)
+}
+
+fn format_of(name: &str) -> PyResult<Format> {
+    match name {
+        "json" => Ok(Format::Json),
+        "toml" => Ok(Format::Toml),
+        other => Err(err(format!("unknown format `{other}` (use json or toml)"))),
+    }
+}
+
+/// Validates a task set given as JSON text; returns it normalised (times as integer ns).
+#[pyfunction]
+fn normalize(text: &str) -> PyResult<String> {
+    Ok(convert::canonical(&parse_json(text)?).to_string())
+}
+
+/// Parses task-file text (`format`: json or toml) into normalised JSON text.
+#[pyfunction]
+fn parse(text: &str, format: &str) -> PyResult<String> {
+    let f = file::parse_str(text, format_of(format)?).map_err(err)?;
+    Ok(convert::canonical(&f).to_string())
+}
+
+/// Reads a task file into normalised JSON text.
+#[pyfunction]
+fn load(path: &str) -> PyResult<String> {
+    let f = file::load(std::path::Path::new(path)).map_err(err)?;
+    Ok(convert::canonical(&f).to_string())
+}
+
+/// Renders normalised JSON text as task-file text in `format`.
+#[pyfunction]
+fn dump(text: &str, format: &str) -> PyResult<String> {
+    file::to_string(&parse_json(text)?, format_of(format)?).map_err(err)
+}
+
+/// Runs tests on a task set (JSON text); returns JSON text of the result list.
+#[pyfunction]
+#[pyo3(signature = (text, cpus=None, tests=None, priorities="dm", tardiness=false))]
+fn analyze(
+    py: Python<'_>,
+    text: &str,
+    cpus: Option<u32>,
+    tests: Option<Vec<String>>,
+    priorities: &str,
+    tardiness: bool,
+) -> PyResult<String> {
+    let f = parse_json(text)?;
+    let cpus = cpus
+        .or(f.platform.as_ref().map(|p| p.cpus))
+        .ok_or_else(|| {
+            err("the number of CPUs is given neither by cpus= nor by the task set's platform")
+        })?;
+    let priorities = Priorities::parse(priorities).map_err(err)?;
+    let selected: Vec<Box<dyn SchedTest>> = match tests {
+        None => registry::all_for(cpus),
+        Some(names) => names
+            .iter()
+            .map(|n| registry::by_name(n).map_err(err))
+            .collect::<PyResult<_>>()?,
+    };
+    let sys = System::new(&f.tasks, cpus, priorities).map_err(err)?;
+    let n = sys.len();
+    let results: Vec<Value> = py.allow_threads(|| {
+        selected
+            .iter()
+            .map(|t| convert::result_json(&t.name(), run_test(t.as_ref(), &sys), tardiness, n))
+            .collect()
+    });
+    Ok(Value::from(results).to_string())
+}
+
+/// Every test's description as JSON text.
+#[pyfunction]
+fn catalogue() -> String {
+    let infos: Vec<Value> = registry::all()
+        .iter()
+        .map(|t| {
+            let i = t.info();
+            json!({"test": i.name, "family": i.family, "kind": i.kind.name(),
+                   "citation": i.citation, "assumptions": i.assumptions,
+                   "complexity": i.complexity})
+        })
+        .collect();
+    Value::from(infos).to_string()
+}
+
+/// The native module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("Error", m.py().get_type::<Error>())?;
+    m.add_function(wrap_pyfunction!(normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(parse, m)?)?;
+    m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(dump, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(catalogue, m)?)?;
+    Ok(())
+}

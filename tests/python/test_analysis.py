@@ -1,0 +1,54 @@
+import pytest
+
+import schedlab
+
+
+def dhall(m=2):
+    # Dhall's effect: m light tasks (2, 10) and one heavy task (10, 11) — G-EDF misses, yet the
+    # set fits on m + ... CPUs partitioned. Every G-EDF test must reject it.
+    light = [{"name": f"l{i}", "wcet": 2, "period": 10} for i in range(m)]
+    return schedlab.TaskSet(light + [{"name": "h", "wcet": 10, "period": 11}])
+
+
+def test_every_test_answers_with_the_documented_shape():
+    ts = schedlab.TaskSet([{"wcet": "2ms", "period": "10ms"}, {"wcet": "3ms", "period": "15ms"}])
+    results = schedlab.analyze(ts, cpus=2)
+    names = [r.test for r in results]
+    assert len(names) == len(set(names)) > 20
+    for r in results:
+        assert r.status in {"schedulable", "not-shown", "unschedulable", "not-applicable", "gave-up"}
+        assert r.schedulable == (r.status == "schedulable")
+        assert r.applicable == (r.status != "not-applicable")
+        if r.status == "not-applicable":
+            assert r.reason
+
+
+def test_single_test_and_bounds():
+    ts = schedlab.TaskSet([{"wcet": 1, "period": 4}, {"wcet": 2, "period": 6}, {"wcet": 3, "period": 13}])
+    r = schedlab.analyze(ts, cpus=1, tests="fp-rta")
+    assert r.schedulable
+    # Hand-computed response times under RM: 1, 3 (1+2), and R3 = 3 + ⌈R/4⌉·1 + ⌈R/6⌉·2 → 10.
+    assert r.response_time_bounds_ns == [1, 3, 10]
+
+
+def test_dhall_effect_rejected_by_gedf_accepted_partitioned():
+    ts = dhall()
+    assert not schedlab.analyze(ts, cpus=2, tests="gedf").schedulable
+    part = schedlab.analyze(ts, cpus=2, tests="pedf-ffd")
+    assert part.schedulable
+    assert sorted(i for cpu in part.partition for i in cpu) == [0, 1, 2]
+
+
+def test_not_applicable_and_unknown():
+    ts = schedlab.TaskSet([{"wcet": 1, "period": 4, "deadline": 2}])
+    r = schedlab.analyze(ts, cpus=2, tests="gedf-sb")
+    assert r.status == "not-applicable" and "implicit" in r.reason
+    with pytest.raises(schedlab.Error, match="unknown test"):
+        schedlab.analyze(ts, cpus=2, tests="gedf-bcll")
+    with pytest.raises(schedlab.Error, match="CPUs"):
+        schedlab.analyze(ts, tests="edf")
+
+
+def test_catalogue_lists_citations():
+    cat = schedlab.tests()
+    assert any(t["test"] == "gedf-bcl" and "Bertogna" in t["citation"] for t in cat)
