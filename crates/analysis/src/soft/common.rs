@@ -110,6 +110,10 @@ pub(crate) fn max_util(params: &[Params]) -> Option<&Params> {
 
 /// `⌈n / (m − Σ utils)⌉`, exactly; `None` if `m − Σ utils ≤ 0` (no bound).
 pub(crate) fn ceil_over_capacity(n: u128, m: u64, utils: &[Frac]) -> Option<BigUint> {
+    // Fast path: the sum as one i128 fraction, all products checked.
+    if let Some(q) = ceil_over_capacity_small(n, m, utils) {
+        return q.map(BigUint::from);
+    }
     let sum = exact_sum(utils.iter().copied());
     let cap = num_rational::BigRational::from_integer(BigInt::from(m)) - sum;
     if !cap.is_positive() {
@@ -120,6 +124,24 @@ pub(crate) fn ceil_over_capacity(n: u128, m: u64, utils: &[Frac]) -> Option<BigU
     let den = cap.numer().clone();
     let q = num.div_ceil(&den);
     q.to_biguint()
+}
+
+/// [`ceil_over_capacity`] in `i128`/`u128`: `Some(answer)` when every intermediate fits,
+/// `None` to fall back to big integers.
+fn ceil_over_capacity_small(n: u128, m: u64, utils: &[Frac]) -> Option<Option<u128>> {
+    let mut sum = Frac::ZERO;
+    for &u in utils {
+        sum = sum.checked_add(u)?;
+    }
+    // cap = m − num/den = (m·den − num)/den, den > 0.
+    let cap_num = i128::from(m).checked_mul(sum.den)?.checked_sub(sum.num)?;
+    if cap_num <= 0 {
+        return Some(None);
+    }
+    let cap_num = u128::try_from(cap_num).ok()?;
+    let den = u128::try_from(sum.den).ok()?;
+    let num = n.checked_mul(den)?;
+    Some(Some(num.div_ceil(cap_num)))
 }
 
 /// `⌈a·q / p⌉` for `p > 0` (a non-negative integer divided by the rational `p/q`).
@@ -196,6 +218,18 @@ mod tests {
         let x = ceil_over_capacity(10, 2, &[Frac::ratio(1, 2)]).unwrap();
         assert_eq!(x, BigUint::from(7u32));
         assert!(ceil_over_capacity(1, 1, &[Frac::ONE]).is_none());
+        // Big denominators take the big-integer path and agree with the small one.
+        let big = [Frac::ratio(999_999_999_999_989, 1_000_000_000_000_037); 3];
+        let small_path = ceil_over_capacity_small(1 << 100, 4, &big);
+        assert!(small_path.is_none());
+        let via_big = ceil_over_capacity(1 << 100, 4, &big).unwrap();
+        let expect = {
+            let cap =
+                num_rational::BigRational::from_integer(4.into()) - exact_sum(big.into_iter());
+            let q = num_rational::BigRational::from_integer(BigInt::from(1u128 << 100)) / cap;
+            q.ceil().to_integer().to_biguint().unwrap()
+        };
+        assert_eq!(via_big, expect);
         assert_eq!(ceil_div_by_ratio(7, 2, 1), BigUint::from(4u32));
         assert_eq!(
             ceil_div_by_ratio(u128::MAX, 1, 2),
