@@ -15,7 +15,7 @@
 //! The idea: a job can be blocked by a non-preemptive lower-priority job for less than
 //! `C_max`, so shrinking every period (= deadline) by `C_max` and applying the GFB bound of
 //! Goossens, Funk & Baruah to the shrunken system covers the blocking. It is the GFB test
-//! (`U ≤ m − (m − 1)u_max`) on the `V`'s, "similar but not equivalent" [ChronOS].
+//! (`U ≤ m − (m − 1)u_max`) on the `V`'s, "similar but not equivalent" ([ChronOS §6.5]).
 //!
 //! **Exactness.** `Σ Vᵢ + (m − 1)·V_max ≤ m` is decided with the filtered exact rational
 //! sum ([`cmp_sum`]); each term is an `i128` fraction of `u64` inputs.
