@@ -22,6 +22,7 @@ pub mod clustered;
 pub mod error;
 pub mod gedf;
 pub mod gfp;
+pub mod gnpedf;
 pub mod partitioned;
 pub mod registry;
 pub mod soft;

@@ -11,6 +11,7 @@ pub fn all() -> Vec<Box<dyn SchedTest>> {
     tests.extend(uni::tests());
     tests.extend(gedf::tests());
     tests.extend(soft::tests());
+    tests.extend(crate::gnpedf::tests());
     tests.extend(gfp::tests());
     tests.extend(partitioned::tests());
     tests
