@@ -8,6 +8,8 @@
 //! tardiness must not exceed tardiness bounds. On one CPU the synchronous arrival is the worst
 //! case, so there the exact tests (`edf`, `fp-rta`) must agree with the oracle exactly.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use proptest::prelude::*;
 use schedlab_analysis::{analyze, registry, Kind, Params, Priorities, Status, System, Verdict};
 

@@ -123,7 +123,7 @@ impl PartialEq for Frac {
 impl Eq for Frac {}
 impl PartialOrd for Frac {
     fn partial_cmp(&self, other: &Frac) -> Option<Ordering> {
-        Some(self.cmp_exact(*other))
+        Some(self.cmp(other))
     }
 }
 impl Ord for Frac {

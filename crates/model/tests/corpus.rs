@@ -1,6 +1,8 @@
 //! Every file in `tests/corpus/bad/` must be rejected with a clear message, never a panic; every
 //! file in `examples/` must load.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use schedlab_model::file;
 use std::path::PathBuf;
 
