@@ -17,7 +17,7 @@
 //! Common conventions: times are integer nanoseconds; every test is sufficient (it answers
 //! schedulable or not-shown, never unschedulable). The response-time analyses run in priority
 //! order, so the bound of each higher-priority task is final when a lower-priority task uses it
-//! (for fixed priorities the iterative slack update of [BC07] converges after this one pass).
+//! (for fixed priorities the iterative slack update of Bertogna & Cirinei converges after this one pass).
 
 pub mod abj;
 pub mod bak;
@@ -243,8 +243,113 @@ mod tests {
         assert_eq!(v.status, Status::Schedulable);
     }
 
+    /// Plain (unaccelerated) fixpoint iterations written directly after SchedCAT's
+    /// `bertogna.py` (with the paper's cap when `cap`) and `guan.py`: the reference for the
+    /// accelerated implementations. Tasks in priority order; `None` = not schedulable.
+    fn naive_rta(p: &[Params], m: i128, cap: bool, guan: bool) -> Option<Vec<i128>> {
+        let mut r: Vec<i128> = Vec::new();
+        for (k, tk) in p.iter().enumerate() {
+            let (ck, dk) = (tk.c as i128, tk.d as i128);
+            let mut x = ck;
+            let found = loop {
+                if x > dk {
+                    break None;
+                }
+                let lim = x - ck + 1;
+                let mut nc_sum = 0i128;
+                let mut diffs = Vec::new();
+                let mut bc_sum = 0i128;
+                for (i, ti) in p[..k].iter().enumerate() {
+                    let (c, t) = (ti.c as i128, ti.t as i128);
+                    // BC Eq. (8) with slack s = D − R: N = ⌊(L + D − C − s)/T⌋.
+                    let s = (ti.d as i128 - r[i]).max(0);
+                    let a = x - c + ti.d as i128 - s;
+                    let n = a.div_euclid(t);
+                    let w = n * c + c.min(a - n * t);
+                    bc_sum += if cap { w.min(lim) } else { w };
+                    // Guan Eqs. (5)-(8).
+                    let wnc = (x / t) * c + (x % t).min(c);
+                    let y = (x - c).max(0);
+                    let alpha = ((y % t) - (t - r[i])).max(0).min(c - 1);
+                    let wci = (y / t) * c + c + alpha;
+                    let inc = wnc.max(0).min(lim);
+                    let ici = wci.max(0).min(lim);
+                    nc_sum += inc;
+                    diffs.push(ici - inc);
+                }
+                diffs.sort_unstable_by(|a, b| b.cmp(a));
+                let omega = nc_sum + diffs.iter().take((m - 1) as usize).sum::<i128>();
+                let total = if guan { omega } else { bc_sum };
+                let demand = ck + total.div_euclid(m);
+                if demand == x {
+                    break Some(x);
+                }
+                x = demand;
+            };
+            r.push(found?);
+        }
+        Some(r)
+    }
+
+    fn check_against_naive(p: &[Params], m: u32) -> Result<(), TestCaseError> {
+        // Priority order = index order (given priorities).
+        let given: Vec<Params> = p
+            .iter()
+            .enumerate()
+            .map(|(i, q)| Params {
+                prio: Some(i as u32),
+                ..*q
+            })
+            .collect();
+        let sys = System::from_params(given, m, Priorities::Given).unwrap();
+        let cases: [(Box<dyn SchedTest>, bool, bool); 3] = [
+            (Box::new(Rta::default()), true, false),
+            (
+                Box::new(Rta {
+                    cap_interference: false,
+                    ..Rta::default()
+                }),
+                false,
+                false,
+            ),
+            (Box::new(RtaLc::default()), true, true),
+        ];
+        for (t, cap, guan) in cases {
+            let v = analyze(t.as_ref(), &sys);
+            let want = naive_rta(p, i128::from(m), cap, guan);
+            match want {
+                Some(r) => {
+                    prop_assert!(v.is_schedulable(), "{} cap={cap}: {:?}", t.name(), v);
+                    let got: Vec<i128> = bounds(&v).iter().map(|&b| b as i128).collect();
+                    prop_assert_eq!(got, r, "{} cap={}", t.name(), cap);
+                }
+                None => prop_assert_eq!(v.status, Status::NotShown, "{} cap={}", t.name(), cap),
+            }
+        }
+        Ok(())
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// The accelerated fixpoints give exactly the plain iterations' verdicts and bounds.
+        #[test]
+        fn matches_plain_iteration(p in constrained_set(), m in 1u32..5) {
+            check_against_naive(&p, m)?;
+        }
+
+        /// Same on larger, more loaded sets where the creep acceleration kicks in.
+        #[test]
+        fn matches_plain_iteration_large(
+            v in proptest::collection::vec((1u64..3000, 0u64..4000, 0u64..2000), 2..14),
+            m in 1u32..9,
+        ) {
+            let p: Vec<Params> = v
+                .into_iter()
+                .map(|(c, dx, tx)| Params::new(c, c + dx, c + dx + tx))
+                .collect();
+            check_against_naive(&p, m)?;
+        }
 
         /// At m = 1 both RTAs are sound: they accept only sets the exact uniprocessor RTA
         /// accepts, with bounds ≥ the exact response times; Guan et al.'s bound equals the

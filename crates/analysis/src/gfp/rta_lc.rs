@@ -40,7 +40,7 @@ use schedlab_model::Duration;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RtaLc {
     /// Fixpoint iterations allowed per task before answering "gave up"
-    /// (default [`DEFAULT_MAX_ITERATIONS`](super::rta::DEFAULT_MAX_ITERATIONS)).
+    /// (default [`DEFAULT_MAX_ITERATIONS`]).
     pub max_iterations: u64,
 }
 
@@ -261,32 +261,35 @@ mod tests {
         assert_eq!(ns(&v), [2, 2, 5]);
     }
 
-    /// Limited carry-in beats BC: m = 2, τ0 = τ1 = (5, 10, 10), τ2 = (5, 20, 20), DM order.
-    /// τ0, τ1: R = 5.
-    /// BC for τ2 (C = 5): Wi(L) = ⌊(L+5−5)/10⌋·5 + min(5, L − 10⌊L/10⌋):
-    ///   R = 5 → cap 1, sum 2 → 6; R = 6 → cap 2 → 4 → 7; R = 7 → cap 3 → 6 → 8;
-    ///   R = 8 → 8 → 9; R = 9 → 10 → 10; R = 10 → cap 6, W = 5 → 10 → 10. R = 10.
-    /// LC for τ2: only m − 1 = 1 task carries in.
-    ///   x = 5: cap 1; NC = min(5, 5) = 5 → 1; CI: y = 0, α = 0 → 5 → 1. Ω = 2 → 6.
-    ///   x = 6: cap 2; NC = 5 → 2; CI = 5 → 2; Ω = 4 → 7. … (both capped) … x = 10:
-    ///   cap 6; NC(10) = 5 + min(0, 5) = 5; CI: y = 5, α = [5 − 5]_0 = 0 → 5; Ω = 10 → 10.
-    /// Here both give 10 (= exact: τ0, τ1 occupy both CPUs in [0, 5)). The same set with
-    /// τ0 = τ1 = (5, 10, 10) and three of them shows the difference: see
-    /// `carry_in_is_limited`.
+    /// Limited carry-in beats BC. m = 2, (C, D, T): τ0 = (1, 4, 4), τ1 = τ2 = (4, 7, 7),
+    /// τ3 = (2, 10, 10), DM order. Both analyses give R0 = 1, R1 = 4, R2 = 6.
+    /// BC for τ3 (Wi(L) with span L + Ri − Ci): iterates 2 → 3 → 4 → 5 → 7 → 8 → 9 → 10,
+    ///   at x = 10 (cap 9): W0 = 2 + min(1, 10 − 8) = 3, W1 = 4 + min(4, 3) = 7,
+    ///   W2 = 4 + min(4, 12 − 7) = 8; Σ = 18 → 2 + 9 = 11 > 10: not shown.
+    /// LC for τ3 (one carry-in task):
+    ///   x = 9 (cap 8): NC0 = 2 + min(1, 1) = 3, NC1 = NC2 = 4 + min(2, 4) = 6 (Σ 15);
+    ///     CI2: y = 5, α = [5 − (7 − 6)]_0^3 = 3 → 7, the largest difference 1 → Ω = 16,
+    ///     x = 2 + 8 = 10.
+    ///   x = 10 (cap 9): NC0 = 2 + min(2, 1) = 3, NC1 = NC2 = 4 + min(3, 4) = 7;
+    ///     CI0: y = 9, 2 + 1 + [1 − 3]_0 = 3; CI1: y = 6, 4 + [6 − 3]_0^3 = 7;
+    ///     CI2: y = 6, 4 + [6 − 1]_0^3 = 7; differences 0 → Ω = 17, x = 2 + 8 = 10. R3 = 10.
+    ///   (Earlier iterates: 2 → 3 → 4 → 5 → 7 → 8 → 9.)
     #[test]
-    fn equal_to_bc_without_carry_in() {
+    fn limited_carry_in_beats_bc() {
         let s = System::from_params(
             vec![
-                Params::new(5, 10, 10),
-                Params::new(5, 10, 10),
-                Params::new(5, 20, 20),
+                Params::new(1, 4, 4),
+                Params::new(4, 7, 7),
+                Params::new(4, 7, 7),
+                Params::new(2, 10, 10),
             ],
             2,
             Priorities::Dm,
         )
         .unwrap();
-        assert_eq!(ns(&analyze(&RtaLc::default(), &s)), [5, 5, 10]);
-        assert_eq!(ns(&analyze(&super::super::Rta::default(), &s)), [5, 5, 10]);
+        assert_eq!(ns(&analyze(&RtaLc::default(), &s)), [1, 4, 6, 10]);
+        let bc = analyze(&super::super::Rta::default(), &s);
+        assert_eq!(bc.status, Status::NotShown);
     }
 
     /// m = 2, τ0 = (1, 2, 2), τ1 = (1, 2, 2), τ2 = (1, 4, 4), τ3 = (2, 8, 8), DM order.
@@ -301,8 +304,8 @@ mod tests {
     ///   x = 4: cap 3: NC(τ0, 4) = 2 → 2 (τ1 too); NC(τ2, 4) = 1 + 0 = 1; CI(τ0, 4): y = 3,
     ///   ⌊3/2⌋ = 1 → 1 + 1 + [1 − 1]_0 = 2, diff 0; CI(τ2, 4): y = 3, α = [3 − 2]_0^0 = 0
     ///   → 1, diff 0; Ω = 5 → x = 4. R3 = 4.
-    /// (Exact: τ0, τ1 take both CPUs in [0,1), [2,3), …; τ2 runs [1,2); τ3 runs [3,4)
-    ///  after τ2's … — the LC bound 4 is attained by the synchronous release.)
+    /// (Exact here: synchronous release runs τ0, τ1 in [0, 1) and [2, 3), τ2 and τ3 in
+    /// [1, 2), τ3 again in [3, 4), so τ2 ends at 2 and τ3 at 4.)
     #[test]
     fn four_task_example() {
         let s = System::from_params(
