@@ -65,6 +65,7 @@ impl SchedTest for PedfLopez {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::system::{Params, Priorities};

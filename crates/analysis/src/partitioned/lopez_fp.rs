@@ -79,6 +79,7 @@ impl SchedTest for PfpLopez {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::system::{Params, Priorities};

@@ -1,6 +1,8 @@
 //! Tests of the partitioned bin-packing tests: hand-packed examples for each heuristic and a
 //! property check that every returned partition is valid.
 
+#![allow(clippy::unwrap_used)]
+
 use super::*;
 use crate::registry;
 use crate::system::{Params, Priorities};

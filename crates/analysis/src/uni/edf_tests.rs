@@ -1,6 +1,8 @@
 //! Tests of the exact uniprocessor EDF test (hand-worked examples, brute force over the
 //! hyperperiod).
 
+#![allow(clippy::unwrap_used)]
+
 use super::*;
 use crate::system::Priorities;
 use crate::test::analyze;

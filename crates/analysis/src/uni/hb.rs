@@ -45,6 +45,7 @@ impl SchedTest for FpHyperbolic {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::system::{Params, Priorities};

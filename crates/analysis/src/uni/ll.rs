@@ -53,6 +53,7 @@ impl SchedTest for FpLiuLayland {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::system::{Params, Priorities};

@@ -12,6 +12,7 @@
 use num_bigint::{BigInt, BigUint};
 use num_rational::BigRational;
 use num_traits::{One, Zero};
+
 use schedlab_model::exact::{exact_sum, Frac};
 use std::cmp::Ordering;
 
@@ -137,17 +138,8 @@ pub fn beta_llb(c: u64, t: u64, cap: u64) -> Result<u64, String> {
     Ok(b)
 }
 
-/// Exact `Σ terms` as a big rational that is known to be non-negative (helper for bounds).
-pub fn exact_nonneg_sum(terms: impl Iterator<Item = Frac>) -> BigRational {
-    let s = exact_sum(terms);
-    if s < BigRational::zero() {
-        BigRational::zero()
-    } else {
-        s
-    }
-}
-
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use proptest::prelude::*;

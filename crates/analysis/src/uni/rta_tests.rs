@@ -1,6 +1,8 @@
 //! Tests of fixed-priority response-time analysis: textbook examples, Lehoczky's arbitrary
 //! deadline example, and a comparison with a unit-step simulation of the synchronous schedule.
 
+#![allow(clippy::unwrap_used)]
+
 use super::*;
 use crate::system::Priorities;
 use crate::test::analyze;
