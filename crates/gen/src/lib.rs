@@ -53,3 +53,8 @@ pub use error::GenError;
 pub use grow::GrowingSets;
 pub use period::PeriodDist;
 pub use spec::{GenSpec, GeneratedSet, Generator, Shape};
+
+/// The user guide `docs/generators.md`, compiled so that its examples are tested.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/generators.md")]
+struct GeneratorsGuide;

@@ -26,7 +26,7 @@
 //!    mapped back. (The reference compares Cayley–Menger determinants; the closed form is
 //!    equivalent.)
 //! 5. `u = lower + U'·x`; floating-point residue is removed by clamping to the bounds and
-//!    spreading `U − Σu` over the slack, so `|Σu − U| ≤ 1e-12·max(1, U)`.
+//!    spreading `U − Σu` over the slack, so `|Σu − U|` is a few ulp per coordinate.
 //!
 //! Bounds on the work: at most `max_rescales` rescales per draw and `max_retries` draws (both
 //! 1000 by default, as in the reference); exceeding them is [`GenError::AttemptsExhausted`].

@@ -23,7 +23,7 @@
 //! rounding in `n·b`; `U` is then clamped into the range). `a = b` gives the single point.
 //! Floating-point rounding can leave coordinates a few ulp outside `[a, b]` and the sum a few
 //! ulp off; both are repaired (clamp, then proportional spreading of the residual over the
-//! slack), which keeps `|Σu − U| ≤ 1e-12·max(1, U)` and every value in `[a, b]`.
+//! slack), which keeps `|Σu − U|` at a few ulp per coordinate and every value in `[a, b]`.
 //!
 //! Complexity: table O(n²) time and memory once per `(n, U, a, b)` ([`RandFixedSum::new`]);
 //! each draw O(n) time, 2(n−1) + (n−1) random words, no allocation beyond the output.
