@@ -147,6 +147,18 @@ impl PeriodDist {
                     let p = positive_time(text, p)?;
                     choices.push((p, w));
                 }
+                if choices
+                    .iter()
+                    .try_fold(0u64, |acc, &(_, w)| acc.checked_add(w))
+                    .is_none()
+                {
+                    return Err(GenError::parse(
+                        KIND,
+                        text,
+                        arg.trim(),
+                        "the weights sum past 2^64",
+                    ));
+                }
                 Ok(PeriodDist::Set {
                     choices,
                     preset: None,
@@ -185,7 +197,9 @@ impl PeriodDist {
                 k.clamp(klo, khi).saturating_mul(g)
             }
             PeriodDist::Set { choices, .. } => {
-                let total: u64 = choices.iter().map(|&(_, w)| w).sum();
+                let total = choices
+                    .iter()
+                    .fold(0u64, |acc, &(_, w)| acc.saturating_add(w));
                 let mut r = below(rng, total);
                 for &(p, w) in choices {
                     if r < w {
@@ -202,7 +216,9 @@ impl PeriodDist {
 /// `[⌈lo/g⌉, ⌊hi/g⌋]` (non-empty by construction in `parse`).
 fn multiples(lo: u64, hi: u64, g: u64) -> (u64, u64) {
     let g = g.max(1);
-    (lo.div_ceil(g).max(1), (hi / g).max(1))
+    let klo = lo.div_ceil(g).max(1);
+    // `max(klo)` keeps a hand-built inverted range from making `clamp` panic.
+    (klo, (hi / g).max(klo))
 }
 
 fn harmonic(text: &str, base: u64, max: u64) -> Result<PeriodDist, GenError> {
@@ -384,6 +400,10 @@ mod tests {
             ("set:10ms=x", "x"),
             ("weird:1", "weird"),
             ("loguniform:0..1ms", "0"),
+            (
+                "set:1ms=18446744073709551615,2ms=1",
+                "1ms=18446744073709551615,2ms=1",
+            ),
         ] {
             match PeriodDist::parse(input) {
                 Err(GenError::Parse { part: p, .. }) => assert_eq!(p, part, "{input}"),

@@ -145,6 +145,16 @@ impl GenSpec {
 
     /// Checks the spec and prepares a [`Generator`] (tables built once).
     pub fn generator(&self) -> Result<Generator, GenError> {
+        if let Shape::FixedSum { n, .. } | Shape::Count { n, .. } | Shape::Grow { start: n, .. } =
+            &self.shape
+        {
+            if *n > self.max_tasks {
+                return Err(GenError::invalid(
+                    "n",
+                    format!("{n} tasks exceed max_tasks = {}", self.max_tasks),
+                ));
+            }
+        }
         let sampler = match &self.shape {
             Shape::FixedSum { n, total, method } => {
                 Some(method.prepare(*n, *total, self.max_attempts)?)
@@ -516,6 +526,10 @@ mod tests {
         let mut s = fixed("uunifast", 2, 1.0);
         s.max_attempts = 0;
         assert!(s.generator().is_err());
+        assert!(fixed("uunifast", DEFAULT_MAX_TASKS + 1, 1.0)
+            .generator()
+            .is_err());
+        assert!(fixed("randfixedsum", 5000, 1.0).generator().is_err());
     }
 
     proptest! {

@@ -17,7 +17,7 @@ mod uunifast;
 mod uunifast_discard;
 
 pub use self::drs::{drs, Drs, DrsLimits};
-pub use self::randfixedsum::{randfixedsum, RandFixedSum};
+pub use self::randfixedsum::{randfixedsum, RandFixedSum, RFS_MAX_N};
 pub use self::uunifast::uunifast;
 pub use self::uunifast_discard::uunifast_discard;
 

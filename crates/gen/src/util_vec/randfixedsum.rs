@@ -25,7 +25,8 @@
 //! ulp off; both are repaired (clamp, then proportional spreading of the residual over the
 //! slack), which keeps `|Σu − U|` at a few ulp per coordinate and every value in `[a, b]`.
 //!
-//! Complexity: table O(n²) time and memory once per `(n, U, a, b)` ([`RandFixedSum::new`]);
+//! Complexity: table O(n²) time and memory once per `(n, U, a, b)` ([`RandFixedSum::new`];
+//! `n ≤` [`RFS_MAX_N`]);
 //! each draw O(n) time, 2(n−1) + (n−1) random words, no allocation beyond the output.
 
 use super::{check_bounds, fix_sum};
@@ -33,6 +34,10 @@ use crate::detmath::powf;
 use crate::error::GenError;
 use crate::rng::{shuffle, unit_open};
 use rand_chacha::rand_core::RngCore;
+
+/// Largest `n` accepted by RandFixedSum: the transition table has `n²` f64 entries
+/// (4096² · 8 B = 128 MiB).
+pub const RFS_MAX_N: usize = 4096;
 
 /// A prepared RandFixedSum sampler for fixed `(n, U, a, b)`: the transition table is built once.
 #[derive(Clone, Debug)]
@@ -53,6 +58,14 @@ impl RandFixedSum {
     /// Prepares the sampler; checks the parameters.
     pub fn new(n: usize, total: f64, lo: f64, hi: f64) -> Result<RandFixedSum, GenError> {
         check_bounds(n, total, lo, hi)?;
+        if n > RFS_MAX_N {
+            return Err(GenError::invalid(
+                "n",
+                format!(
+                    "randfixedsum supports n ≤ {RFS_MAX_N} (its table has n² entries); use drs"
+                ),
+            ));
+        }
         let width = hi - lo;
         let nf = n as f64;
         let mut s = if width > 0.0 {
@@ -206,6 +219,11 @@ mod tests {
         }
         assert!((mean - 0.5).abs() < 0.02, "{mean}");
         assert!(min < 0.02 && max > 0.98, "{min} {max}");
+        // Marginal density of u_1 on the hexagon: ∝ 0.5 + x on [0, 0.5], ∝ 1.5 − x on
+        // [0.5, 1] (the length of {u_2 + u_3 = 1.5 − x} ∩ [0,1]²); total mass 0.75, so
+        // P(u_1 < 0.25) = (0.125 + 0.03125)/0.75 = 0.2083 (0.25 if it were uniform on [0,1]).
+        let low = (0..runs).filter(|_| rfs.sample(&mut rng)[0] < 0.25).count() as f64 / runs as f64;
+        assert!((low - 0.2083).abs() < 0.02, "{low}");
     }
 
     #[test]
