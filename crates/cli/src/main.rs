@@ -4,7 +4,10 @@
 //! all logic lives in the library crates.
 
 mod analyze;
+mod bench_cmd;
+mod gen_cmd;
 mod report;
+mod showcase;
 mod tests_cmd;
 
 use anyhow::Result;
@@ -70,12 +73,108 @@ enum Command {
         #[arg(long)]
         tardiness: bool,
     },
+    /// Generate task sets (see docs/generators.md for every distribution and method).
+    Gen {
+        /// Number of tasks per set.
+        #[arg(long)]
+        tasks: Option<usize>,
+        /// Total utilization (fixed sum with --tasks; fill target or growth limit with --util-dist).
+        #[arg(long)]
+        utilization: Option<f64>,
+        /// Utilization-vector method for --tasks with --utilization.
+        #[arg(long, default_value = "uunifast-discard")]
+        util_method: String,
+        /// Per-task utilization distribution (uniform:A..B, exp:MEAN, uni-light, bimo-heavy, …).
+        #[arg(long)]
+        util_dist: Option<String>,
+        /// Write growing sequences starting with this many tasks [RTPS §VII].
+        #[arg(long, value_name = "START")]
+        grow: Option<usize>,
+        /// Period distribution (uniform:A..B, loguniform:A..B[/G], set:…, harmonic, automotive).
+        #[arg(long, default_value = "loguniform:10ms..1000ms/1ms")]
+        periods: String,
+        /// Deadlines: implicit, constrained or arbitrary.
+        #[arg(long, default_value = "implicit")]
+        deadlines: String,
+        /// WCET rounding: floor, nearest or ceil.
+        #[arg(long, default_value = "floor")]
+        rounding: String,
+        /// Write platform.cpus into the files.
+        #[arg(long)]
+        cpus: Option<u32>,
+        /// Random seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Number of task sets (or sequences).
+        #[arg(long, default_value_t = 1)]
+        count: u64,
+        /// Output file (one set) or folder (several); default: standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// File format: json or toml (default: from --out's extension, else json).
+        #[arg(long)]
+        format: Option<String>,
+    },
+    /// Benchmarks.
+    Bench {
+        #[command(subcommand)]
+        what: BenchCommand,
+    },
+    /// The main job: a scheduler comparison by analysis, with a report.
+    Showcase {
+        /// Output folder for summary.csv and report.md.
+        #[arg(long, default_value = "out/showcase")]
+        out: PathBuf,
+        /// Number of CPUs.
+        #[arg(long, default_value_t = 8)]
+        cpus: u32,
+        /// Task sets per utilization point.
+        #[arg(long, default_value_t = 200)]
+        sets: u64,
+        /// Random seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// List every test with its citation, assumptions and complexity.
     Tests {
         /// Output format.
         #[arg(long, value_enum, default_value = "table")]
         format: OutputFormat,
     },
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Task sets per second for each test on the benchmark workload.
+    Analysis {
+        /// CPU counts (comma-separated).
+        #[arg(long, value_delimiter = ',', default_value = "16")]
+        cpus: Vec<u32>,
+        /// Task counts (comma-separated).
+        #[arg(long, value_delimiter = ',', default_value = "50,160,640")]
+        tasks: Vec<usize>,
+        /// Task sets per point.
+        #[arg(long, default_value_t = 50)]
+        sets: u64,
+        /// Random seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Tests (repeatable); default: every G-EDF test and the battery.
+        #[arg(long = "test", value_name = "NAME")]
+        tests: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: OutputFormat,
+    },
+}
+
+fn parse_format(name: Option<&str>) -> Result<Option<schedlab_model::file::Format>> {
+    match name {
+        None => Ok(None),
+        Some("json") => Ok(Some(schedlab_model::file::Format::Json)),
+        Some("toml") => Ok(Some(schedlab_model::file::Format::Toml)),
+        Some(other) => anyhow::bail!("unknown format `{other}` (use json or toml)"),
+    }
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -101,6 +200,73 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 ExitCode::FAILURE
             })
+        }
+        Command::Gen {
+            tasks,
+            utilization,
+            util_method,
+            util_dist,
+            grow,
+            periods,
+            deadlines,
+            rounding,
+            cpus,
+            seed,
+            count,
+            out,
+            format,
+        } => {
+            gen_cmd::run(&gen_cmd::Options {
+                tasks,
+                utilization,
+                util_method,
+                util_dist,
+                grow,
+                periods,
+                deadlines,
+                rounding,
+                cpus,
+                seed,
+                count,
+                out,
+                format: parse_format(format.as_deref())?,
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench {
+            what:
+                BenchCommand::Analysis {
+                    cpus,
+                    tasks,
+                    sets,
+                    seed,
+                    tests,
+                    format,
+                },
+        } => {
+            bench_cmd::run(&bench_cmd::Options {
+                cpus,
+                tasks,
+                sets,
+                seed,
+                tests,
+                json: matches!(format, OutputFormat::Json),
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Showcase {
+            out,
+            cpus,
+            sets,
+            seed,
+        } => {
+            showcase::run(&showcase::Options {
+                out,
+                cpus,
+                sets,
+                seed,
+            })?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Tests { format } => {
             tests_cmd::run(matches!(format, OutputFormat::Json));

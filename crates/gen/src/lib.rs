@@ -46,6 +46,7 @@ pub mod period;
 pub mod rng;
 pub mod spec;
 pub mod util_vec;
+pub mod workload;
 
 pub use deadline::{DeadlineSpec, Rounding};
 pub use dist::UtilDist;
