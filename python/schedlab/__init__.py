@@ -15,5 +15,6 @@ True
 from ._native import Error
 from .taskset import Task, TaskSet, load
 from .analysis import Result, analyze, tests
+from .generate import generate, utilizations
 
-__all__ = ["Error", "Task", "TaskSet", "load", "Result", "analyze", "tests"]
+__all__ = ["Error", "Task", "TaskSet", "load", "Result", "analyze", "tests", "generate", "utilizations"]

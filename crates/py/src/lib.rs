@@ -12,6 +12,7 @@ use schedlab_model::file::{self, Format, TaskFile};
 use serde_json::{json, Value};
 
 mod convert;
+mod generate;
 
 create_exception!(
     _native,
@@ -20,7 +21,7 @@ create_exception!(
     "Bad input to schedlab: the message names the task and the field."
 );
 
-fn err(e: impl std::fmt::Display) -> PyErr {
+pub(crate) fn err(e: impl std::fmt::Display) -> PyErr {
     Error::new_err(e.to_string())
 }
 
@@ -124,5 +125,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dump, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(catalogue, m)?)?;
+    m.add_function(wrap_pyfunction!(generate::generate, m)?)?;
+    m.add_function(wrap_pyfunction!(generate::utilizations, m)?)?;
     Ok(())
 }

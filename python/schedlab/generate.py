@@ -1,0 +1,54 @@
+"""Task-set generation from Python: the same generators and specification strings as ``schedlab gen``."""
+
+from __future__ import annotations
+
+import json
+from typing import List, Optional
+
+import numpy as np
+
+from . import _native
+from .taskset import TaskSet
+
+
+def generate(
+    tasks: Optional[int] = None,
+    utilization: Optional[float] = None,
+    util_method: str = "uunifast-discard",
+    util_dist: Optional[str] = None,
+    grow: Optional[int] = None,
+    periods: str = "loguniform:10ms..1000ms/1ms",
+    deadlines: str = "implicit",
+    rounding: str = "floor",
+    seed: int = 1,
+    count: int = 1,
+) -> List[TaskSet]:
+    """Generates task sets, reproducibly from ``seed`` (set k is the same whatever ``count``).
+
+    * ``tasks=n, utilization=U``: n utilizations summing to U by ``util_method``
+      (``uunifast``, ``uunifast-discard[:LO..HI]``, ``randfixedsum[:LO..HI]``, ``drs[:LO..HI]``);
+    * ``tasks=n, util_dist=D``: n independent draws from D (``uniform:A..B``, ``exp:MEAN``,
+      ``uni-light`` … ``bimo-heavy``);
+    * ``utilization=U, util_dist=D``: draw until U is exceeded, drop the last [ChronOS §8.4];
+    * ``grow=start, utilization=U, util_dist=D``: growing sequences [RTPS §VII], flattened.
+
+    ``periods``: ``uniform:A..B[/G]``, ``loguniform:A..B[/G]``, ``set:…``, ``harmonic``,
+    ``automotive``. ``deadlines``: ``implicit``, ``constrained``, ``arbitrary``. Each returned
+    set has ``.realised_utilization`` (after integer rounding of C).
+    """
+    raw = json.loads(
+        _native.generate(tasks, utilization, util_method, util_dist, grow, periods, deadlines,
+                         rounding, seed, count)
+    )
+    out = []
+    for doc in raw:
+        u = doc.pop("utilization")
+        ts = TaskSet._from_canonical_json(json.dumps(doc))
+        ts.realised_utilization = u
+        out.append(ts)
+    return out
+
+
+def utilizations(method: str, n: int, total: float, seed: int = 1, index: int = 0) -> np.ndarray:
+    """One utilization vector of ``n`` values summing to ``total`` by ``method``."""
+    return np.array(_native.utilizations(method, n, total, seed, index))
