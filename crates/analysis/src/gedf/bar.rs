@@ -389,6 +389,7 @@ impl<'a> AkBounds<'a> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::gedf::dbf::testkit::{arbitrary_tasks, constrained_tasks, sys, uni_edf_feasible};

@@ -79,6 +79,7 @@ pub(crate) fn ops_slack(magnitude: f64) -> f64 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::system::Priorities;
@@ -115,6 +116,7 @@ mod tests {
 
 /// Test helpers shared by the demand-based tests' unit tests.
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 pub(crate) mod testkit {
     use crate::system::{Params, Priorities, System};
     use proptest::prelude::*;

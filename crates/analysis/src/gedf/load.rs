@@ -301,6 +301,7 @@ fn first_exceeding(params: &[Params], ks: &[u64], theta: &Threshold<'_>) -> Opti
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::gedf::dbf::testkit::{arbitrary_tasks, constrained_tasks, sys, uni_edf_feasible};

@@ -4,12 +4,14 @@ use crate::test::SchedTest;
 
 pub mod bar;
 mod dbf;
+pub mod ffdbf;
 pub mod load;
 
 /// The tests of this family, in listing order.
 pub(crate) fn tests() -> Vec<Box<dyn SchedTest>> {
     vec![
         Box::new(bar::Bar::default()),
+        Box::new(ffdbf::FfDbf::default()),
         Box::new(load::Load::default()),
     ]
 }
