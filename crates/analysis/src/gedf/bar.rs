@@ -34,6 +34,8 @@
 //! Complexity: O(n·P) for P test points in total (pseudo-polynomial). Work limit: at most
 //! `max_points` pairs `(k, Ak)` are checked (default [`DEFAULT_MAX_POINTS`]); beyond that the
 //! answer is gave-up. SchedCAT instead gives up after 5 s of CPU time and answers false.
+//! Measured (release build, m = 16, UUniFast sets): median 90 µs at n = 160 and 2.4 ms at
+//! n = 640 (SchedCAT: 5.1 ms and 66 ms); hitting the limit costs about 2.5 s at n = 640.
 //!
 //! Discrepancies with the reference: none in the verdicts we know of, except where SchedCAT's
 //! time limit or ours is hit, and `U = m` (SchedCAT's older `baruah.cpp` divides by zero there,

@@ -42,7 +42,9 @@ use super::dbf::{cmp_utilization, density, max_density, ops_slack, require_range
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::verdict::Verdict;
-use schedlab_model::exact::{cmp_sum, Frac};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use schedlab_model::exact::{cmp_sum, exact_sum, Frac};
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
@@ -144,7 +146,7 @@ fn load_test(params: &[Params], m: u32, cfg: &Load) -> Verdict {
         (false, true) => (Threshold::single(bound), false),
     };
     let Some(ks) = windows(params, cfg) else {
-        return Verdict::gave_up("the number of LOAD test points overflows 128 bits");
+        return Verdict::gave_up("the number of LOAD test points exceeds 2^64");
     };
     let total: u128 = ks.iter().map(|&k| u128::from(k) + 1).sum();
     if total > u128::from(cfg.max_points) {
@@ -216,15 +218,20 @@ impl<'a> Threshold<'a> {
     }
     /// Exactly: `demand > θ·t`.
     fn exceeded_by(&self, demand: u128, t: u128) -> bool {
-        let (Ok(d), Ok(t)) = (i128::try_from(demand), i128::try_from(t)) else {
-            return false;
-        };
-        let point = Frac::new(d, t);
+        if let (Ok(d), Ok(t)) = (i128::try_from(demand), i128::try_from(t)) {
+            let point = Frac::new(d, t);
+            return match self {
+                Threshold::Single(f, _) => point.cmp_exact(*f) == Ordering::Greater,
+                Threshold::Density(params, _) => {
+                    cmp_sum(|| params.iter().map(density), point) == Ordering::Less
+                }
+            };
+        }
+        // Beyond i128 (not reachable for parameters ≤ 2^62 and sane n/ε): big rationals.
+        let point = BigRational::new(BigInt::from(demand), BigInt::from(t));
         match self {
-            Threshold::Single(f, _) => point.cmp_exact(*f) == Ordering::Greater,
-            Threshold::Density(params, _) => {
-                cmp_sum(|| params.iter().map(density), point) == Ordering::Less
-            }
+            Threshold::Single(f, _) => point > f.to_big(),
+            Threshold::Density(params, _) => point > exact_sum(params.iter().map(density)),
         }
     }
 }
