@@ -5,32 +5,41 @@
 //!
 //! `Σ_i min(1, βi) ≤ m·(1 − λ) + λ`                                              — Eq. (2)
 //!
-//! `βi = ui·(1 + (Ti − Di)/Dk)`                      if `ui ≤ λ`,
-//! `βi = ui·(1 + (Ti − Di)/Dk) + (Ci − λ·Ti)/Dk`     if `ui > λ`                — Eq. (1)
+//! `βi = ui·(1 + max(0, Ti − Di)/Dk)`                      if `ui ≤ λ`,
+//! `βi = ui·(1 + max(0, Ti − Di)/Dk) + (Ci − λ·Ti)/Dk`     if `ui > λ`          — Eq. (1)
 //!
 //! where the sum runs over *all* tasks, `τk` included.
 //!
-//! **Reference.** SchedCAT `native/src/edf/baker.cpp`, followed exactly: single `λ` = the
-//! density `Ck/Dk` (the paper allows any `λ ≥ Ck/Dk`; SchedCAT instantiates the smallest),
-//! `min(1, βi)`, non-strict `≤` against `m(1 − λ) + λ`, exact rationals, preconditions
-//! "feasible tasks and `U ≤ m`" (→ *not shown* here, see [`super::precheck`]); arbitrary
-//! deadlines allowed. SchedCAT's loop stops as soon as a *prefix* of the sum (in task-index
-//! order) exceeds the bound. With `D ≤ T` every `βi ≥ 0`, so that is the same as comparing the
-//! full sum; with `Di − Ti > Dk` a `βi` is negative and the prefix rule is stricter than the
-//! full sum — we keep SchedCAT's prefix rule (sound either way, and it matches the reference).
-//! Discrepancies with other versions: SchedCAT's C++ density is `C/D` also for `D > T`, its
-//! Python `bak.py` uses `C/min(D, T)` and sums all terms; we follow the C++.
+//! **Reference.** SchedCAT `native/src/edf/baker.cpp`, followed exactly for constrained and
+//! implicit deadlines: single `λ` = the density `Ck/Dk` (the paper allows any `λ ≥ Ck/Dk`;
+//! SchedCAT instantiates the smallest), `min(1, βi)`, non-strict `≤` against `m(1 − λ) + λ`,
+//! exact rationals, preconditions "feasible tasks and `U ≤ m`" (→ *not shown* here, see
+//! [`super::precheck`]); arbitrary deadlines allowed.
+//!
+//! **Deviation (arbitrary deadlines only).** SchedCAT (C++ and Python) uses `(Ti − Di)` without
+//! the `max(0, ·)`. For `Di > Ti + Dk` that makes `βi` negative, and the test then accepts
+//! infeasible sets: on `m = 1`, `{(C 2, D 9, T 5), (1, 1, 6), (1, 1, 7)}` (two jobs that each
+//! need the only CPU during `[0, 1)`) has, for `k = 1`, `λ = 1`, bound 1,
+//! `Σ min(1, βi) = −6/5 + 1 + 1 = 4/5 ≤ 1`, so SchedCAT's BAK says schedulable. Clamping the
+//! carry-in term at 0 (Baker's window argument never credits a task with *less* than its
+//! utilization times the window) restores soundness; for `D ≤ T` it changes nothing, so
+//! verdicts equal SchedCAT's on implicit and constrained sets. With every `βi ≥ 0`, SchedCAT's
+//! "stop when a prefix exceeds the bound" loop is the same as comparing the full sum. Other
+//! differences for `D > T`: SchedCAT's C++ density is `C/D`, its Python `bak.py` uses
+//! `C/min(D, T)`; we use the C++ `C/D` (the brute-force property tests found no unsound case
+//! with it once the clamp is in place).
 //!
 //! **Exactness and speed.** The reference uses GMP rationals for every `βi`. We evaluate the
 //! sum in `f64` together with a rigorous bound on its rounding error and decide exactly with
-//! big rationals only when the float result is within that bound of `m(1 − λ) + λ` (or when a
-//! negative `βi` makes the prefix rule matter). The test `ui > λ` is decided exactly in integers.
+//! big rationals only when the float result is within that bound of `m(1 − λ) + λ`. The test
+//! `ui > λ` is decided exactly in integers.
 //! Tasks `τk` are examined in order of decreasing density (most likely to fail first); the
 //! verdict is the conjunction over all `k`, so the order does not change it.
 //!
 //! **Assumptions.** Sporadic tasks, arbitrary deadlines, preemptive G-EDF on `m` identical CPUs.
 //! **Complexity.** `O(n²)`.
 
+use super::bcl::by_decreasing_density;
 use super::precheck::trivially_infeasible;
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
@@ -48,7 +57,8 @@ impl SchedTest for Bak {
             name: "gedf-bak".into(),
             family: "global-edf",
             kind: Kind::Sufficient,
-            citation: "Baker, RTSS 2003, 'Multiprocessor EDF and deadline monotonic schedulability \
+            citation:
+                "Baker, RTSS 2003, 'Multiprocessor EDF and deadline monotonic schedulability \
                        analysis', §4 EDF test with λ = Ck/Dk (as SchedCAT baker.cpp)",
             assumptions: "sporadic tasks, arbitrary deadlines, preemptive global EDF",
             complexity: "O(n^2)",
@@ -66,28 +76,15 @@ impl SchedTest for Bak {
         let params = sys.params();
         let m = sys.cpus();
         let util: Vec<f64> = params.iter().map(|p| p.c as f64 / p.t as f64).collect();
-        // Largest Di − Ti: a βi can be negative for τk only if Di − Ti > Dk.
-        let max_excess = params
-            .iter()
-            .map(|p| p.d.saturating_sub(p.t))
-            .max()
-            .unwrap_or(0);
-        let mut order: Vec<usize> = (0..params.len()).collect();
-        order.sort_unstable_by(|&a, &b| {
-            let da = params[a].c as f64 / params[a].d as f64;
-            let db = params[b].c as f64 / params[b].d as f64;
-            db.total_cmp(&da)
-        });
-        for &k in &order {
+        for k in by_decreasing_density(params) {
             let ok = match params.get(k) {
-                Some(pk) if max_excess <= pk.d => {
-                    fast_task_ok(params, &util, *pk, m).unwrap_or_else(|| exact_task_ok(params, *pk, m))
-                }
-                Some(pk) => exact_task_ok(params, *pk, m),
+                Some(&pk) => fast_task_ok(params, &util, pk, m)
+                    .unwrap_or_else(|| exact_task_ok(params, pk, m)),
                 None => true,
             };
             if !ok {
-                return Verdict::not_shown().because(format!("Baker's condition fails for task {k}"));
+                return Verdict::not_shown()
+                    .because(format!("Baker's condition fails for task {k}"));
             }
         }
         Verdict::schedulable()
@@ -97,8 +94,7 @@ impl SchedTest for Bak {
 const EPS: f64 = f64::EPSILON; // 2^-52 = 2u
 
 /// Eq. (2) for `τk` in floating point with a rigorous error bound: `Some(answer)` when the
-/// float result decides it, `None` when the exact computation is needed. Requires every
-/// `βi ≥ 0` (no `Di − Ti > Dk`), so that the prefix rule equals the full-sum comparison and a
+/// float result decides it, `None` when the exact computation is needed. Every `βi ≥ 0`, so a
 /// prefix already above the bound settles the answer.
 ///
 /// Error model: each `βi` below takes at most ~13 roundings relative to its magnitude
@@ -116,7 +112,7 @@ fn fast_task_ok(params: &[Params], util: &[f64], pk: Params, m: u32) -> Option<b
     for (p, &u) in params.iter().zip(util) {
         let (tf, df, cf) = (p.t as f64, p.d as f64, p.c as f64);
         // Eq. (1), first part.
-        let mut beta = u * (1.0 + (tf - df) * inv_d);
+        let mut beta = u * (1.0 + p.t.saturating_sub(p.d) as f64 * inv_d);
         let mut magnitude = u * (1.0 + (tf + df) * inv_d);
         // λ < ui  ⇔  Ck·Ti < Ci·Dk, decided exactly.
         if u128::from(ck) * u128::from(p.t) < u128::from(p.c) * u128::from(dk) {
@@ -131,7 +127,7 @@ fn fast_task_ok(params: &[Params], util: &[f64], pk: Params, m: u32) -> Option<b
             sum += beta.min(1.0);
             term_err += e;
         }
-        // Terms are ≥ 0 (precondition), so Σ|terms| = sum.
+        // Terms are ≥ 0, so Σ|terms| = sum.
         let err = 2.0 * (term_err + slack_factor * (sum + mf));
         if sum - err > bound {
             return Some(false);
@@ -148,7 +144,7 @@ fn fast_task_ok(params: &[Params], util: &[f64], pk: Params, m: u32) -> Option<b
 }
 
 /// Eq. (2) for `τk` with exact big rationals, term by term in task-index order, failing as soon
-/// as a prefix sum exceeds the bound (SchedCAT's loop condition).
+/// as a prefix sum exceeds the bound (SchedCAT's loop; with `βi ≥ 0` the same as the full sum).
 fn exact_task_ok(params: &[Params], pk: Params, m: u32) -> bool {
     let q = |a: u64, b: u64| BigRational::new(BigInt::from(a), BigInt::from(b));
     let int = |a: i128| BigRational::from_integer(BigInt::from(a));
@@ -161,10 +157,7 @@ fn exact_task_ok(params: &[Params], pk: Params, m: u32) -> bool {
             return false;
         }
         let u = q(p.c, p.t);
-        let spread = BigRational::new(
-            BigInt::from(i128::from(p.t) - i128::from(p.d)),
-            BigInt::from(pk.d),
-        );
+        let spread = BigRational::new(BigInt::from(p.t.saturating_sub(p.d)), BigInt::from(pk.d));
         let mut beta = &u * (&one + spread);
         if lambda < u {
             let t = int(i128::from(p.t));
@@ -215,20 +208,18 @@ mod tests {
     }
 
     #[test]
-    fn arbitrary_deadlines_use_the_prefix_rule() {
-        // τ0 = (1, 2, 2), τ1 = (1, 100, 4) on m = 1.
-        // k = 0: λ = 1/2, bound = 1. β0 = 1/2. β1 = 1/4·(1 + (4 − 100)/2) = 1/4·(−47) < 0.
-        // Prefix sums 1/2, then negative: never above 1 → fine.
-        // k = 1: λ = 1/100, bound 1. β0: u0 = 1/2 > λ: 1/2·(1 + 0) + (1 − 2/100)/100 = 0.5098;
-        //   β1 = 1/4·(1 + (4 − 100)/100) + (1 − 4/100)/100 = 0.01 + 0.0096 = 0.0196 → Σ ≈ 0.53.
-        assert!(analyze(&Bak, &sys(&[(1, 2, 2), (1, 100, 4)], 1)).is_schedulable());
-        // Here the full sum would be ≤ bound but a prefix is not: τ0 = (3, 4, 4),
-        // τ1 = (3, 4, 4), τ2 = (1, 1000, 10) on m = 2, k = 0: λ = 3/4, bound = 2/4 + 3/4 = 5/4;
-        // β0 = β1 = 3/4 → prefix 3/2 > 5/4 → not shown (β2 = 1/10·(1 − 990/4) ≈ −24.6).
+    fn arbitrary_deadlines() {
+        // SchedCAT's unclamped β accepts this infeasible set (see the module documentation):
+        // τ1 and τ2 both need the single CPU during [0, 1).
         assert_eq!(
-            analyze(&Bak, &sys(&[(3, 4, 4), (3, 4, 4), (1, 1000, 10)], 2)).status,
+            analyze(&Bak, &sys(&[(2, 9, 5), (1, 1, 6), (1, 1, 7)], 1)).status,
             Status::NotShown
         );
+        // τ0 = (1, 2, 2), τ1 = (1, 100, 4) on m = 1 (max(0, T1 − D1) = 0):
+        // k = 0: λ = 1/2, bound 1; β0 = 1/2, β1 = 1/4 (u1 ≤ λ) → 3/4 ≤ 1.
+        // k = 1: λ = 1/100, bound 1; β0 = 1/2 + (1 − 2/100)/100 = 0.5098,
+        //   β1 = 1/4 + (1 − 4/100)/100 = 0.2596 → 0.7694 ≤ 1 → schedulable.
+        assert!(analyze(&Bak, &sys(&[(1, 2, 2), (1, 100, 4)], 1)).is_schedulable());
     }
 
     proptest! {
@@ -236,7 +227,8 @@ mod tests {
         /// The float filter never disagrees with the exact computation.
         #[test]
         fn fast_path_agrees_with_exact(
-            (p, m) in crate::gedf::testutil::small_system(8, 40, 4),
+            p in proptest::collection::vec(crate::gedf::testutil::arbitrary_task(40), 0..8),
+            m in 1u32..5,
             scale in prop_oneof![Just(1u64), Just(1_000), Just(999_999_937)],
         ) {
             let p: Vec<_> = p.iter().map(|&(c, d, t)| (c * scale, d * scale, t * scale)).collect();

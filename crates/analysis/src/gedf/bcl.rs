@@ -40,7 +40,8 @@ impl SchedTest for Bcl {
             name: "gedf-bcl".into(),
             family: "global-edf",
             kind: Kind::Sufficient,
-            citation: "Bertogna, Cirinei & Lipari, ECRTS 2005, 'Improved schedulability analysis of \
+            citation:
+                "Bertogna, Cirinei & Lipari, ECRTS 2005, 'Improved schedulability analysis of \
                        EDF on multiprocessor platforms', G-EDF theorem (as SchedCAT bcl.cpp)",
             assumptions: "sporadic tasks, constrained deadlines (D ≤ T), preemptive global EDF",
             complexity: "O(n^2)",
@@ -123,7 +124,10 @@ mod tests {
         // Σ = 2 = bound with a small βi → schedulable (U = 3/2).
         assert!(analyze(&Bcl, &sys(&[(1, 2, 2); 3], 2)).is_schedulable());
         // Four of them (U = 2): Σ = 3 > 2 → not shown.
-        assert_eq!(analyze(&Bcl, &sys(&[(1, 2, 2); 4], 2)).status, Status::NotShown);
+        assert_eq!(
+            analyze(&Bcl, &sys(&[(1, 2, 2); 4], 2)).status,
+            Status::NotShown
+        );
         // Strict case: m = 2, (1, 4, 4) ×3: cap 3, bound 6, Wi = 1 each → Σ = 2 < 6.
         assert!(analyze(&Bcl, &sys(&[(1, 4, 4); 3], 2)).is_schedulable());
     }
@@ -131,7 +135,10 @@ mod tests {
     #[test]
     fn full_density_task_is_never_accepted() {
         // Ck = Dk: both sides 0, no βi ≤ 0 → not shown, even alone (as SchedCAT).
-        assert_eq!(analyze(&Bcl, &sys(&[(5, 5, 10)], 2)).status, Status::NotShown);
+        assert_eq!(
+            analyze(&Bcl, &sys(&[(5, 5, 10)], 2)).status,
+            Status::NotShown
+        );
         assert!(analyze(&Bcl, &sys(&[(4, 5, 10)], 1)).is_schedulable());
         assert!(analyze(&Bcl, &sys(&[], 1)).is_schedulable());
     }

@@ -59,7 +59,8 @@ impl SchedTest for BclIter {
             name: "gedf-bcl-iter".into(),
             family: "global-edf",
             kind: Kind::Sufficient,
-            citation: "Bertogna, Cirinei & Lipari, IEEE TPDS 20(4) 2009, 'Schedulability analysis of \
+            citation:
+                "Bertogna, Cirinei & Lipari, IEEE TPDS 20(4) 2009, 'Schedulability analysis of \
                        global scheduling algorithms on multiprocessor platforms', EDF slack \
                        iteration Eqs. (17)-(18) (as SchedCAT bcl_iterative.cpp)",
             assumptions: "sporadic tasks, constrained deadlines (D ≤ T), preemptive global EDF, \
@@ -152,8 +153,11 @@ mod tests {
         //   Σ = 4, ⌊4/2⌋ = 2 > Dk − Ck = 1 → negative.
         // Round 2 repeats the same numbers (no slack grows) → not shown.
         assert_eq!(
-            analyze(&BclIter::default(), &sys(&[(2, 10, 10), (2, 10, 10), (10, 11, 11)], 2))
-                .status,
+            analyze(
+                &BclIter::default(),
+                &sys(&[(2, 10, 10), (2, 10, 10), (10, 11, 11)], 2)
+            )
+            .status,
             Status::NotShown
         );
         // (1, 2, 2) ×3 on m = 2: k: cap 2, each other: ⌊2/2⌋·1 + 0 = 1 → Σ = 2, ⌊2/2⌋ = 1 ≤ 1

@@ -121,6 +121,9 @@ mod tests {
         assert!(analyze(&Gfb, &sys(&[(1, 2, 4), (2, 4, 4)], 1)).is_schedulable());
         assert!(!analyze(&Gfb, &sys(&[(1, 2, 4), (3, 4, 4)], 1)).is_schedulable());
         // Arbitrary deadlines: not applicable.
-        assert_eq!(analyze(&Gfb, &sys(&[(1, 5, 4)], 2)).status, Status::NotApplicable);
+        assert_eq!(
+            analyze(&Gfb, &sys(&[(1, 5, 4)], 2)).status,
+            Status::NotApplicable
+        );
     }
 }

@@ -17,7 +17,9 @@ use std::cmp::Ordering;
 pub(crate) fn trivially_infeasible(sys: &System) -> Option<String> {
     let params = sys.params();
     if let Some(i) = params.iter().position(|p| p.c > p.t) {
-        return Some(format!("trivially infeasible: task {i} has C > T (utilization above 1)"));
+        return Some(format!(
+            "trivially infeasible: task {i} has C > T (utilization above 1)"
+        ));
     }
     let m = i128::from(sys.cpus());
     let utilization = || params.iter().map(|p| Frac::ratio(p.c, p.t));

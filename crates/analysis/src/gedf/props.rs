@@ -2,7 +2,7 @@
 //! fast RTA fixpoint against SchedCAT's plain iteration).
 
 use super::rta::tests::naive_rta;
-use super::testutil::{small_system, sys, uni_edf_exact, utilization_at_most};
+use super::testutil::{arbitrary_task, small_system, sys, uni_edf_exact, utilization_at_most};
 use super::{Bak, Bcl, BclIter, Gfb, Rta, Sb};
 use crate::test::{analyze, SchedTest};
 use crate::util::math::gcd;
@@ -10,11 +10,6 @@ use proptest::prelude::*;
 
 fn all() -> Vec<Box<dyn SchedTest>> {
     super::tests()
-}
-
-/// A task with possibly arbitrary deadline (`D` up to `2T`), `C ≤ D`.
-fn arbitrary_task(tmax: u64) -> impl Strategy<Value = (u64, u64, u64)> {
-    (1..=tmax).prop_flat_map(|t| (1..=2 * t).prop_flat_map(move |d| (1..=d).prop_map(move |c| (c, d, t))))
 }
 
 /// Does global EDF (ties by task index) miss a deadline on `m` CPUs with synchronous periodic
@@ -89,7 +84,10 @@ proptest! {
     /// verdict and bounds exactly (times scaled up so that creeping steps occur).
     #[test]
     fn rta_matches_plain_iteration(
-        (p, m) in small_system(7, 30, 4),
+        (p, m) in (1u32..4).prop_flat_map(|m| {
+            let n = m as usize;
+            (proptest::collection::vec(super::testutil::small_task(30), n + 1..=n + 4), Just(m))
+        }),
         scale in prop_oneof![Just(1u64), Just(7), Just(1000)],
     ) {
         let p: Vec<_> = p.iter().map(|&(c, d, t)| (c * scale, d * scale, t * scale)).collect();

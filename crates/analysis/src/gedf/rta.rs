@@ -82,7 +82,8 @@ impl SchedTest for Rta {
             name: "gedf-rta".into(),
             family: "global-edf",
             kind: Kind::Sufficient,
-            citation: "Bertogna & Cirinei, RTSS 2007, 'Response-time analysis for globally scheduled \
+            citation:
+                "Bertogna & Cirinei, RTSS 2007, 'Response-time analysis for globally scheduled \
                        symmetric multiprocessor platforms', G-EDF RTA Eqs. (4)-(9) with slack \
                        iteration (as SchedCAT rta.cpp)",
             assumptions: "sporadic tasks, constrained deadlines (D ≤ T), preemptive global EDF, \
@@ -399,7 +400,10 @@ pub(crate) mod tests {
         //   R = 4 (slack 6). Heavy task: W^EDF = ⌊11/10⌋·2 + min(2, max(0, 1 − 6)) = 2 per light
         //   task; R = 10: cap 1 → Σ = 2 → R = 11; cap 2 → min(2, W^RTA = 4, 2) = 2 each → Σ = 4
         //   → R = 12 > 11. Round 2 changes no slack → not shown.
-        let v = analyze(&Rta::default(), &sys(&[(2, 10, 10), (2, 10, 10), (10, 11, 11)], 2));
+        let v = analyze(
+            &Rta::default(),
+            &sys(&[(2, 10, 10), (2, 10, 10), (10, 11, 11)], 2),
+        );
         assert_eq!(v.status, Status::NotShown);
     }
 
@@ -420,13 +424,19 @@ pub(crate) mod tests {
             max_rounds: 1,
             ..Rta::default()
         };
-        assert_eq!(analyze(&one, &sys(&[(1, 3, 6), (3, 6, 6)], 1)).status, Status::NotShown);
+        assert_eq!(
+            analyze(&one, &sys(&[(1, 3, 6), (3, 6, 6)], 1)).status,
+            Status::NotShown
+        );
         // A tiny work limit gives up.
         let tiny = Rta {
             max_work: 1,
             ..Rta::default()
         };
-        assert_eq!(analyze(&tiny, &sys(&[(1, 3, 6), (3, 6, 6)], 1)).status, Status::GaveUp);
+        assert_eq!(
+            analyze(&tiny, &sys(&[(1, 3, 6), (3, 6, 6)], 1)).status,
+            Status::GaveUp
+        );
     }
 
     #[test]

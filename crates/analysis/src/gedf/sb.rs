@@ -38,7 +38,8 @@ impl SchedTest for Sb {
             name: "gedf-sb".into(),
             family: "global-edf",
             kind: Kind::Sufficient,
-            citation: "Srinivasan & Baruah, IPL 84(2) 2002, 'Deadline-based scheduling of periodic \
+            citation:
+                "Srinivasan & Baruah, IPL 84(2) 2002, 'Deadline-based scheduling of periodic \
                        task systems on multiprocessors': u_i ≤ m/(2m−1) and U ≤ m²/(2m−1) \
                        [ChronOS §6.4]",
             assumptions: "implicit deadlines (D = T), periodic or sporadic, preemptive global EDF",
@@ -59,7 +60,8 @@ impl SchedTest for Sb {
             .iter()
             .position(|p| u128::from(p.c) * den > m * u128::from(p.t))
         {
-            return Verdict::not_shown().because(format!("task {i} has utilization above m/(2m−1)"));
+            return Verdict::not_shown()
+                .because(format!("task {i} has utilization above m/(2m−1)"));
         }
         // Eq. (1), total: U ≤ m²/(2m − 1).
         let (mi, di) = (i128::from(sys.cpus()), 2 * i128::from(sys.cpus()) - 1);
@@ -101,7 +103,10 @@ mod tests {
 
     #[test]
     fn needs_implicit_deadlines() {
-        assert_eq!(analyze(&Sb, &sys(&[(1, 3, 4)], 2)).status, Status::NotApplicable);
+        assert_eq!(
+            analyze(&Sb, &sys(&[(1, 3, 4)], 2)).status,
+            Status::NotApplicable
+        );
         assert!(analyze(&Sb, &sys(&[], 3)).is_schedulable());
     }
 }

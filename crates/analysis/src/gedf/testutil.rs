@@ -47,7 +47,14 @@ pub(crate) fn utilization_at_most(p: &[(u64, u64, u64)], m: u64) -> bool {
 
 /// One constrained-deadline task with small parameters (periods ≤ `tmax`).
 pub(crate) fn small_task(tmax: u64) -> impl Strategy<Value = (u64, u64, u64)> {
-    (1..=tmax).prop_flat_map(|t| (1..=t).prop_flat_map(move |d| (1..=d).prop_map(move |c| (c, d, t))))
+    (1..=tmax)
+        .prop_flat_map(|t| (1..=t).prop_flat_map(move |d| (1..=d).prop_map(move |c| (c, d, t))))
+}
+
+/// A task with possibly arbitrary deadline (`D` up to `2T`), `C ≤ D`.
+pub(crate) fn arbitrary_task(tmax: u64) -> impl Strategy<Value = (u64, u64, u64)> {
+    (1..=tmax)
+        .prop_flat_map(|t| (1..=2 * t).prop_flat_map(move |d| (1..=d).prop_map(move |c| (c, d, t))))
 }
 
 /// A set of small constrained-deadline tasks and a CPU count.
