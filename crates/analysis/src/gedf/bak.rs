@@ -169,6 +169,7 @@ fn exact_task_ok(params: &[Params], pk: Params, m: u32) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::gedf::testutil::sys;

@@ -103,6 +103,7 @@ fn task_ok(params: &[Params], k: usize, m: u128) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::gedf::testutil::sys;

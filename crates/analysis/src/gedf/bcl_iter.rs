@@ -136,6 +136,7 @@ fn slack_update(params: &[Params], k: usize, slack: &mut [u64], m: u128) -> (boo
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::gedf::testutil::sys;

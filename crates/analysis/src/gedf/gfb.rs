@@ -77,6 +77,7 @@ fn density_bound_holds(sys: &System) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::gedf::testutil::sys;

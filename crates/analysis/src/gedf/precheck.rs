@@ -32,6 +32,7 @@ pub(crate) fn trivially_infeasible(sys: &System) -> Option<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::system::{Params, Priorities};

@@ -1,6 +1,8 @@
 //! Cross-test properties of the G-EDF tests (soundness against brute force, dominance, and the
 //! fast RTA fixpoint against SchedCAT's plain iteration).
 
+#![allow(clippy::unwrap_used)]
+
 use super::rta::tests::naive_rta;
 use super::testutil::{arbitrary_task, small_system, sys, uni_edf_exact, utilization_at_most};
 use super::{Bak, Bcl, BclIter, Gfb, Rta, Sb};

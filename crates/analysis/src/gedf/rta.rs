@@ -368,6 +368,7 @@ fn rta_piece(ci: u64, ti: u64, offset: u64, r: u64) -> Piece {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 pub(crate) mod tests {
     use super::*;
     use crate::gedf::testutil::sys;

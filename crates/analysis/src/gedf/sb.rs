@@ -74,6 +74,7 @@ impl SchedTest for Sb {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::gedf::testutil::sys;

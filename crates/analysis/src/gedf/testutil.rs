@@ -1,6 +1,8 @@
 //! Test helpers for the G-EDF tests: system construction, a brute-force exact uniprocessor EDF
 //! check, and proptest strategies.
 
+#![allow(clippy::unwrap_used)]
+
 use crate::system::{Params, Priorities, System};
 use crate::util::math::gcd;
 use proptest::prelude::*;

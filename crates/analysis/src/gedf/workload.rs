@@ -68,6 +68,7 @@ pub(crate) fn rta_workload(ci: u64, di: u64, ti: u64, si: u64, r: u64) -> u64 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
