@@ -33,13 +33,12 @@
 //! sum in `f64` together with a rigorous bound on its rounding error and decide exactly with
 //! big rationals only when the float result is within that bound of `m(1 − λ) + λ`. The test
 //! `ui > λ` is decided exactly in integers.
-//! Tasks `τk` are examined in order of decreasing density (most likely to fail first); the
+//! Tasks `τk` are examined by increasing deadline (most likely to fail first); the
 //! verdict is the conjunction over all `k`, so the order does not change it.
 //!
 //! **Assumptions.** Sporadic tasks, arbitrary deadlines, preemptive G-EDF on `m` identical CPUs.
 //! **Complexity.** `O(n²)`.
 
-use super::bcl::by_decreasing_density;
 use super::precheck::trivially_infeasible;
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
@@ -76,7 +75,7 @@ impl SchedTest for Bak {
         let params = sys.params();
         let m = sys.cpus();
         let util: Vec<f64> = params.iter().map(|p| p.c as f64 / p.t as f64).collect();
-        for k in by_decreasing_density(params) {
+        for k in by_increasing_deadline(params) {
             let ok = match params.get(k) {
                 Some(&pk) => fast_task_ok(params, &util, pk, m)
                     .unwrap_or_else(|| exact_task_ok(params, pk, m)),
@@ -89,6 +88,19 @@ impl SchedTest for Bak {
         }
         Verdict::schedulable()
     }
+}
+
+/// Task indices by increasing deadline, ties by decreasing density, then index: the `βi`
+/// carry terms `(Ci − λTi)/Dk` are largest for short `Dk`, so those `τk` fail first.
+fn by_increasing_deadline(params: &[Params]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..params.len()).collect();
+    order.sort_unstable_by(|&a, &b| {
+        let (pa, pb) = (params[a], params[b]);
+        pa.d.cmp(&pb.d)
+            .then((u128::from(pb.c) * u128::from(pa.d)).cmp(&(u128::from(pa.c) * u128::from(pb.d))))
+            .then(a.cmp(&b))
+    });
+    order
 }
 
 const EPS: f64 = f64::EPSILON; // 2^-52 = 2u
@@ -224,7 +236,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
+        #![proptest_config(ProptestConfig::with_cases(crate::gedf::testutil::cases()))]
         /// The float filter never disagrees with the exact computation.
         #[test]
         fn fast_path_agrees_with_exact(

@@ -26,6 +26,8 @@ pub mod sb;
 pub(crate) mod workload;
 
 #[cfg(test)]
+mod bench;
+#[cfg(test)]
 mod props;
 #[cfg(test)]
 pub(crate) mod testutil;

@@ -43,7 +43,7 @@ fn gedf_sim_misses(p: &[(u64, u64, u64)], m: u32) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(crate::gedf::testutil::cases()))]
 
     /// No test accepts `U > m` or `u > 1` (arbitrary deadlines included).
     #[test]

@@ -45,7 +45,7 @@
 //! CPUs. **Complexity.** `O(rounds · n² · fixpoint steps)`, pseudo-polynomial.
 
 use super::precheck::trivially_infeasible;
-use super::workload::{edf_workload, rta_workload};
+use super::workload::edf_workload;
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::verdict::Verdict;
@@ -107,9 +107,7 @@ impl SchedTest for Rta {
             params,
             m: u128::from(sys.cpus()),
             slack: vec![0; n],
-            edf: vec![0; n],
-            offset: vec![0; n],
-            active: Vec::with_capacity(n),
+            terms: Vec::with_capacity(n),
             work: 0,
             max_work: self.max_work,
         };
@@ -171,14 +169,24 @@ struct Ctx<'a> {
     m: u128,
     /// `Si` per task.
     slack: Vec<u64>,
-    /// `W^EDF_i` for the current `τk`.
-    edf: Vec<u64>,
-    /// `Di − Ci − Si` for the current `τk` (so that `L = R + offset`).
-    offset: Vec<u64>,
-    /// Indices of the terms not yet frozen at `W^EDF_i`.
-    active: Vec<usize>,
+    /// The interference terms `i ≠ k` of the current `τk` not yet frozen at `W^EDF_i`.
+    terms: Vec<Term>,
     work: u64,
     max_work: u64,
+}
+
+/// What one interference term of `τk` needs, packed for the inner loop.
+#[derive(Clone, Copy)]
+struct Term {
+    c: u64,
+    t: u64,
+    /// `Di − Ci − Si`, so that `L = R + offset`.
+    offset: u64,
+    /// `W^EDF_i` (constant for `τk` in this round).
+    edf: u64,
+    /// `min(W^EDF_i, W^RTA_i(R))` at the last evaluated `R`: for every larger `R'` the term is
+    /// at least `min(floor, R' − Ck + 1)` (both workloads are non-decreasing in `R`).
+    floor: u64,
 }
 
 /// One interference term near `R`: `value + slope·y` for `y ∈ [0, len]`.
@@ -189,18 +197,51 @@ struct Piece {
     len: u64,
 }
 
-impl Ctx<'_> {
-    /// Fills `edf`, `offset` and `active` for `τk` (slacks as they are now).
-    fn prepare(&mut self, k: usize, dk: u64) {
-        self.active.clear();
-        for (i, p) in self.params.iter().enumerate() {
-            let s = self.slack.get(i).copied().unwrap_or(0);
-            if let (Some(e), Some(o)) = (self.edf.get_mut(i), self.offset.get_mut(i)) {
-                *e = edf_workload(p.c, p.t, s, dk);
-                *o = (p.d - p.c).saturating_sub(s);
+/// Where the search for the least fixpoint goes next from `R` (all exact, `u128`):
+/// `f(R + y) = Ck + ⌊(sum + slope·y)/m⌋` on `y ∈ [0, stretch]`.
+struct Step {
+    sum: u128,
+    slope: u128,
+    stretch: u64,
+}
+
+impl Step {
+    /// `Ok(R)` if `R` is a fixpoint, else the next candidate (never beyond the least fixpoint
+    /// of the function described, which is a lower bound of Eq. (6)'s): the closed-form first
+    /// `y` with `f(R + y) ≤ R + y` if it lies in the linear stretch, else `max(f(R), end of
+    /// stretch + 1)`.
+    fn next(&self, ck: u64, r: u64, m: u128) -> Result<u64, u128> {
+        let f = u128::from(ck) + self.sum / m;
+        if f <= u128::from(r) {
+            return Ok(r);
+        }
+        let cap = u128::from(r - ck + 1);
+        // f(R + y) ≤ R + y  ⇔  sum − m(R − Ck + 1) < (m − slope)·y;  the left side is ≥ 0
+        // because f > R.
+        let excess = self.sum - m * cap;
+        if self.slope < m {
+            let y = excess / (m - self.slope) + 1;
+            if y <= u128::from(self.stretch) {
+                return Err(u128::from(r) + y);
             }
+        }
+        Err(f.max(u128::from(r) + u128::from(self.stretch) + 1))
+    }
+}
+
+impl Ctx<'_> {
+    /// Fills `terms` for `τk` (slacks as they are now).
+    fn prepare(&mut self, k: usize, dk: u64) {
+        self.terms.clear();
+        for (i, (p, &s)) in self.params.iter().zip(&self.slack).enumerate() {
             if i != k {
-                self.active.push(i);
+                self.terms.push(Term {
+                    c: p.c,
+                    t: p.t,
+                    offset: (p.d - p.c).saturating_sub(s),
+                    edf: edf_workload(p.c, p.t, s, dk),
+                    floor: 0,
+                });
             }
         }
     }
@@ -216,7 +257,9 @@ impl Ctx<'_> {
 
     /// The least fixpoint of Eq. (6) for `τk` if it is `≤ Dk` — exactly what SchedCAT's
     /// iteration from `Ck` converges to (with `min_step ≤ 1`), found with the jumps described in
-    /// the module documentation.
+    /// the module documentation. Between two exact evaluations, a cheap lower-bound function
+    /// `g(R') = Ck + ⌊(frozen + Σ min(floor_i, R' − Ck + 1))/m⌋ ≤ f(R')` is iterated to its own
+    /// least fixpoint, which cannot exceed `f`'s (where `g > id`, also `f > id`).
     fn least_fixpoint(&mut self, k: usize) -> Result<Option<u64>, OutOfWork> {
         let Some(&pk) = self.params.get(k) else {
             return Ok(None);
@@ -227,65 +270,85 @@ impl Ctx<'_> {
         let mut frozen = 0u128; // Σ of terms fixed at W^EDF_i
         let mut r = ck;
         loop {
-            self.charge(self.active.len() + 1)?;
-            let cap = r - ck + 1; // R − Ck + 1
-            let mut sum = frozen;
-            let mut slope = 0u128;
-            let mut stretch = u64::MAX;
-            let mut j = 0;
-            while let Some(&i) = self.active.get(j) {
-                let (Some(p), Some(&e), Some(&off)) =
-                    (self.params.get(i), self.edf.get(i), self.offset.get(i))
-                else {
-                    j += 1;
-                    continue;
-                };
-                let a = rta_piece(p.c, p.t, off, r);
-                if e <= a.value && e <= cap {
-                    // Frozen: min(·) = W^EDF_i for every larger R.
-                    frozen += u128::from(e);
-                    sum += u128::from(e);
-                    self.active.swap_remove(j);
-                    continue;
-                }
-                let (value, rising, mut len) = if a.value <= cap && (a.value < cap || !a.rising) {
-                    // The RTA workload is the minimum (ties prefer the flat piece).
-                    (a.value, a.rising, a.len)
-                } else {
-                    // The R − Ck + 1 cap is the minimum; it rises with R.
-                    let mut len = a.len; // A may change slope and come below later
-                    if !a.rising {
-                        len = len.min(a.value - cap);
-                    }
-                    (cap, true, len)
-                };
-                if rising {
-                    len = len.min(e - value); // crosses the flat W^EDF_i
-                }
-                sum += u128::from(value);
-                slope += u128::from(rising);
-                stretch = stretch.min(len);
-                j += 1;
-            }
-            let f = u128::from(ck) + sum / m;
-            if f <= u128::from(r) {
-                return Ok(Some(r));
-            }
-            // f(R + y) = Ck + ⌊(sum + slope·y)/m⌋ for y ∈ [0, stretch]; the first y with
-            // f(R + y) ≤ R + y satisfies  sum − m(R − Ck + 1) < (m − slope)·y.
-            let excess = sum - m * u128::from(cap); // ≥ 0 because f > R
-            let mut next = f.max(u128::from(r) + u128::from(stretch) + 1);
-            if slope < m {
-                let y = excess / (m - slope) + 1;
-                if y <= u128::from(stretch) {
-                    next = u128::from(r) + y;
-                }
-            }
+            // Exact evaluation of f at R, with each term's linear piece.
+            self.charge(self.terms.len() + 1)?;
+            let step = self.evaluate(ck, r, &mut frozen);
+            let next = match step.next(ck, r, m) {
+                Ok(fixpoint) => return Ok(Some(fixpoint)),
+                Err(next) => next,
+            };
             if next > u128::from(dk) {
                 return Ok(None);
             }
             r = u64::try_from(next).unwrap_or(dk);
+            // Cheap lower-bound iteration (no divisions).
+            loop {
+                self.charge(self.terms.len() / 4 + 1)?;
+                let cap = r - ck + 1;
+                let mut step = Step {
+                    sum: frozen,
+                    slope: 0,
+                    stretch: u64::MAX,
+                };
+                for term in &self.terms {
+                    if term.floor > cap {
+                        step.sum += u128::from(cap);
+                        step.slope += 1;
+                        step.stretch = step.stretch.min(term.floor - cap);
+                    } else {
+                        step.sum += u128::from(term.floor);
+                    }
+                }
+                match step.next(ck, r, m) {
+                    Ok(_) => break, // g(R) ≤ R: evaluate f exactly here
+                    Err(next) if next > u128::from(dk) => return Ok(None),
+                    Err(next) => r = u64::try_from(next).unwrap_or(dk),
+                }
+            }
         }
+    }
+
+    /// One exact evaluation at `R`: freezes terms that stay at `W^EDF_i`, records each term's
+    /// `floor`, and describes `f` on the stretch where every term is linear.
+    fn evaluate(&mut self, ck: u64, r: u64, frozen: &mut u128) -> Step {
+        let cap = r - ck + 1; // R − Ck + 1
+        let mut step = Step {
+            sum: *frozen,
+            slope: 0,
+            stretch: u64::MAX,
+        };
+        let mut j = 0;
+        while let Some(term) = self.terms.get_mut(j) {
+            let e = term.edf;
+            let a = rta_piece(term, r);
+            if e <= a.value && e <= cap {
+                // Frozen: min(·) = W^EDF_i for every larger R.
+                *frozen += u128::from(e);
+                step.sum += u128::from(e);
+                self.terms.swap_remove(j);
+                continue;
+            }
+            term.floor = e.min(a.value);
+            let (value, rising, mut len) = if a.value <= cap && (a.value < cap || !a.rising) {
+                // The RTA workload is the minimum (ties prefer the flat piece).
+                (a.value, a.rising, a.len)
+            } else {
+                // The R − Ck + 1 cap is the minimum; it rises with R.
+                let mut len = a.len; // A may change slope and come below later
+                if !a.rising {
+                    len = len.min(a.value - cap);
+                }
+                (cap, true, len)
+            };
+            if rising {
+                len = len.min(e - value); // crosses the flat W^EDF_i
+            }
+            step.sum += u128::from(value);
+            step.slope += u128::from(rising);
+            step.stretch = step.stretch.min(len);
+            j += 1;
+        }
+        step
     }
 
     /// SchedCAT's fixpoint loop literally, with its minimum step (`min_step > 1`).
@@ -296,7 +359,7 @@ impl Ctx<'_> {
         let (ck, dk) = (pk.c, pk.d);
         self.prepare(k, dk);
         let mut last = ck;
-        let mut resp = self.estimate(k, ck)?;
+        let mut resp = self.estimate(ck, last)?;
         while resp != u128::from(last) && resp <= u128::from(dk) {
             let r = u64::try_from(resp).unwrap_or(dk);
             last = if last < r && r - last < min_step {
@@ -304,7 +367,7 @@ impl Ctx<'_> {
             } else {
                 r
             };
-            resp = self.estimate(k, last)?;
+            resp = self.estimate(ck, last)?;
         }
         Ok(if resp <= u128::from(dk) {
             u64::try_from(resp).ok()
@@ -313,24 +376,17 @@ impl Ctx<'_> {
         })
     }
 
-    /// Eq. (6)'s right-hand side at `R` (SchedCAT's `response_estimate`).
-    fn estimate(&mut self, k: usize, r: u64) -> Result<u128, OutOfWork> {
-        self.charge(self.params.len())?;
-        let Some(&pk) = self.params.get(k) else {
-            return Ok(0);
-        };
-        let cap = r - pk.c + 1;
-        let mut sum = 0u128;
-        for (i, p) in self.params.iter().enumerate() {
-            if i == k {
-                continue;
-            }
-            let s = self.slack.get(i).copied().unwrap_or(0);
-            let e = self.edf.get(i).copied().unwrap_or(0);
-            let a = rta_workload(p.c, p.d, p.t, s, r);
-            sum += u128::from(e.min(a).min(cap));
-        }
-        Ok(u128::from(pk.c) + sum / self.m)
+    /// Eq. (6)'s right-hand side at `R` for the prepared `τk` with WCET `ck` (SchedCAT's
+    /// `response_estimate`).
+    fn estimate(&mut self, ck: u64, r: u64) -> Result<u128, OutOfWork> {
+        self.charge(self.terms.len() + 1)?;
+        let cap = r - ck + 1;
+        let sum: u128 = self
+            .terms
+            .iter()
+            .map(|term| u128::from(term.edf.min(rta_piece(term, r).value).min(cap)))
+            .sum();
+        Ok(u128::from(ck) + sum / self.m)
     }
 }
 
@@ -338,11 +394,12 @@ impl Ctx<'_> {
 /// per ns while `L mod Ti < Ci` (up to `L mod Ti = Ci`), flat otherwise (up to the next
 /// multiple of `Ti`).
 #[inline]
-fn rta_piece(ci: u64, ti: u64, offset: u64, r: u64) -> Piece {
-    let (jobs, rest) = match r.checked_add(offset) {
+fn rta_piece(term: &Term, r: u64) -> Piece {
+    let (ci, ti) = (term.c, term.t);
+    let (jobs, rest) = match r.checked_add(term.offset) {
         Some(len) => (len / ti, len % ti),
         None => {
-            let len = u128::from(r) + u128::from(offset);
+            let len = u128::from(r) + u128::from(term.offset);
             let t = u128::from(ti);
             // rest < ti fits u64; jobs·ci ≤ len·ci/ti ≤ len < 2^65 — saturate below.
             (
@@ -372,6 +429,7 @@ fn rta_piece(ci: u64, ti: u64, offset: u64, r: u64) -> Piece {
 pub(crate) mod tests {
     use super::*;
     use crate::gedf::testutil::sys;
+    use crate::gedf::workload::rta_workload;
     use crate::test::analyze;
     use crate::verdict::Status;
 

@@ -7,6 +7,14 @@ use crate::system::{Params, Priorities, System};
 use crate::util::math::gcd;
 use proptest::prelude::*;
 
+/// Proptest cases per property: 256, or `GEDF_CASES` from the environment for longer runs.
+pub(crate) fn cases() -> u32 {
+    std::env::var("GEDF_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(256)
+}
+
 /// A DM-ordered system from `(C, D, T)` triples.
 pub(crate) fn sys(p: &[(u64, u64, u64)], m: u32) -> System {
     let params = p.iter().map(|&(c, d, t)| Params::new(c, d, t)).collect();

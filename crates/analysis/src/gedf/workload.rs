@@ -48,7 +48,9 @@ pub(crate) fn edf_workload(ci: u64, ti: u64, si: u64, dk: u64) -> u64 {
 /// with `L = r + Di − Ci − si`, `⌊L/Ti⌋·Ci + min(Ci, L mod Ti)`.
 ///
 /// `si ≤ Di − Ci` always holds for slacks derived from response times (`R ≥ C`), so `L ≥ r`.
-#[inline]
+/// (`gedf-rta` evaluates this piecewise, with its slope, in `rta.rs`; this literal form is the
+/// cross-check used by the tests.)
+#[cfg(test)]
 pub(crate) fn rta_workload(ci: u64, di: u64, ti: u64, si: u64, r: u64) -> u64 {
     let offset = (di - ci).saturating_sub(si);
     match r.checked_add(offset) {
