@@ -78,6 +78,14 @@ impl SchedTest for BclIter {
         if let Some(reason) = trivially_infeasible(sys) {
             return Verdict::not_shown().because(reason);
         }
+        let (verdict, _) = self.iterate(sys);
+        verdict
+    }
+}
+
+impl BclIter {
+    /// The slack iteration; also returns the final slacks (for the tests).
+    fn iterate(&self, sys: &System) -> (Verdict, Vec<u64>) {
         let params = sys.params();
         let mut state = State::new(params, u128::from(sys.cpus()));
         let mut round = 0u32;
@@ -91,19 +99,20 @@ impl SchedTest for BclIter {
                 schedulable &= ok;
                 updated |= improved;
             }
-            if schedulable {
-                return Verdict::schedulable();
-            }
-            if !updated {
-                return Verdict::not_shown()
-                    .because(format!("slack iteration converged after {round} rounds"));
-            }
-            if self.max_rounds != 0 && round >= self.max_rounds {
-                return Verdict::gave_up(format!(
+            let verdict = if schedulable {
+                Verdict::schedulable()
+            } else if !updated {
+                Verdict::not_shown()
+                    .because(format!("slack iteration converged after {round} rounds"))
+            } else if self.max_rounds != 0 && round >= self.max_rounds {
+                Verdict::gave_up(format!(
                     "round limit max_rounds = {} reached while slacks were still growing",
                     self.max_rounds
-                ));
-            }
+                ))
+            } else {
+                continue;
+            };
+            return (verdict, state.slack);
         }
     }
 }
@@ -273,7 +282,7 @@ mod tests {
     }
 
     /// SchedCAT's algorithm literally: full recomputation for every task in every round.
-    fn naive(p: &[(u64, u64, u64)], m: u32) -> bool {
+    fn naive(p: &[(u64, u64, u64)], m: u32) -> (bool, Vec<u64>) {
         let n = p.len();
         let m = u128::from(m);
         let mut slack = vec![0u64; n];
@@ -297,18 +306,15 @@ mod tests {
                     ok_all = false;
                 }
             }
-            if ok_all {
-                return true;
-            }
-            if !updated {
-                return false;
+            if ok_all || !updated {
+                return (ok_all, slack);
             }
         }
     }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(crate::gedf::testutil::cases()))]
-        /// The change-log replay gives SchedCAT's verdict.
+        /// The change-log replay gives SchedCAT's verdict and slacks.
         #[test]
         fn matches_full_recomputation(
             (p, m) in (1u32..4).prop_flat_map(|m| {
@@ -320,7 +326,8 @@ mod tests {
             let p: Vec<_> = p.iter().map(|&(c, d, t)| (c * scale, d * scale, t * scale)).collect();
             let s = sys(&p, m);
             if crate::gedf::precheck::trivially_infeasible(&s).is_none() {
-                prop_assert_eq!(analyze(&BclIter { max_rounds: 0 }, &s).is_schedulable(), naive(&p, m));
+                let (v, slack) = BclIter { max_rounds: 0 }.iterate(&s);
+                prop_assert_eq!((v.is_schedulable(), slack), naive(&p, m));
             }
         }
     }
