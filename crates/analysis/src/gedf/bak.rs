@@ -14,7 +14,7 @@
 //! implicit deadlines: single `λ` = the density `Ck/Dk` (the paper allows any `λ ≥ Ck/Dk`;
 //! SchedCAT instantiates the smallest), `min(1, βi)`, non-strict `≤` against `m(1 − λ) + λ`,
 //! exact rationals, preconditions "feasible tasks and `U ≤ m`" (→ *not shown* here, see
-//! [`super::precheck`]); arbitrary deadlines allowed.
+//! `precheck.rs`); arbitrary deadlines allowed.
 //!
 //! **Deviation (arbitrary deadlines only).** SchedCAT (C++ and Python) uses `(Ti − Di)` without
 //! the `max(0, ·)`. For `Di > Ti + Dk` that makes `βi` negative, and the test then accepts

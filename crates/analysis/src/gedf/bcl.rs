@@ -10,7 +10,7 @@
 //!
 //! where `βi = Wi/Dk` and `Wi = Ni·Ci + min(Ci, max(0, Dk − Ni·Ti))`,
 //! `Ni = ⌊(Dk − Di)/Ti⌋ + 1` (0 if `Di > Dk`): the work of `τi`'s jobs with deadlines inside
-//! the window ([`super::workload::bcl_window_workload`]).
+//! the window (`workload::bcl_window_workload`).
 //!
 //! **Reference.** SchedCAT `native/src/edf/bcl.cpp`, followed exactly (same `Ni`, same
 //! strict/equality rule, exact rationals; preconditions feasible tasks, `U ≤ m` → *not shown*

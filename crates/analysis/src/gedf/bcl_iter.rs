@@ -7,7 +7,7 @@
 //!
 //! `W^EDF_i = ⌊Dk/Ti⌋·Ci + min(Ci, max(0, Dk mod Ti − Si))`                       — Eq. (17)
 //!
-//! (see [`super::workload::edf_workload`]) the slack is updated to
+//! (see `workload::edf_workload`) the slack is updated to
 //!
 //! `Sk ← Dk − Ck − ⌊ Σ_{i≠k} min(W^EDF_i, Dk − Ck + 1) / m ⌋`  if that is `≥ 0` and larger
 //! than the current `Sk`                                                               — Eq. (18)

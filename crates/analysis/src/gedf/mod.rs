@@ -11,8 +11,8 @@
 //! | `gedf-sb` | Srinivasan & Baruah 2002 utilization bound | implicit |
 //!
 //! Every test first rejects trivially infeasible sets (`u > 1` or `U > m`) as *not shown*
-//! ([`precheck`]), as SchedCAT's native tests do. The interfering-workload bounds shared by the
-//! window-based tests live in [`workload`].
+//! (`precheck.rs`), as SchedCAT's native tests do. The interfering-workload bounds shared by the
+//! window-based tests live in `workload.rs`.
 
 use crate::test::SchedTest;
 

@@ -10,7 +10,7 @@
 //! `W^RTA_i(R) = ⌊L/Ti⌋·Ci + min(Ci, L mod Ti)`, `L = R + Di − Ci − Si`          — Eqs. (4), (8)
 //! `W^EDF_i   = ⌊Dk/Ti⌋·Ci + min(Ci, max(0, Dk mod Ti − Si))`                  — Eqs. (5), (9)
 //!
-//! ([`super::workload`]). Rounds visit `τ1 … τn`; a task whose fixpoint is `≤ Dk` gets slack
+//! (`workload.rs`). Rounds visit `τ1 … τn`; a task whose fixpoint is `≤ Dk` gets slack
 //! `Dk − R` (in place, so later tasks of the same round see it). The set is schedulable when a
 //! round finds every fixpoint `≤ D`; the response-time bounds are that round's fixpoints.
 //!
@@ -36,7 +36,11 @@
 //! constant; (b) on a stretch where every remaining term is linear in `R` (slope 0 or 1), `f` is
 //! `Ck + ⌊(a + s·y)/m⌋` and the first `y` with `f(R + y) ≤ R + y` has a closed form, so the
 //! iteration jumps to the fixpoint or past the stretch (never past the least fixpoint: `R` only
-//! moves to points below it). Integer arithmetic only, no allocation per fixpoint.
+//! moves to points below it); (c) between two exact evaluations, the division-free lower bound
+//! `g(R') = Ck + ⌊(frozen + Σ min(min(W^EDF_i, W^RTA_i(R)), R' − Ck + 1))/m⌋ ≤ f(R')` (valid for
+//! `R' ≥ R`, both workloads being non-decreasing) is iterated to its own least fixpoint, which
+//! lies at or below `f`'s. Integer arithmetic only, no allocation per fixpoint. The property
+//! tests compare verdicts and bounds with a literal transcription of SchedCAT's loop.
 //!
 //! **Work limit.** `max_work` bounds the number of interference terms evaluated in total
 //! (default 10⁹); reaching it answers *gave up*. Random sets use a tiny fraction of it.

@@ -6,7 +6,7 @@
 //! integer-valued; every helper here returns an exact `u64`, saturating at `u64::MAX` —
 //! harmless because callers immediately take the minimum with a cap `≤ u64::MAX`.
 //!
-//! Preconditions (guaranteed after [`super::precheck`]): `0 < Ci ≤ Di`, `Ci ≤ Ti`, so every
+//! Preconditions (guaranteed after `precheck.rs`): `0 < Ci ≤ Di`, `Ci ≤ Ti`, so every
 //! bound is at most about the window length and the products `jobs · Ci` cannot overflow
 //! (they are `≤ window · Ci / Ti ≤ window`).
 
