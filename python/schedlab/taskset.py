@@ -107,10 +107,10 @@ class TaskSet(Sequence[Task]):
         t = np.asarray(period)
         d = t if deadline is None else np.asarray(deadline)
         if not (c.shape == t.shape == d.shape) or c.ndim != 1:
-            raise Error("wcet, period and deadline must be one-dimensional arrays of one length")
+            raise _native.Error("wcet, period and deadline must be one-dimensional arrays of one length")
         for label, arr in (("wcet", c), ("period", t), ("deadline", d)):
             if not np.issubdtype(arr.dtype, np.integer):
-                raise Error(f"{label} must hold integers (nanoseconds), got dtype {arr.dtype}")
+                raise _native.Error(f"{label} must hold integers (nanoseconds), got dtype {arr.dtype}")
         tasks = []
         for i in range(len(c)):
             entry = {"wcet": int(c[i]), "period": int(t[i]), "deadline": int(d[i])}

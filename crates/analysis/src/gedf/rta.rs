@@ -1,0 +1,574 @@
+//! `gedf-rta`: response-time analysis for G-EDF with slack iteration.
+//!
+//! **Paper.** M. Bertogna, M. Cirinei, "Response-time analysis for globally scheduled symmetric
+//! multiprocessor platforms", RTSS 2007 (§4–5; equation numbers as cited by SchedCAT's
+//! `rta.py`). Each task has a slack lower bound `Si`, initially 0. For `τk`, the response time
+//! bound is the least fixpoint `R ≥ Ck` of
+//!
+//! `R = Ck + ⌊ Σ_{i≠k} min(W^RTA_i(R), W^EDF_i, R − Ck + 1) / m ⌋`                 — Eq. (6)
+//!
+//! `W^RTA_i(R) = ⌊L/Ti⌋·Ci + min(Ci, L mod Ti)`, `L = R + Di − Ci − Si`          — Eqs. (4), (8)
+//! `W^EDF_i   = ⌊Dk/Ti⌋·Ci + min(Ci, max(0, Dk mod Ti − Si))`                  — Eqs. (5), (9)
+//!
+//! (`workload.rs`). Rounds visit `τ1 … τn`; a task whose fixpoint is `≤ Dk` gets slack
+//! `Dk − R` (in place, so later tasks of the same round see it). The set is schedulable when a
+//! round finds every fixpoint `≤ D`; the response-time bounds are that round's fixpoints.
+//!
+//! **Reference.** SchedCAT `native/src/edf/rta.cpp` (`RTAGedf`), followed exactly: the `+ 1`
+//! cap (integer time), `⌊·/m⌋`, the fixpoint started at `Ck` and abandoned once it exceeds
+//! `Dk`, slack updates on any change, the round loop "while some slack changed, not yet
+//! schedulable and `round < max_rounds`" with SchedCAT's default `max_rounds = 25`.
+//! Preconditions: feasible tasks and `U ≤ m` (→ *not shown* here), constrained deadlines (→ *not
+//! applicable*). `min_step` is SchedCAT's `min_fixpoint_step` (`rta_min_step = 1` in its combined
+//! G-EDF test): when an iteration would grow `R` by less than `min_step`, `R` jumps to
+//! `min(R + min_step, Dk)` instead. For integer time a step of 0 or 1 changes nothing (every
+//! non-final step grows `R` by ≥ 1), so the default `min_step = 1` computes the exact least
+//! fixpoint; larger steps reproduce SchedCAT's coarser iteration literally.
+//!
+//! **Round limit.** Reaching `max_rounds` with slacks still changing answers *not shown*, as
+//! SchedCAT does (`is_schedulable` returns `false`): the limit is part of the test's definition
+//! there, not a work cap on a single computation.
+//!
+//! **Speed.** SchedCAT iterates `R ← f(R)`, which can creep by 1 ns per iteration (e.g. when
+//! exactly `m` terms grow with `R`), i.e. pseudo-polynomially many steps. We compute the same
+//! least fixpoint faster: (a) a term whose `W^EDF_i` is already below the other two stays equal
+//! to `W^EDF_i` for all larger `R` (both others are non-decreasing), so it is frozen into a
+//! constant; (b) on a stretch where every remaining term is linear in `R` (slope 0 or 1), `f` is
+//! `Ck + ⌊(a + s·y)/m⌋` and the first `y` with `f(R + y) ≤ R + y` has a closed form, so the
+//! iteration jumps to the fixpoint or past the stretch (never past the least fixpoint: `R` only
+//! moves to points below it); (c) between two exact evaluations, the division-free lower bound
+//! `g(R') = Ck + ⌊(frozen + Σ min(min(W^EDF_i, W^RTA_i(R)), R' − Ck + 1))/m⌋ ≤ f(R')` (valid for
+//! `R' ≥ R`, both workloads being non-decreasing) is iterated to its own least fixpoint, which
+//! lies at or below `f`'s. Integer arithmetic only, no allocation per fixpoint. The property
+//! tests compare verdicts and bounds with a literal transcription of SchedCAT's loop.
+//!
+//! **Work limit.** `max_work` bounds the number of interference terms evaluated in total
+//! (default 10⁹); reaching it answers *gave up*. Random sets use a tiny fraction of it.
+//!
+//! **Assumptions.** Sporadic tasks, constrained deadlines, preemptive G-EDF on `m` identical
+//! CPUs. **Complexity.** `O(rounds · n² · fixpoint steps)`, pseudo-polynomial.
+
+use super::precheck::trivially_infeasible;
+use super::workload::edf_workload;
+use crate::system::{Params, System};
+use crate::test::{Kind, SchedTest, TestInfo};
+use crate::verdict::Verdict;
+use schedlab_model::Duration;
+
+/// Bertogna & Cirinei's G-EDF response-time analysis (`gedf-rta`).
+#[derive(Clone, Copy, Debug)]
+pub struct Rta {
+    /// Round limit of the slack iteration (SchedCAT default 25; 0 = none). Reaching it answers
+    /// *not shown*, as SchedCAT.
+    pub max_rounds: u32,
+    /// SchedCAT's `min_fixpoint_step` (default 1, which equals exact iteration).
+    pub min_step: u64,
+    /// Work limit: interference terms evaluated in total (default 10⁹); *gave up* when reached.
+    pub max_work: u64,
+}
+
+impl Default for Rta {
+    fn default() -> Rta {
+        Rta {
+            max_rounds: 25,
+            min_step: 1,
+            max_work: 1_000_000_000,
+        }
+    }
+}
+
+/// The work limit was reached.
+struct OutOfWork;
+
+impl SchedTest for Rta {
+    fn info(&self) -> TestInfo {
+        TestInfo {
+            name: "gedf-rta".into(),
+            family: "global-edf",
+            kind: Kind::Sufficient,
+            citation:
+                "Bertogna & Cirinei, RTSS 2007, 'Response-time analysis for globally scheduled \
+                       symmetric multiprocessor platforms', G-EDF RTA Eqs. (4)-(9) with slack \
+                       iteration (as SchedCAT rta.cpp)",
+            assumptions: "sporadic tasks, constrained deadlines (D ≤ T), preemptive global EDF, \
+                          integer time",
+            complexity: "O(rounds · n^2 · fixpoint steps), pseudo-polynomial; at most max_rounds \
+                         rounds (default 25) and max_work term evaluations (default 1e9)",
+        }
+    }
+
+    fn check(&self, sys: &System) -> Result<(), String> {
+        sys.require_constrained()
+    }
+
+    fn run(&self, sys: &System) -> Verdict {
+        if let Some(reason) = trivially_infeasible(sys) {
+            return Verdict::not_shown().because(reason);
+        }
+        let params = sys.params();
+        let n = params.len();
+        let mut ctx = Ctx {
+            params,
+            m: u128::from(sys.cpus()),
+            slack: vec![0; n],
+            terms: Vec::with_capacity(n),
+            work: 0,
+            max_work: self.max_work,
+        };
+        let mut response = vec![0u64; n];
+        let mut round = 0u32;
+        loop {
+            round += 1;
+            let mut schedulable = true;
+            let mut updated = false;
+            for k in 0..n {
+                let bound = if self.min_step <= 1 {
+                    ctx.least_fixpoint(k)
+                } else {
+                    ctx.stepped_fixpoint(k, self.min_step)
+                };
+                match bound {
+                    Err(OutOfWork) => {
+                        return Verdict::gave_up(format!(
+                            "work limit max_work = {} interference terms reached",
+                            self.max_work
+                        ))
+                    }
+                    Ok(Some(r)) => {
+                        if let (Some(resp), Some(sk), Some(pk)) =
+                            (response.get_mut(k), ctx.slack.get_mut(k), params.get(k))
+                        {
+                            *resp = r;
+                            let new_slack = pk.d - r;
+                            if new_slack != *sk {
+                                *sk = new_slack;
+                                updated = true;
+                            }
+                        }
+                    }
+                    Ok(None) => schedulable = false,
+                }
+            }
+            if schedulable {
+                let bounds = response.into_iter().map(Duration::from_ns).collect();
+                return Verdict::schedulable().with_response_times(bounds);
+            }
+            if !updated {
+                return Verdict::not_shown()
+                    .because(format!("slack iteration converged after {round} rounds"));
+            }
+            if self.max_rounds != 0 && round >= self.max_rounds {
+                return Verdict::not_shown().because(format!(
+                    "round limit max_rounds = {} reached (as SchedCAT: not shown)",
+                    self.max_rounds
+                ));
+            }
+        }
+    }
+}
+
+/// Per-call state and buffers, reused for every task and round.
+struct Ctx<'a> {
+    params: &'a [Params],
+    m: u128,
+    /// `Si` per task.
+    slack: Vec<u64>,
+    /// The interference terms `i ≠ k` of the current `τk` not yet frozen at `W^EDF_i`.
+    terms: Vec<Term>,
+    work: u64,
+    max_work: u64,
+}
+
+/// What one interference term of `τk` needs, packed for the inner loop.
+#[derive(Clone, Copy)]
+struct Term {
+    c: u64,
+    t: u64,
+    /// `Di − Ci − Si`, so that `L = R + offset`.
+    offset: u64,
+    /// `W^EDF_i` (constant for `τk` in this round).
+    edf: u64,
+    /// `min(W^EDF_i, W^RTA_i(R))` at the last evaluated `R`: for every larger `R'` the term is
+    /// at least `min(floor, R' − Ck + 1)` (both workloads are non-decreasing in `R`).
+    floor: u64,
+}
+
+/// One interference term near `R`: `value + slope·y` for `y ∈ [0, len]`.
+#[derive(Clone, Copy)]
+struct Piece {
+    value: u64,
+    rising: bool,
+    len: u64,
+}
+
+/// Where the search for the least fixpoint goes next from `R` (all exact, `u128`):
+/// `f(R + y) = Ck + ⌊(sum + slope·y)/m⌋` on `y ∈ [0, stretch]`.
+struct Step {
+    sum: u128,
+    slope: u128,
+    stretch: u64,
+}
+
+impl Step {
+    /// `Ok(R)` if `R` is a fixpoint, else the next candidate (never beyond the least fixpoint
+    /// of the function described, which is a lower bound of Eq. (6)'s): the closed-form first
+    /// `y` with `f(R + y) ≤ R + y` if it lies in the linear stretch, else `max(f(R), end of
+    /// stretch + 1)`.
+    fn next(&self, ck: u64, r: u64, m: u128) -> Result<u64, u128> {
+        let f = u128::from(ck) + self.sum / m;
+        if f <= u128::from(r) {
+            return Ok(r);
+        }
+        let cap = u128::from(r - ck + 1);
+        // f(R + y) ≤ R + y  ⇔  sum − m(R − Ck + 1) < (m − slope)·y;  the left side is ≥ 0
+        // because f > R.
+        let excess = self.sum - m * cap;
+        if self.slope < m {
+            let y = excess / (m - self.slope) + 1;
+            if y <= u128::from(self.stretch) {
+                return Err(u128::from(r) + y);
+            }
+        }
+        Err(f.max(u128::from(r) + u128::from(self.stretch) + 1))
+    }
+}
+
+impl Ctx<'_> {
+    /// Fills `terms` for `τk` (slacks as they are now).
+    fn prepare(&mut self, k: usize, dk: u64) {
+        self.terms.clear();
+        for (i, (p, &s)) in self.params.iter().zip(&self.slack).enumerate() {
+            if i != k {
+                self.terms.push(Term {
+                    c: p.c,
+                    t: p.t,
+                    offset: (p.d - p.c).saturating_sub(s),
+                    edf: edf_workload(p.c, p.t, s, dk),
+                    floor: 0,
+                });
+            }
+        }
+    }
+
+    fn charge(&mut self, terms: usize) -> Result<(), OutOfWork> {
+        self.work = self.work.saturating_add(terms as u64);
+        if self.work > self.max_work {
+            Err(OutOfWork)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The least fixpoint of Eq. (6) for `τk` if it is `≤ Dk` — exactly what SchedCAT's
+    /// iteration from `Ck` converges to (with `min_step ≤ 1`), found with the jumps described in
+    /// the module documentation. Between two exact evaluations, a cheap lower-bound function
+    /// `g(R') = Ck + ⌊(frozen + Σ min(floor_i, R' − Ck + 1))/m⌋ ≤ f(R')` is iterated to its own
+    /// least fixpoint, which cannot exceed `f`'s (where `g > id`, also `f > id`).
+    fn least_fixpoint(&mut self, k: usize) -> Result<Option<u64>, OutOfWork> {
+        let Some(&pk) = self.params.get(k) else {
+            return Ok(None);
+        };
+        let (ck, dk) = (pk.c, pk.d);
+        self.prepare(k, dk);
+        let m = self.m;
+        let mut frozen = 0u128; // Σ of terms fixed at W^EDF_i
+        let mut r = ck;
+        loop {
+            // Exact evaluation of f at R, with each term's linear piece.
+            self.charge(self.terms.len() + 1)?;
+            let step = self.evaluate(ck, r, &mut frozen);
+            let next = match step.next(ck, r, m) {
+                Ok(fixpoint) => return Ok(Some(fixpoint)),
+                Err(next) => next,
+            };
+            if next > u128::from(dk) {
+                return Ok(None);
+            }
+            r = u64::try_from(next).unwrap_or(dk);
+            // Cheap lower-bound iteration (no divisions).
+            loop {
+                self.charge(self.terms.len() / 4 + 1)?;
+                let cap = r - ck + 1;
+                let mut step = Step {
+                    sum: frozen,
+                    slope: 0,
+                    stretch: u64::MAX,
+                };
+                for term in &self.terms {
+                    if term.floor > cap {
+                        step.sum += u128::from(cap);
+                        step.slope += 1;
+                        step.stretch = step.stretch.min(term.floor - cap);
+                    } else {
+                        step.sum += u128::from(term.floor);
+                    }
+                }
+                match step.next(ck, r, m) {
+                    Ok(_) => break, // g(R) ≤ R: evaluate f exactly here
+                    Err(next) if next > u128::from(dk) => return Ok(None),
+                    Err(next) => r = u64::try_from(next).unwrap_or(dk),
+                }
+            }
+        }
+    }
+
+    /// One exact evaluation at `R`: freezes terms that stay at `W^EDF_i`, records each term's
+    /// `floor`, and describes `f` on the stretch where every term is linear.
+    fn evaluate(&mut self, ck: u64, r: u64, frozen: &mut u128) -> Step {
+        let cap = r - ck + 1; // R − Ck + 1
+        let mut step = Step {
+            sum: *frozen,
+            slope: 0,
+            stretch: u64::MAX,
+        };
+        let mut j = 0;
+        while let Some(term) = self.terms.get_mut(j) {
+            let e = term.edf;
+            let a = rta_piece(term, r);
+            if e <= a.value && e <= cap {
+                // Frozen: min(·) = W^EDF_i for every larger R.
+                *frozen += u128::from(e);
+                step.sum += u128::from(e);
+                self.terms.swap_remove(j);
+                continue;
+            }
+            term.floor = e.min(a.value);
+            let (value, rising, mut len) = if a.value <= cap && (a.value < cap || !a.rising) {
+                // The RTA workload is the minimum (ties prefer the flat piece).
+                (a.value, a.rising, a.len)
+            } else {
+                // The R − Ck + 1 cap is the minimum; it rises with R.
+                let mut len = a.len; // A may change slope and come below later
+                if !a.rising {
+                    len = len.min(a.value - cap);
+                }
+                (cap, true, len)
+            };
+            if rising {
+                len = len.min(e - value); // crosses the flat W^EDF_i
+            }
+            step.sum += u128::from(value);
+            step.slope += u128::from(rising);
+            step.stretch = step.stretch.min(len);
+            j += 1;
+        }
+        step
+    }
+
+    /// SchedCAT's fixpoint loop literally, with its minimum step (`min_step > 1`).
+    fn stepped_fixpoint(&mut self, k: usize, min_step: u64) -> Result<Option<u64>, OutOfWork> {
+        let Some(&pk) = self.params.get(k) else {
+            return Ok(None);
+        };
+        let (ck, dk) = (pk.c, pk.d);
+        self.prepare(k, dk);
+        let mut last = ck;
+        let mut resp = self.estimate(ck, last)?;
+        while resp != u128::from(last) && resp <= u128::from(dk) {
+            let r = u64::try_from(resp).unwrap_or(dk);
+            last = if last < r && r - last < min_step {
+                last.saturating_add(min_step).min(dk)
+            } else {
+                r
+            };
+            resp = self.estimate(ck, last)?;
+        }
+        Ok(if resp <= u128::from(dk) {
+            u64::try_from(resp).ok()
+        } else {
+            None
+        })
+    }
+
+    /// Eq. (6)'s right-hand side at `R` for the prepared `τk` with WCET `ck` (SchedCAT's
+    /// `response_estimate`).
+    fn estimate(&mut self, ck: u64, r: u64) -> Result<u128, OutOfWork> {
+        self.charge(self.terms.len() + 1)?;
+        let cap = r - ck + 1;
+        let sum: u128 = self
+            .terms
+            .iter()
+            .map(|term| u128::from(term.edf.min(rta_piece(term, r).value).min(cap)))
+            .sum();
+        Ok(u128::from(ck) + sum / self.m)
+    }
+}
+
+/// `W^RTA_i` at `R` (Eqs. (4), (8)) with `L = R + offset`, and how it continues: rising by 1
+/// per ns while `L mod Ti < Ci` (up to `L mod Ti = Ci`), flat otherwise (up to the next
+/// multiple of `Ti`).
+#[inline]
+fn rta_piece(term: &Term, r: u64) -> Piece {
+    let (ci, ti) = (term.c, term.t);
+    let (jobs, rest) = match r.checked_add(term.offset) {
+        Some(len) => (len / ti, len % ti),
+        None => {
+            let len = u128::from(r) + u128::from(term.offset);
+            let t = u128::from(ti);
+            // rest < ti fits u64; jobs·ci ≤ len·ci/ti ≤ len < 2^65 — saturate below.
+            (
+                u64::try_from(len / t).unwrap_or(u64::MAX),
+                u64::try_from(len % t).unwrap_or(0),
+            )
+        }
+    };
+    let body = jobs.saturating_mul(ci);
+    if rest < ci {
+        Piece {
+            value: body.saturating_add(rest),
+            rising: true,
+            len: ci - rest,
+        }
+    } else {
+        Piece {
+            value: body.saturating_add(ci),
+            rising: false,
+            len: ti - rest,
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::gedf::testutil::sys;
+    use crate::gedf::workload::rta_workload;
+    use crate::test::analyze;
+    use crate::verdict::Status;
+
+    fn bounds(v: &Verdict) -> Vec<u64> {
+        v.response_time_bounds
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|d| d.as_ns())
+            .collect()
+    }
+
+    #[test]
+    fn hand_worked() {
+        // (1, 2, 2) ×3 on m = 2. Round 1, k = 0 (Ck = 1, Dk = 2), slacks 0:
+        //   W^EDF_i = ⌊2/2⌋·1 + min(1, 0) = 1; at R = 1: cap = 1,
+        //   W^RTA_i: L = 1 + 2 − 1 − 0 = 2 → 1 + min(1, 0) = 1 → min = 1 each → Σ = 2,
+        //   R = 1 + ⌊2/2⌋ = 2; at R = 2: cap 2, L = 3 → 1 + 1 = 2, min(2, 1, 2) = 1 → Σ = 2,
+        //   R = 2 = fixpoint ≤ 2 → S0 = 0. Same for the others → schedulable, bounds (2, 2, 2).
+        let v = analyze(&Rta::default(), &sys(&[(1, 2, 2); 3], 2));
+        assert!(v.is_schedulable());
+        assert_eq!(bounds(&v), vec![2, 2, 2]);
+        // Two tasks on two CPUs never interfere: R = C (n − 1 < m: ⌊1/2⌋ = 0).
+        let v = analyze(&Rta::default(), &sys(&[(3, 5, 7), (4, 9, 9)], 2));
+        assert_eq!(bounds(&v), vec![3, 4]);
+        // Dhall-style (2, 10, 10) ×2, (10, 11, 11) on m = 2. Round 1: each light task reaches
+        //   R = 4 (slack 6). Heavy task: W^EDF = ⌊11/10⌋·2 + min(2, max(0, 1 − 6)) = 2 per light
+        //   task; R = 10: cap 1 → Σ = 2 → R = 11; cap 2 → min(2, W^RTA = 4, 2) = 2 each → Σ = 4
+        //   → R = 12 > 11. Round 2 changes no slack → not shown.
+        let v = analyze(
+            &Rta::default(),
+            &sys(&[(2, 10, 10), (2, 10, 10), (10, 11, 11)], 2),
+        );
+        assert_eq!(v.status, Status::NotShown);
+    }
+
+    #[test]
+    fn slack_iteration_and_bounds() {
+        // m = 1: τ0 = (1, 3, 6), τ1 = (3, 6, 6).
+        // Round 1, k = 0 (C 1, D 3): τ1: W^EDF = ⌊3/6⌋·3 + min(3, 3) = 3.
+        //   R = 1: cap 1 → 1, R = 2; cap 2 → 2 (W^RTA: L = 2 + 3 = 5 → min(3, 5) = 3), R = 3;
+        //   R = 3: cap 3, W^RTA = 3 → 3, R = 4 > 3 → fails.
+        // k = 1 (C 3, D 6): τ0: W^EDF = 1·1 + min(1, 0) = 1 → R = 3 + 1 = 4, fixpoint 4 → S1 = 2.
+        // Round 2, k = 0: τ1 with S1 = 2: W^EDF = 0 + min(3, 3 − 2) = 1 → R = 1 + 1 = 2,
+        //   at R = 2: still 1 → R = 2 → S0 = 1. k = 1: 4 again → schedulable, bounds (2, 4).
+        let v = analyze(&Rta::default(), &sys(&[(1, 3, 6), (3, 6, 6)], 1));
+        assert!(v.is_schedulable());
+        assert_eq!(bounds(&v), vec![2, 4]);
+        // With a one-round limit SchedCAT answers false: not shown.
+        let one = Rta {
+            max_rounds: 1,
+            ..Rta::default()
+        };
+        assert_eq!(
+            analyze(&one, &sys(&[(1, 3, 6), (3, 6, 6)], 1)).status,
+            Status::NotShown
+        );
+        // A tiny work limit gives up.
+        let tiny = Rta {
+            max_work: 1,
+            ..Rta::default()
+        };
+        assert_eq!(
+            analyze(&tiny, &sys(&[(1, 3, 6), (3, 6, 6)], 1)).status,
+            Status::GaveUp
+        );
+    }
+
+    #[test]
+    fn slow_creep_is_jumped_over() {
+        // Exactly m = 2 other tasks with long periods: SchedCAT's iteration for τ0 adds 1 ns per
+        // step while the R − Ck + 1 cap is the minimum of both terms, for ~700 000 steps
+        // (until the RTA workloads flatten at 2·C = 6e5 and R = 1e5 + 6e5 = 7e5). The jumps must
+        // land on the same fixpoints as the plain iteration.
+        let s = sys(
+            &[
+                (100_000, 500_000_000, 500_000_000),
+                (300_000, 100_000_000, 100_000_000),
+                (300_000, 100_000_000, 100_000_000),
+            ],
+            2,
+        );
+        let v = analyze(&Rta::default(), &s);
+        assert!(v.is_schedulable());
+        let fast = bounds(&v);
+        assert_eq!(fast[0], 700_000);
+        assert_eq!(Some(fast), naive_rta(&s, 25));
+    }
+
+    /// SchedCAT's algorithm, literally (plain `R ← f(R)` iteration), for cross-checks.
+    pub(crate) fn naive_rta(s: &System, max_rounds: u32) -> Option<Vec<u64>> {
+        let p = s.params();
+        let m = u128::from(s.cpus());
+        let n = p.len();
+        let mut slack = vec![0u64; n];
+        let mut resp = vec![0u64; n];
+        let f = |k: usize, r: u64, slack: &[u64]| -> u128 {
+            let mut sum = 0u128;
+            for i in 0..n {
+                if i != k {
+                    let e = edf_workload(p[i].c, p[i].t, slack[i], p[k].d);
+                    let a = rta_workload(p[i].c, p[i].d, p[i].t, slack[i], r);
+                    sum += u128::from(e.min(a).min(r - p[k].c + 1));
+                }
+            }
+            u128::from(p[k].c) + sum / m
+        };
+        let mut round = 0;
+        loop {
+            round += 1;
+            let mut ok = true;
+            let mut updated = false;
+            for k in 0..n {
+                let mut last = p[k].c;
+                let mut r = f(k, last, &slack);
+                while r != u128::from(last) && r <= u128::from(p[k].d) {
+                    last = r as u64;
+                    r = f(k, last, &slack);
+                }
+                if r <= u128::from(p[k].d) {
+                    resp[k] = r as u64;
+                    if p[k].d - resp[k] != slack[k] {
+                        slack[k] = p[k].d - resp[k];
+                        updated = true;
+                    }
+                } else {
+                    ok = false;
+                }
+            }
+            if ok {
+                return Some(resp);
+            }
+            if !updated || round >= max_rounds {
+                return None;
+            }
+        }
+    }
+}
