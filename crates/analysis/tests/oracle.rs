@@ -206,7 +206,7 @@ fn check_against(name: &str, kind: Kind, v: &Verdict, obs: &Observed, params: &[
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
 
     #[test]
     fn global_verdicts_hold_in_the_schedule((params, m) in system_strategy()) {

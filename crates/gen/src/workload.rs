@@ -24,7 +24,7 @@ pub fn analysis_benchmark(
 ) -> Result<TaskSet, GenError> {
     // The total utilization comes from its own stream so that it does not depend on how the
     // set generator consumes randomness.
-    let mut rng = rng_for(seed ^ 0x5eed_0f_7u64, index);
+    let mut rng = rng_for(seed ^ 0x05ee_d0f7_u64, index);
     let drawn = f64::from(cpus) * (0.25 + 0.5 * unit(&mut rng));
     let total = drawn.min(0.3 * tasks as f64);
     let periods = PeriodDist::parse("uniform:10..1000")?;
@@ -47,19 +47,18 @@ mod tests {
 
     #[test]
     fn follows_the_recipe() {
-        for k in 0..20 {
-            let set = analysis_benchmark(16, 160, 1, k).unwrap();
-            assert_eq!(set.len(), 160);
-            let u = set.utilization();
-            assert!(
-                u <= 0.75 * 16.0 + 1e-9 && u <= 0.3 * 160.0 + 1e-9,
-                "U = {u}"
-            );
-            for t in set.iter() {
-                let p = t.period.as_ns();
-                assert!((10..=1000).contains(&p));
-                assert_eq!(t.deadline, t.period);
-                assert!(t.wcet.as_ns() >= 1);
+        // n = 20 makes the 0.3·n cap bind (6 < 16·0.25); n = 160 leaves U = m·Uniform(.25,.75).
+        for (n, lo, hi) in [(20usize, 0.0, 6.0), (160, 0.0, 12.0)] {
+            for k in 0..20 {
+                let set = analysis_benchmark(16, n, 1, k).unwrap();
+                assert_eq!(set.len(), n);
+                let u = set.utilization();
+                assert!(u > lo && u <= hi + 1e-9, "n = {n}: U = {u}");
+                for t in set.iter() {
+                    assert!((10..=1000).contains(&t.period.as_ns()));
+                    assert_eq!(t.deadline, t.period);
+                    assert!(t.wcet.as_ns() >= 1);
+                }
             }
         }
         assert_eq!(
