@@ -31,6 +31,17 @@
 //! (with all slacks 0, `W^EDF_i ≤ Wi` of BCL for `Di ≤ Ti`, and at most `m − 1` capped terms
 //! can exceed BCL's cap by one); the module's property tests check it.
 //!
+//! **Early exit (same verdict, less work).** Eq. (18) is monotone: larger slacks never
+//! increase a workload, so a task whose bound was `≥ 0` at one evaluation stays `≥ 0` at every
+//! later one, and the slack vector only grows toward the least fixpoint of the update, which
+//! does not depend on the order of evaluation (chaotic iteration of a monotone map). Hence
+//! SchedCAT's verdict — "some round finds every task ok" — holds exactly when every task has
+//! been ok at some evaluation, and its "not shown" is reached at that same fixpoint. We
+//! therefore evaluate tasks not yet shown ok first in each round (in index order; the first
+//! round is SchedCAT's first round) and stop the moment all have been ok: on accepted sets
+//! this usually saves the whole second `O(n²)` round. Verdicts and, for "not shown", the final
+//! slacks equal SchedCAT's (property test `matches_full_recomputation`).
+//!
 //! **Assumptions.** Sporadic tasks, constrained deadlines, preemptive G-EDF on `m` identical
 //! CPUs. **Complexity.** `O(rounds · n²)` at worst; later rounds replay only the slack changes
 //! since a task's previous evaluation (`O(n · changes)`), with identical results.
@@ -85,23 +96,39 @@ impl SchedTest for BclIter {
 
 impl BclIter {
     /// The slack iteration; also returns the final slacks (for the tests).
+    ///
+    /// Passes evaluate the tasks not yet shown ok first, then the others, and stop as soon as
+    /// every task has been ok at some evaluation (see "Early exit" in the module doc).
     fn iterate(&self, sys: &System) -> (Verdict, Vec<u64>) {
         let params = sys.params();
+        let n = params.len();
         let mut state = State::new(params, u128::from(sys.cpus()));
+        let mut ok = vec![false; n];
+        let mut was_ok = vec![false; n];
+        let mut ok_count = 0usize;
         let mut round = 0u32;
+        if n == 0 {
+            return (Verdict::schedulable(), state.slack);
+        }
         loop {
             round += 1;
             state.start_round();
-            let mut schedulable = true;
+            was_ok.copy_from_slice(&ok);
             let mut updated = false;
-            for k in 0..params.len() {
-                let (ok, improved) = state.slack_update(k);
-                schedulable &= ok;
-                updated |= improved;
+            for second in [false, true] {
+                for k in (0..n).filter(|&k| was_ok[k] == second) {
+                    let (is_ok, improved) = state.slack_update(k);
+                    updated |= improved;
+                    if is_ok && !ok[k] {
+                        ok[k] = true;
+                        ok_count += 1;
+                        if ok_count == n {
+                            return (Verdict::schedulable(), state.slack);
+                        }
+                    }
+                }
             }
-            let verdict = if schedulable {
-                Verdict::schedulable()
-            } else if !updated {
+            let verdict = if !updated {
                 Verdict::not_shown()
                     .because(format!("slack iteration converged after {round} rounds"))
             } else if self.max_rounds != 0 && round >= self.max_rounds {
@@ -327,7 +354,12 @@ mod tests {
             let s = sys(&p, m);
             if crate::gedf::precheck::trivially_infeasible(&s).is_none() {
                 let (v, slack) = BclIter { max_rounds: 0 }.iterate(&s);
-                prop_assert_eq!((v.is_schedulable(), slack), naive(&p, m));
+                let (expected, expected_slack) = naive(&p, m);
+                prop_assert_eq!(v.is_schedulable(), expected);
+                if !expected {
+                    // Both stop at the least fixpoint: identical slacks.
+                    prop_assert_eq!(slack, expected_slack);
+                }
             }
         }
     }
