@@ -61,7 +61,7 @@ pub fn battery() -> AnyOf {
             family: "global-edf",
             kind: Kind::Sufficient,
             citation: "accepted by any of gedf-gfb, gedf-sb, gedf-bak, gedf-bcl, gedf-load, \
-                       gedf-bcl-iter, gedf-ffdbf, gedf-rta, gedf-bar (cf. SchedCAT's combined \
+                       gedf-bcl-iter, gedf-ffdbf, gedf-bar, gedf-rta (cf. SchedCAT's combined \
                        GlobalEDF test, which runs BAK, GFB, RTA and BAR)",
             assumptions: "sporadic tasks; each member applies its own assumptions, members \
                           that do not apply are skipped",
@@ -76,8 +76,8 @@ pub fn battery() -> AnyOf {
             Box::new(Load::default()),
             Box::new(BclIter::default()),
             Box::new(FfDbf::default()),
-            Box::new(Rta::default()),
             Box::new(Bar::default()),
+            Box::new(Rta::default()),
         ],
     }
 }
