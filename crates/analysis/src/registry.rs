@@ -97,3 +97,19 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod docs_tests {
+    /// docs/analysis.md lists every test: regenerate its catalogue with
+    /// `schedlab tests --format json` when adding one.
+    #[test]
+    fn the_user_guide_lists_every_test() {
+        let guide = include_str!("../../../docs/analysis.md");
+        for name in super::names() {
+            assert!(
+                guide.contains(&format!("`{name}`")),
+                "docs/analysis.md lacks `{name}`"
+            );
+        }
+    }
+}
