@@ -10,19 +10,6 @@ use schedlab_analysis::{analyze, registry, Priorities, System};
 use schedlab_gen::workload::analysis_benchmark;
 use std::time::Duration;
 
-const TESTS: &[&str] = &[
-    "gedf-gfb",
-    "gedf-bak",
-    "gedf-bcl",
-    "gedf-bcl-iter",
-    "gedf-rta",
-    "gedf-bar",
-    "gedf-ffdbf",
-    "gedf-load",
-    "gedf-sb",
-    "gedf",
-];
-
 fn bench(c: &mut Criterion) {
     for m in [16u32, 64] {
         for n in [50usize, 160, 640] {
@@ -36,9 +23,15 @@ fn bench(c: &mut Criterion) {
             group.sample_size(10);
             group.warm_up_time(Duration::from_millis(300));
             group.measurement_time(Duration::from_secs(2));
-            for name in TESTS {
-                let test = registry::by_name(name).unwrap();
-                group.bench_with_input(BenchmarkId::new(*name, n), &systems, |b, systems| {
+            let battery = schedlab_analysis::gedf::battery();
+            let names = battery
+                .members
+                .iter()
+                .map(|t| t.name())
+                .chain([battery.info.name.clone()]);
+            for name in names {
+                let test = registry::by_name(&name).unwrap();
+                group.bench_with_input(BenchmarkId::new(&name, n), &systems, |b, systems| {
                     b.iter(|| {
                         systems
                             .iter()

@@ -17,19 +17,14 @@ pub(crate) struct Options {
     pub(crate) json: bool,
 }
 
-/// The G-EDF tests benchmarked by default, then the battery.
-const DEFAULT_TESTS: &[&str] = &[
-    "gedf-gfb",
-    "gedf-bak",
-    "gedf-bcl",
-    "gedf-bcl-iter",
-    "gedf-rta",
-    "gedf-bar",
-    "gedf-ffdbf",
-    "gedf-load",
-    "gedf-sb",
-    "gedf",
-];
+/// The G-EDF tests benchmarked by default: every member of the `gedf` battery, then the
+/// battery itself.
+fn default_tests() -> Vec<String> {
+    let battery = schedlab_analysis::gedf::battery();
+    let mut names: Vec<String> = battery.members.iter().map(|t| t.name()).collect();
+    names.push(battery.info.name);
+    names
+}
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -43,7 +38,7 @@ fn median(v: &mut [f64]) -> f64 {
 /// Runs the benchmark and prints one row per (m, n, test).
 pub(crate) fn run(o: &Options) -> Result<()> {
     let names: Vec<String> = if o.tests.is_empty() {
-        DEFAULT_TESTS.iter().map(|s| s.to_string()).collect()
+        default_tests()
     } else {
         o.tests.clone()
     };

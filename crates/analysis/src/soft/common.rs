@@ -6,6 +6,7 @@
 //! 128 bits for any `u64` inputs); sums of utilizations use [`cmp_sum`] / [`exact_sum`].
 
 use crate::system::Params;
+use crate::verdict::Verdict;
 use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
 use num_traits::{Signed, ToPrimitive, Zero};
@@ -235,5 +236,17 @@ mod tests {
             ceil_div_by_ratio(u128::MAX, 1, 2),
             BigUint::from(u128::MAX) * 2u32
         );
+    }
+}
+
+/// The verdict of a Devi-style bound from its `x` (`None`: `U > m` or some `u > 1`, tardiness
+/// unbounded): per-task bounds `⌈x⌉ + Ci`, or not-shown if they overflow 64 bits.
+pub(crate) fn verdict_from_x(params: &[Params], x: Option<BigUint>) -> Verdict {
+    match x {
+        None => Verdict::unschedulable().because(UNBOUNDED_U),
+        Some(x) => match x_plus_cost(params, &x) {
+            Some(bounds) => Verdict::schedulable().with_tardiness(bounds),
+            None => Verdict::not_shown().because(OVERFLOW),
+        },
     }
 }

@@ -42,8 +42,7 @@
 //! **Complexity.** `O(n log n)` (sorting costs) plus an exact sum of `≤ m − 2` fractions.
 
 use super::common::{
-    ceil_over_capacity, lambda, top_utils, total_util_at_most, x_plus_cost, CostsDesc, OVERFLOW,
-    UNBOUNDED_U,
+    ceil_over_capacity, lambda, top_utils, total_util_at_most, verdict_from_x, CostsDesc,
 };
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
@@ -92,14 +91,7 @@ impl SchedTest for GedfSoft {
     }
 
     fn run(&self, sys: &System) -> Verdict {
-        let params = sys.params();
-        match devi_x(params, sys.cpus()) {
-            None => Verdict::unschedulable().because(UNBOUNDED_U),
-            Some(x) => match x_plus_cost(params, &x) {
-                Some(bounds) => Verdict::schedulable().with_tardiness(bounds),
-                None => Verdict::not_shown().because(OVERFLOW),
-            },
-        }
+        verdict_from_x(sys.params(), devi_x(sys.params(), sys.cpus()))
     }
 }
 

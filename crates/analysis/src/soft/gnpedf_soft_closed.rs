@@ -23,9 +23,7 @@
 //!
 //! **Complexity.** `O(n)`.
 
-use super::common::{
-    ceil_div_by_ratio, max_util, total_util_at_most, x_plus_cost, OVERFLOW, UNBOUNDED_U,
-};
+use super::common::{ceil_div_by_ratio, max_util, total_util_at_most, verdict_from_x};
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::verdict::Verdict;
@@ -75,14 +73,7 @@ impl SchedTest for GnpedfSoftClosed {
     }
 
     fn run(&self, sys: &System) -> Verdict {
-        let params = sys.params();
-        match np_closed_x(params, sys.cpus()) {
-            None => Verdict::unschedulable().because(UNBOUNDED_U),
-            Some(x) => match x_plus_cost(params, &x) {
-                Some(bounds) => Verdict::schedulable().with_tardiness(bounds),
-                None => Verdict::not_shown().because(OVERFLOW),
-            },
-        }
+        verdict_from_x(sys.params(), np_closed_x(sys.params(), sys.cpus()))
     }
 }
 
