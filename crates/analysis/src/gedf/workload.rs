@@ -36,7 +36,8 @@ pub(crate) fn bcl_window_workload(ci: u64, di: u64, ti: u64, dk: u64) -> u64 {
 /// `⌊Dk/Ti⌋·Ci + min(Ci, max(0, (Dk mod Ti) − si))`.
 #[inline]
 pub(crate) fn edf_workload(ci: u64, ti: u64, si: u64, dk: u64) -> u64 {
-    let (jobs, rest) = div_rem(dk, ti);
+    let jobs = dk / ti;
+    let rest = dk % ti;
     let body = jobs.saturating_mul(ci);
     let carry = if rest > si { ci.min(rest - si) } else { 0 };
     body.saturating_add(carry)
@@ -104,17 +105,5 @@ mod tests {
         // Huge values take the 128-bit path and stay exact.
         let big = u64::MAX - 1;
         assert_eq!(rta_workload(1, big, big, 0, big), 2);
-    }
-}
-
-/// `(⌊a/b⌋, a mod b)`, with 32-bit division when both fit (several times cheaper than 64-bit
-/// division on common x86-64 cores; the values are the same).
-#[inline]
-pub(crate) fn div_rem(a: u64, b: u64) -> (u64, u64) {
-    if (a | b) >> 32 == 0 {
-        let (a, b) = (a as u32, b as u32);
-        (u64::from(a / b), u64::from(a % b))
-    } else {
-        (a / b, a % b)
     }
 }

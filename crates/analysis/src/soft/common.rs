@@ -173,6 +173,18 @@ pub(crate) const UNBOUNDED_U: &str =
 pub(crate) const OVERFLOW: &str =
     "tardiness is bounded but the bound exceeds 2^64-1 ns and cannot be reported";
 
+/// The verdict of a Devi-style bound from its `x` (`None`: `U > m` or some `u > 1`, tardiness
+/// unbounded): per-task bounds `⌈x⌉ + Ci`, or not-shown if they overflow 64 bits.
+pub(crate) fn verdict_from_x(params: &[Params], x: Option<BigUint>) -> Verdict {
+    match x {
+        None => Verdict::unschedulable().because(UNBOUNDED_U),
+        Some(x) => match x_plus_cost(params, &x) {
+            Some(bounds) => Verdict::schedulable().with_tardiness(bounds),
+            None => Verdict::not_shown().because(OVERFLOW),
+        },
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -236,17 +248,5 @@ mod tests {
             ceil_div_by_ratio(u128::MAX, 1, 2),
             BigUint::from(u128::MAX) * 2u32
         );
-    }
-}
-
-/// The verdict of a Devi-style bound from its `x` (`None`: `U > m` or some `u > 1`, tardiness
-/// unbounded): per-task bounds `⌈x⌉ + Ci`, or not-shown if they overflow 64 bits.
-pub(crate) fn verdict_from_x(params: &[Params], x: Option<BigUint>) -> Verdict {
-    match x {
-        None => Verdict::unschedulable().because(UNBOUNDED_U),
-        Some(x) => match x_plus_cost(params, &x) {
-            Some(bounds) => Verdict::schedulable().with_tardiness(bounds),
-            None => Verdict::not_shown().because(OVERFLOW),
-        },
     }
 }
