@@ -4,12 +4,14 @@
 use super::binpack::Admission;
 use crate::system::Params;
 use crate::uni::{edf, rta, Outcome};
+use crate::util::budget::Budget;
 
 /// Admission by exact uniprocessor EDF ([`edf::edf_feasible_with_limit`]).
 pub struct EdfAdmission<'a> {
     params: &'a [Params],
     buf: Vec<Params>,
-    limit: u64,
+    /// One budget for every admission test of the packing.
+    budget: Budget,
 }
 
 impl<'a> EdfAdmission<'a> {
@@ -18,7 +20,7 @@ impl<'a> EdfAdmission<'a> {
         EdfAdmission {
             params,
             buf: Vec::new(),
-            limit,
+            budget: Budget::new(limit),
         }
     }
 }
@@ -31,7 +33,7 @@ impl Admission for EdfAdmission<'_> {
                 .chain(Some(&task))
                 .filter_map(|&i| self.params.get(i)),
         );
-        edf::edf_feasible_with_limit(&self.buf, self.limit)
+        edf::edf_feasible_budget(&self.buf, &mut self.budget)
     }
 }
 
@@ -42,7 +44,8 @@ pub struct FpAdmission<'a> {
     rank: Vec<usize>,
     idx: Vec<usize>,
     buf: Vec<Params>,
-    limit: u64,
+    /// One budget for every admission test of the packing.
+    budget: Budget,
 }
 
 impl<'a> FpAdmission<'a> {
@@ -60,7 +63,7 @@ impl<'a> FpAdmission<'a> {
             rank,
             idx: Vec::new(),
             buf: Vec::new(),
-            limit,
+            budget: Budget::new(limit),
         }
     }
 
@@ -85,6 +88,6 @@ impl Admission for FpAdmission<'_> {
         self.buf
             .extend(self.idx.iter().filter_map(|&i| self.params.get(i)));
         // Tasks of higher priority than `task` keep their response times.
-        rta::fp_feasible_from(&self.buf, from, self.limit)
+        rta::fp_feasible_from_budget(&self.buf, from, &mut self.budget)
     }
 }

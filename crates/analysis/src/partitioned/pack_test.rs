@@ -41,7 +41,7 @@ pub struct Partitioned {
     pub heuristic: Heuristic,
     /// Sort by decreasing weight first.
     pub decreasing: bool,
-    /// Work limit of each admission test call.
+    /// Work limit of the whole packing: one budget shared by every admission test it runs.
     pub limit: u64,
 }
 

@@ -14,6 +14,7 @@
 //! Complexity: `O(n)` for implicit deadlines; pseudo-polynomial otherwise.
 
 use super::{qpa, require_uniprocessor, Outcome};
+use crate::util::budget::Budget;
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::verdict::Verdict;
@@ -42,6 +43,11 @@ pub fn edf_feasible(params: &[Params]) -> Outcome {
 
 /// Exact EDF feasibility of `params` on one CPU, giving up after `limit` steps.
 pub fn edf_feasible_with_limit(params: &[Params], limit: u64) -> Outcome {
+    edf_feasible_budget(params, &mut Budget::new(limit))
+}
+
+/// [`edf_feasible_with_limit`] drawing on a budget shared with other calls (one packing).
+pub fn edf_feasible_budget(params: &[Params], budget: &mut Budget) -> Outcome {
     if params.is_empty() {
         return Outcome::Schedulable;
     }
@@ -53,7 +59,7 @@ pub fn edf_feasible_with_limit(params: &[Params], limit: u64) -> Outcome {
         // h(t) ≤ t·U ≤ t for every t.
         return Outcome::Schedulable;
     }
-    qpa::qpa(params, limit)
+    qpa::qpa_budget(params, budget)
 }
 
 impl SchedTest for EdfExact {

@@ -101,24 +101,18 @@ pub fn la_upper_bound(params: &[Params]) -> Option<u128> {
     Some(la.max(u128::from(max_excess)))
 }
 
-/// Shared step counter (busy period + QPA).
-struct Budget {
-    used: u64,
-    limit: u64,
-}
+use crate::util::budget::Budget;
 
-impl Budget {
-    fn step(&mut self) -> Result<(), Outcome> {
-        self.used += 1;
-        if self.used > self.limit {
-            Err(Outcome::GaveUp(format!(
-                "EDF processor-demand analysis reached its work limit of {} steps \
-                 (QPA steps + busy-period iterations)",
-                self.limit
-            )))
-        } else {
-            Ok(())
-        }
+/// One step against the budget, or the "gave up" outcome.
+fn step(budget: &mut Budget) -> Result<(), Outcome> {
+    if budget.step() {
+        Ok(())
+    } else {
+        Err(Outcome::GaveUp(format!(
+            "EDF processor-demand analysis reached its work limit of {} steps \
+             (QPA steps + busy-period iterations)",
+            budget.limit
+        )))
     }
 }
 
@@ -133,7 +127,7 @@ fn busy_period(params: &[Params], cap: Option<u128>, budget: &mut Budget) -> Res
                 return Ok(cap);
             }
         }
-        budget.step()?;
+        step(budget)?;
         let next = params.iter().fold(0u128, |acc, p| {
             let jobs = w.div_ceil(u128::from(p.t));
             acc.saturating_add(jobs.saturating_mul(u128::from(p.c)))
@@ -147,9 +141,13 @@ fn busy_period(params: &[Params], cap: Option<u128>, budget: &mut Budget) -> Res
 
 /// QPA for a non-empty task set with `U ≤ 1` (the caller checks `U` exactly).
 pub fn qpa(params: &[Params], limit: u64) -> Outcome {
-    let mut budget = Budget { used: 0, limit };
+    qpa_budget(params, &mut Budget::new(limit))
+}
+
+/// [`qpa`] drawing on a budget shared with other calls (one packing).
+pub fn qpa_budget(params: &[Params], budget: &mut Budget) -> Outcome {
     let la = la_upper_bound(params);
-    let l = match busy_period(params, la, &mut budget) {
+    let l = match busy_period(params, la, budget) {
         Ok(l) => l,
         Err(o) => return o,
     };
@@ -161,7 +159,7 @@ pub fn qpa(params: &[Params], limit: u64) -> Outcome {
         return Outcome::Schedulable;
     };
     loop {
-        if let Err(o) = budget.step() {
+        if let Err(o) = step(budget) {
             return o;
         }
         let h = demand(params, t);

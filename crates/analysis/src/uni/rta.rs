@@ -26,6 +26,7 @@ use super::{require_uniprocessor, Outcome};
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::verdict::Verdict;
+use schedlab_model::exact::{cmp_sum, Frac};
 use schedlab_model::Duration;
 
 /// Default work limit: fixed-point iterations per analysis.
@@ -57,27 +58,14 @@ pub enum Rta {
     GaveUp,
 }
 
-/// Counts fixed-point iterations against a limit, shared by several calls.
-#[derive(Clone, Copy, Debug)]
-pub struct Budget {
-    /// Iterations used so far.
-    pub used: u64,
-    /// The limit.
-    pub limit: u64,
-}
+pub use crate::util::budget::Budget;
 
-impl Budget {
-    /// A fresh budget of `limit` iterations.
-    pub fn new(limit: u64) -> Budget {
-        Budget { used: 0, limit }
-    }
-    /// The "gave up" reason for this budget.
-    pub fn reason(&self) -> String {
-        format!(
-            "fixed-priority response-time analysis reached its work limit of {} iterations",
-            self.limit
-        )
-    }
+/// The "gave up" reason for a fixed-priority budget.
+fn gave_up_reason(budget: &Budget) -> String {
+    format!(
+        "fixed-priority response-time analysis reached its work limit of {} iterations",
+        budget.limit
+    )
 }
 
 /// Worst-case response time of `task` under the higher-priority tasks `hp` (Lehoczky's
@@ -92,6 +80,11 @@ pub fn response_time(hp: &[Params], task: &Params, budget: &mut Budget) -> Rta {
             acc.saturating_add(jobs.saturating_mul(u128::from(j.c)))
         })
     };
+    if task.d > task.t && level_utilization_exceeds_one(hp, task) {
+        // The level-i busy window never closes: the backlog, and with it the response time
+        // of the q-th job, grows without bound, so some job misses any finite deadline.
+        return Rta::Missed;
+    }
     let mut worst: u128 = 0;
     let mut q: u128 = 0;
     // Start below the least fixed point: Σ C over hp(i) ∪ {i}.
@@ -100,8 +93,7 @@ pub fn response_time(hp: &[Params], task: &Params, budget: &mut Budget) -> Rta {
         // Least fixed point of w = (q+1)·C + I(w), by monotone iteration from below.
         let release = q * t;
         loop {
-            budget.used += 1;
-            if budget.used > budget.limit {
+            if !budget.step() {
                 return Rta::GaveUp;
             }
             let next = (q + 1).saturating_mul(c).saturating_add(interference(w));
@@ -125,6 +117,16 @@ pub fn response_time(hp: &[Params], task: &Params, budget: &mut Budget) -> Rta {
     }
 }
 
+/// `Σ_{j ∈ hp(i) ∪ {i}} Cj/Tj > 1`, exactly.
+fn level_utilization_exceeds_one(hp: &[Params], task: &Params) -> bool {
+    let terms = || {
+        hp.iter()
+            .chain(std::iter::once(task))
+            .map(|p| Frac::ratio(p.c, p.t))
+    };
+    cmp_sum(terms, Frac::ONE) == std::cmp::Ordering::Greater
+}
+
 /// Response times of every task of `sorted` (highest priority first), in that order;
 /// `Err(Unschedulable | GaveUp)` at the first task that misses or when the limit is reached.
 pub fn fp_response_times(sorted: &[Params], limit: u64) -> Result<Vec<u64>, Outcome> {
@@ -134,7 +136,7 @@ pub fn fp_response_times(sorted: &[Params], limit: u64) -> Result<Vec<u64>, Outc
         match response_time(&sorted[..i], task, &mut budget) {
             Rta::Met(r) => out.push(r),
             Rta::Missed => return Err(Outcome::Unschedulable),
-            Rta::GaveUp => return Err(Outcome::GaveUp(budget.reason())),
+            Rta::GaveUp => return Err(Outcome::GaveUp(gave_up_reason(&budget))),
         }
     }
     Ok(out)
@@ -144,14 +146,18 @@ pub fn fp_response_times(sorted: &[Params], limit: u64) -> Result<Vec<u64>, Outc
 /// assuming the tasks before `from` were already shown to meet their deadlines (adding a task
 /// never changes the response times of higher-priority tasks). Admission test of `pfp-*`.
 pub fn fp_feasible_from(sorted: &[Params], from: usize, limit: u64) -> Outcome {
-    let mut budget = Budget::new(limit);
+    fp_feasible_from_budget(sorted, from, &mut Budget::new(limit))
+}
+
+/// [`fp_feasible_from`] drawing on a budget shared with other calls (one packing).
+pub fn fp_feasible_from_budget(sorted: &[Params], from: usize, budget: &mut Budget) -> Outcome {
     for i in from..sorted.len() {
         let (hp, rest) = sorted.split_at(i);
         let Some(task) = rest.first() else { break };
-        match response_time(hp, task, &mut budget) {
+        match response_time(hp, task, budget) {
             Rta::Met(_) => {}
             Rta::Missed => return Outcome::Unschedulable,
-            Rta::GaveUp => return Outcome::GaveUp(budget.reason()),
+            Rta::GaveUp => return Outcome::GaveUp(gave_up_reason(budget)),
         }
     }
     Outcome::Schedulable

@@ -1,3 +1,4 @@
 //! Small exact-arithmetic helpers shared by the tests.
 
+pub mod budget;
 pub mod math;
