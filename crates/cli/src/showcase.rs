@@ -113,8 +113,30 @@ pub(crate) fn run(o: &Options) -> Result<()> {
         }
         table.push('\n');
     }
+    // Where each analysis stops accepting everything / half of the sets.
+    let last_at = |ti: usize, at_least: f64| {
+        points
+            .iter()
+            .enumerate()
+            .filter(|&(pi, _)| accepted[pi][ti] as f64 / o.sets as f64 >= at_least)
+            .map(|(_, &x)| x)
+            .fold(None, |acc: Option<f64>, x| {
+                Some(acc.map_or(x, |a| a.max(x)))
+            })
+    };
+    let mut summary = String::from("| analysis | highest U/m with 100% accepted | highest U/m with ≥ 50% accepted |\n|---|---|---|\n");
+    let fmt = |v: Option<f64>| v.map_or("—".to_string(), |x| format!("{x:.1}"));
+    for (ti, name) in names.iter().enumerate() {
+        let _ = writeln!(
+            summary,
+            "| {name} | {} | {} |",
+            fmt(last_at(ti, 1.0)),
+            fmt(last_at(ti, 0.5))
+        );
+    }
     println!("\nAcceptance ratio (fraction of task sets each analysis shows schedulable):\n");
     print!("{table}");
+    println!("\n{summary}");
 
     std::fs::create_dir_all(&o.out)
         .with_context(|| format!("cannot create {}", o.out.display()))?;
@@ -132,6 +154,8 @@ pub(crate) fn run(o: &Options) -> Result<()> {
         o.sets, o.seed
     );
     report.push_str(&table);
+    let _ = writeln!(report, "\n## Where each analysis stops accepting\n");
+    report.push_str(&summary);
     let _ = writeln!(report, "\n## The analyses\n");
     for t in &tests {
         let i = t.info();

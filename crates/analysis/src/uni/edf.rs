@@ -14,9 +14,9 @@
 //! Complexity: `O(n)` for implicit deadlines; pseudo-polynomial otherwise.
 
 use super::{qpa, require_uniprocessor, Outcome};
-use crate::util::budget::Budget;
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
+use crate::util::budget::Budget;
 use crate::verdict::Verdict;
 use schedlab_model::exact::{cmp_sum, Frac};
 use std::cmp::Ordering;
