@@ -52,3 +52,32 @@ def test_not_applicable_and_unknown():
 def test_catalogue_lists_citations():
     cat = schedlab.tests()
     assert any(t["test"] == "gedf-bcl" and "Bertogna" in t["citation"] for t in cat)
+
+
+def test_given_priorities_and_their_absence():
+    tasks = [{"name": "hi", "wcet": 1, "period": 4, "priority": 1},
+             {"name": "lo", "wcet": 2, "period": 6, "priority": 0}]
+    # "lo" (period 6) gets the higher priority: R(lo) = 2, R(hi) = 1 + 2 = 3.
+    r = schedlab.analyze(tasks, cpus=1, tests="fp-rta", priorities="given")
+    assert r.schedulable and r.response_time_bounds_ns == [3, 2]
+    r = schedlab.analyze([{"wcet": 1, "period": 4}], cpus=1, tests="fp-rta", priorities="given")
+    assert r.status == "not-applicable" and "priority" in r.reason
+    with pytest.raises(schedlab.Error, match="priorit"):
+        schedlab.analyze(tasks, cpus=1, tests="fp-rta", priorities="edf")
+
+
+def test_tardiness_bounds_on_request():
+    ts = dhall()
+    plain = schedlab.analyze(ts, cpus=2, tests="gedf-soft")
+    assert plain.schedulable and plain.tardiness_bounds_ns is None
+    soft = schedlab.analyze(ts, cpus=2, tests="gedf-soft", tardiness=True)
+    # Under G-EDF the heavy task is 1 ns late in the synchronous schedule: the bound covers it.
+    assert len(soft.tardiness_bounds_ns) == 3 and soft.tardiness_bounds_ns[2] >= 1
+    hard = schedlab.analyze(ts, cpus=2, tests="pedf-ffd", tardiness=True)
+    assert hard.tardiness_bounds_ns == [0, 0, 0]
+
+
+def test_generate_then_analyze_in_bulk():
+    sets = schedlab.generate(tasks=20, utilization=2.0, seed=11, count=20)
+    verdicts = [schedlab.analyze(s, cpus=4, tests="gedf").schedulable for s in sets]
+    assert len(verdicts) == 20 and any(verdicts)

@@ -1,0 +1,245 @@
+//! The command line as a user drives it: the JSON contract of `analyze`, errors and exit
+//! codes, folders, `gen` → `analyze`, `tests`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn schedlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(args)
+        .output()
+        .expect("run schedlab")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("schedlab-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+const DHALL: &str = r#"{"platform": {"cpus": 2}, "tasks": [
+  {"name": "l0", "wcet": "2ms", "period": "10ms"},
+  {"name": "l1", "wcet": "2ms", "period": "10ms"},
+  {"name": "h", "wcet": "10ms", "period": "11ms"}]}"#;
+
+#[test]
+fn analyze_json_has_the_documented_shape() {
+    let dir = temp_dir("shape");
+    let f = write(&dir, "dhall.json", DHALL);
+    let out = schedlab(&[
+        "analyze", &f, "--format", "json", "--test", "gedf", "--test", "pedf-ffd", "--test",
+        "fp-rta",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(line["file"], Value::from(f.clone()));
+    assert_eq!(line["cpus"], 2);
+    assert_eq!(line["tasks"], 3);
+    assert!((line["utilization"].as_f64().unwrap() - (0.4 + 10.0 / 11.0)).abs() < 1e-12);
+    let results = line["results"].as_array().unwrap();
+    let keys = [
+        "test",
+        "status",
+        "schedulable",
+        "applicable",
+        "reason",
+        "response_time_bounds_ns",
+        "tardiness_bounds_ns",
+        "partition",
+    ];
+    for r in results {
+        let obj = r.as_object().unwrap();
+        assert_eq!(obj.len(), keys.len(), "{r}");
+        for k in keys {
+            assert!(obj.contains_key(k), "missing {k} in {r}");
+        }
+    }
+    assert_eq!(results[0]["test"], "gedf");
+    assert_eq!(results[0]["status"], "not-shown");
+    assert_eq!(results[1]["status"], "schedulable");
+    assert_eq!(results[1]["partition"].as_array().unwrap().len(), 2);
+    assert_eq!(results[2]["status"], "not-applicable");
+    assert_eq!(results[2]["applicable"], false);
+    assert!(results[2]["reason"].as_str().unwrap().contains("m = 1"));
+}
+
+#[test]
+fn several_files_and_folders_give_one_line_each_in_order() {
+    let dir = temp_dir("bulk");
+    write(&dir, "b.json", DHALL);
+    write(
+        &dir,
+        "a.toml",
+        "[[tasks]]\nwcet = \"1ms\"\nperiod = \"4ms\"\n",
+    );
+    write(&dir, "notes.txt", "not a task set");
+    let out = schedlab(&[
+        "analyze",
+        dir.to_str().unwrap(),
+        "--cpus",
+        "2",
+        "--test",
+        "gedf-gfb",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success());
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0]["file"].as_str().unwrap().ends_with("a.toml"));
+    assert!(lines[1]["file"].as_str().unwrap().ends_with("b.json"));
+}
+
+#[test]
+fn bad_input_is_a_message_and_a_failing_exit_code() {
+    let dir = temp_dir("bad");
+    let bad = write(
+        &dir,
+        "bad.json",
+        r#"{"tasks": [{"name": "t1", "wcet": "2ms", "perod": "10ms"}]}"#,
+    );
+    let good = write(&dir, "good.json", DHALL);
+    let out = schedlab(&[
+        "analyze", &bad, &good, "--format", "json", "--test", "gedf-gfb",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("task 0 (`t1`): unknown field `perod` (did you mean `period`?)"),
+        "{err}"
+    );
+    // The good file is still analysed.
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+
+    let no_cpus = write(
+        &dir,
+        "nocpus.json",
+        r#"{"tasks": [{"wcet": 1, "period": 2}]}"#,
+    );
+    let out = schedlab(&["analyze", &no_cpus]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--cpus"));
+
+    let out = schedlab(&["analyze", &good, "--test", "gedf-bcll"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown test `gedf-bcll`"));
+
+    let out = schedlab(&["analyze", &dir.join("missing.json").display().to_string()]);
+    assert!(!out.status.success());
+}
+
+#[test]
+fn tardiness_flag_fills_bounds() {
+    let dir = temp_dir("tardiness");
+    let f = write(&dir, "dhall.json", DHALL);
+    let json = |extra: &[&str]| -> Value {
+        let mut args = vec![
+            "analyze",
+            f.as_str(),
+            "--format",
+            "json",
+            "--test",
+            "gedf-soft",
+            "--test",
+            "pedf-ffd",
+        ];
+        args.extend_from_slice(extra);
+        serde_json::from_slice(&schedlab(&args).stdout).unwrap()
+    };
+    let plain = json(&[]);
+    assert!(plain["results"][0]["tardiness_bounds_ns"].is_null());
+    let with = json(&["--tardiness"]);
+    let soft = with["results"][0]["tardiness_bounds_ns"]
+        .as_array()
+        .unwrap();
+    assert_eq!(soft.len(), 3);
+    let hard = with["results"][1]["tardiness_bounds_ns"]
+        .as_array()
+        .unwrap();
+    assert!(hard.iter().all(|b| b == 0));
+}
+
+#[test]
+fn generated_files_analyse_and_are_reproducible() {
+    let dir = temp_dir("gen");
+    let a = dir.join("a.json").display().to_string();
+    let b = dir.join("b.json").display().to_string();
+    for out in [&a, &b] {
+        let o = schedlab(&[
+            "gen",
+            "--tasks",
+            "12",
+            "--utilization",
+            "3",
+            "--seed",
+            "9",
+            "--cpus",
+            "4",
+            "--out",
+            out,
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let out = schedlab(&["analyze", &a, "--format", "json", "--test", "gedf"]);
+    assert!(out.status.success());
+    let line: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(line["cpus"], 4);
+    assert_eq!(line["tasks"], 12);
+
+    let many = dir.join("many");
+    let o = schedlab(&[
+        "gen",
+        "--utilization",
+        "2",
+        "--util-dist",
+        "uni-medium",
+        "--count",
+        "3",
+        "--out",
+        many.to_str().unwrap(),
+        "--format",
+        "toml",
+    ]);
+    assert!(o.status.success());
+    assert_eq!(std::fs::read_dir(&many).unwrap().count(), 3);
+
+    let o = schedlab(&["gen", "--tasks", "3", "--utilization", "5"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("exceeds"));
+}
+
+#[test]
+fn tests_lists_every_test_with_a_citation() {
+    let out = schedlab(&["tests", "--format", "json"]);
+    assert!(out.status.success());
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines.len() >= 45);
+    for l in &lines {
+        assert!(!l["citation"].as_str().unwrap().is_empty(), "{l}");
+        assert!(["exact", "sufficient", "soft"].contains(&l["kind"].as_str().unwrap()));
+    }
+    assert!(lines.iter().any(|l| l["test"] == "cedf-k<size>"));
+}
