@@ -78,6 +78,45 @@ pub(crate) enum Fix {
     Limit,
 }
 
+/// Runs a per-task response-time `fixpoint` from the highest priority down, each task seeing
+/// the higher-priority tasks with their bounds; the verdict of every G-FP RTA variant.
+pub(crate) fn in_priority_order(
+    sys: &System,
+    max_iterations: u64,
+    mut fixpoint: impl FnMut(&[(Params, u64)], &Params) -> Fix,
+) -> Verdict {
+    let order = match sys.priority_order() {
+        Ok(o) => o,
+        Err(reason) => return Verdict::not_applicable(reason),
+    };
+    let params = sys.params();
+    let mut bounds = vec![Duration::ZERO; params.len()];
+    let mut hp: Vec<(Params, u64)> = Vec::with_capacity(params.len());
+    for &k in order {
+        let Some(task) = params.get(k) else {
+            return Verdict::not_applicable("priority order names a missing task");
+        };
+        match fixpoint(&hp, task) {
+            Fix::Bound(r) => {
+                if let Some(b) = bounds.get_mut(k) {
+                    *b = Duration::from_ns(r);
+                }
+                hp.push((*task, r));
+            }
+            Fix::Miss => {
+                return Verdict::not_shown()
+                    .because(format!("no response-time bound ≤ D for task {k}"))
+            }
+            Fix::Limit => {
+                return Verdict::gave_up(format!(
+                    "max_iterations = {max_iterations} fixpoint iterations reached for task {k}"
+                ))
+            }
+        }
+    }
+    Verdict::schedulable().with_response_times(bounds)
+}
+
 /// Workload bound `Wi(L)` of a higher-priority task with response-time bound `r`, and the
 /// length of the execution phase still ahead of `L` (over which `Wi` grows with slope 1).
 /// // Eq. (8)
@@ -168,39 +207,11 @@ impl SchedTest for Rta {
     }
 
     fn run(&self, sys: &System) -> Verdict {
-        let order = match sys.priority_order() {
-            Ok(o) => o,
-            Err(reason) => return Verdict::not_applicable(reason),
-        };
-        let params = sys.params();
         let m = u128::from(sys.cpus());
-        let mut bounds = vec![Duration::ZERO; params.len()];
-        let mut hp: Vec<(Params, u64)> = Vec::with_capacity(params.len());
-        let mut grow: Vec<u128> = Vec::with_capacity(params.len());
-        for &k in order {
-            let Some(task) = params.get(k) else {
-                return Verdict::not_applicable("priority order names a missing task");
-            };
-            match self.fixpoint(&hp, task, m, &mut grow) {
-                Fix::Bound(r) => {
-                    if let Some(b) = bounds.get_mut(k) {
-                        *b = Duration::from_ns(r);
-                    }
-                    hp.push((*task, r));
-                }
-                Fix::Miss => {
-                    return Verdict::not_shown()
-                        .because(format!("no response-time bound ≤ D for task {k}"))
-                }
-                Fix::Limit => {
-                    return Verdict::gave_up(format!(
-                        "max_iterations = {} fixpoint iterations reached for task {k}",
-                        self.max_iterations
-                    ))
-                }
-            }
-        }
-        Verdict::schedulable().with_response_times(bounds)
+        let mut grow: Vec<u128> = Vec::with_capacity(sys.len());
+        in_priority_order(sys, self.max_iterations, |hp, task| {
+            self.fixpoint(hp, task, m, &mut grow)
+        })
     }
 }
 

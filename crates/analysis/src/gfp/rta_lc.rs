@@ -30,11 +30,10 @@
 //! the iterate exceeds `D`, floor of `Ω/m`, `α` capped at `Ci − 1`, the same constrained-
 //! deadline restriction). Differences: none known.
 
-use super::rta::{mth_largest, Fix, DEFAULT_MAX_ITERATIONS};
+use super::rta::{in_priority_order, mth_largest, Fix, DEFAULT_MAX_ITERATIONS};
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::verdict::Verdict;
-use schedlab_model::Duration;
 
 /// `gfp-rta-lc` (Guan, Stigge, Yi & Yu, RTSS 2009).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -169,40 +168,12 @@ impl SchedTest for RtaLc {
     }
 
     fn run(&self, sys: &System) -> Verdict {
-        let order = match sys.priority_order() {
-            Ok(o) => o,
-            Err(reason) => return Verdict::not_applicable(reason),
-        };
-        let params = sys.params();
         let m = u128::from(sys.cpus());
-        let mut bounds = vec![Duration::ZERO; params.len()];
-        let mut hp: Vec<(Params, u64)> = Vec::with_capacity(params.len());
-        let mut terms: Vec<Term> = Vec::with_capacity(params.len());
-        let mut grow: Vec<u128> = Vec::with_capacity(params.len());
-        for &k in order {
-            let Some(task) = params.get(k) else {
-                return Verdict::not_applicable("priority order names a missing task");
-            };
-            match self.fixpoint(&hp, task, m, &mut terms, &mut grow) {
-                Fix::Bound(r) => {
-                    if let Some(b) = bounds.get_mut(k) {
-                        *b = Duration::from_ns(r);
-                    }
-                    hp.push((*task, r));
-                }
-                Fix::Miss => {
-                    return Verdict::not_shown()
-                        .because(format!("no response-time bound ≤ D for task {k}"))
-                }
-                Fix::Limit => {
-                    return Verdict::gave_up(format!(
-                        "max_iterations = {} fixpoint iterations reached for task {k}",
-                        self.max_iterations
-                    ))
-                }
-            }
-        }
-        Verdict::schedulable().with_response_times(bounds)
+        let mut terms: Vec<Term> = Vec::with_capacity(sys.len());
+        let mut grow: Vec<u128> = Vec::with_capacity(sys.len());
+        in_priority_order(sys, self.max_iterations, |hp, task| {
+            self.fixpoint(hp, task, m, &mut terms, &mut grow)
+        })
     }
 }
 
