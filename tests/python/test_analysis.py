@@ -81,3 +81,15 @@ def test_generate_then_analyze_in_bulk():
     sets = schedlab.generate(tasks=20, utilization=2.0, seed=11, count=20)
     verdicts = [schedlab.analyze(s, cpus=4, tests="gedf").schedulable for s in sets]
     assert len(verdicts) == 20 and any(verdicts)
+
+
+def test_parameters_in_test_names():
+    # On m = 2 this set needs a second slack round (see the registry's Rust test).
+    ts = schedlab.TaskSet([{"wcet": c, "period": t} for c, t in [(1, 13), (1, 18), (1, 5), (3, 17), (4, 13), (4, 11)]])
+    default, one = schedlab.analyze(ts, cpus=2, tests=["gedf-rta", "gedf-rta:rounds=1"])
+    assert default.test == "gedf-rta" and default.schedulable
+    assert one.test == "gedf-rta:rounds=1" and one.status == "not-shown"
+    with pytest.raises(schedlab.Error, match="no parameter `round`"):
+        schedlab.analyze(ts, cpus=2, tests="gedf-rta:round=1")
+    rta = next(t for t in schedlab.tests() if t["test"] == "gedf-rta")
+    assert {p["name"]: p["default"] for p in rta["parameters"]}["rounds"] == "25"

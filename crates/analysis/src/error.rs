@@ -28,7 +28,7 @@ pub enum AnalysisError {
         message: String,
     },
     /// A test parameter is out of range.
-    #[error("test `{test}`: parameter `{parameter}`: {message}")]
+    #[error("test `{test}`: {message}")]
     InvalidParameter {
         /// The test.
         test: String,

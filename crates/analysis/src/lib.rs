@@ -23,6 +23,7 @@ pub mod error;
 pub mod gedf;
 pub mod gfp;
 pub mod gnpedf;
+pub mod param;
 pub mod partitioned;
 pub mod registry;
 pub mod soft;
@@ -33,6 +34,7 @@ pub mod util;
 pub mod verdict;
 
 pub use error::AnalysisError;
+pub use param::Param;
 pub use system::{Params, Priorities, System};
 pub use test::{analyze, Kind, SchedTest, TestInfo};
 pub use verdict::{Status, Verdict};

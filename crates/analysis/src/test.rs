@@ -1,6 +1,7 @@
 //! The one interface every test implements (cf. SchedCAT's `SchedulabilityTest`), and the
 //! static description `schedlab tests` prints.
 
+use crate::param::Param;
 use crate::system::System;
 use crate::verdict::Verdict;
 
@@ -58,6 +59,14 @@ pub trait SchedTest: Send + Sync {
     /// Canonical name (from `info`).
     fn name(&self) -> String {
         self.info().name
+    }
+    /// The test's parameters with their current values (none by default).
+    fn params(&self) -> Vec<Param> {
+        Vec::new()
+    }
+    /// Sets a parameter from text; `Err` names the problem (unknown name, bad value).
+    fn set_param(&mut self, name: &str, _value: &str) -> Result<(), String> {
+        Err(crate::param::unknown(&self.name(), name, &self.params()))
     }
 }
 

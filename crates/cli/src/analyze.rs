@@ -4,6 +4,7 @@
 //! Several files (or folders of `.json`/`.toml` files) are analysed in one process, in parallel,
 //! and reported in the order given, so bulk analysis does not pay a process start per task set.
 
+use crate::output::out;
 use crate::report::{file_json, file_table, Row};
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
@@ -115,7 +116,7 @@ pub(crate) fn run(opts: &Options) -> Result<usize> {
     let mut failed = 0;
     for (path, out) in files.iter().zip(outputs) {
         match out {
-            Ok(text) => print!("{text}"),
+            Ok(text) => out!("{text}")?,
             Err(e) => {
                 failed += 1;
                 let message = format!("{e:#}");

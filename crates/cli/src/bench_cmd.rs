@@ -1,6 +1,7 @@
 //! `schedlab bench analysis`: task sets per second for each test on the benchmark workload
 //! (`schedlab_gen::workload::analysis_benchmark`), one thread, wall-clock time per set.
 
+use crate::output::outln;
 use anyhow::Result;
 use schedlab_analysis::{analyze, registry, Priorities, SchedTest, System};
 use schedlab_gen::workload::analysis_benchmark;
@@ -47,10 +48,16 @@ pub(crate) fn run(o: &Options) -> Result<()> {
         .map(|n| registry::by_name(n))
         .collect::<Result<_, _>>()?;
     if !o.json {
-        println!(
+        outln!(
             "{:>4} {:>5}  {:<14} {:>12} {:>12} {:>12} {:>9}",
-            "m", "n", "test", "median µs", "mean µs", "sets/s", "accepted"
-        );
+            "m",
+            "n",
+            "test",
+            "median µs",
+            "mean µs",
+            "sets/s",
+            "accepted"
+        )?;
     }
     for &m in &o.cpus {
         for &n in &o.tasks {
@@ -75,18 +82,18 @@ pub(crate) fn run(o: &Options) -> Result<()> {
                 let med = median(&mut micros);
                 let rate = systems.len() as f64 / total.max(1e-12);
                 if o.json {
-                    println!(
+                    outln!(
                         "{}",
                         json!({"cpus": m, "tasks": n, "test": test.name(), "sets": systems.len(),
                                "median_us": med, "mean_us": mean, "sets_per_second": rate,
                                "accepted": accepted})
-                    );
+                    )?;
                 } else {
-                    println!(
+                    outln!(
                         "{m:>4} {n:>5}  {:<14} {med:>12.1} {mean:>12.1} {rate:>12.0} {accepted:>5}/{}",
                         test.name(),
                         systems.len()
-                    );
+                    )?;
                 }
             }
         }

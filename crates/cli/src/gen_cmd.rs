@@ -5,6 +5,7 @@
 //! `--utilization U --util-dist D` fills to U [ChronOS §8.4]; `--grow START --utilization U
 //! --util-dist D` writes a growing sequence [RTPS §VII].
 
+use crate::output::out;
 use anyhow::{bail, Context, Result};
 use schedlab_gen::util_vec::VecMethod;
 use schedlab_gen::{DeadlineSpec, GenSpec, PeriodDist, Rounding, Shape, UtilDist};
@@ -58,7 +59,7 @@ fn write(set: TaskSet, cpus: Option<u32>, path: Option<&Path>, format: Format) -
     };
     let text = file::to_string(&f, format)?;
     match path {
-        None => print!("{text}"),
+        None => out!("{text}")?,
         Some(p) => {
             std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?
         }

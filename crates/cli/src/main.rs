@@ -6,6 +6,7 @@
 mod analyze;
 mod bench_cmd;
 mod gen_cmd;
+mod output;
 mod report;
 mod showcase;
 mod tests_cmd;
@@ -269,7 +270,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Tests { format } => {
-            tests_cmd::run(matches!(format, OutputFormat::Json));
+            tests_cmd::run(matches!(format, OutputFormat::Json))?;
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -278,6 +279,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(code) => code,
+        // The reader closed the pipe (`schedlab … | head`): not an error.
+        Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE

@@ -3,6 +3,7 @@
 //! partitioned EDF/FP, clustered EDF, soft G-EDF), prints the acceptance-ratio table and writes
 //! `summary.csv` and `report.md` into the output folder.
 
+use crate::output::{out, outln};
 use anyhow::{Context, Result};
 use rayon::prelude::*;
 use schedlab_analysis::{analyze, registry, Priorities, SchedTest, System};
@@ -46,10 +47,10 @@ pub(crate) fn run(o: &Options) -> Result<()> {
         .map(|t| registry::by_name(t))
         .collect::<Result<_, _>>()?;
     let periods = PeriodDist::parse("loguniform:10ms..1000ms/1ms")?;
-    println!(
+    outln!(
         "schedlab showcase: m = {m} CPUs, n = {n} tasks, {} sets per point, UUniFast-Discard, periods log-uniform [10, 1000] ms, implicit deadlines, seed {}",
         o.sets, o.seed
-    );
+    )?;
     // accepted[point][test]
     let mut accepted = vec![vec![0u64; tests.len()]; points.len()];
     let mut realised = vec![0.0f64; points.len()];
@@ -134,9 +135,9 @@ pub(crate) fn run(o: &Options) -> Result<()> {
             fmt(last_at(ti, 0.5))
         );
     }
-    println!("\nAcceptance ratio (fraction of task sets each analysis shows schedulable):\n");
-    print!("{table}");
-    println!("\n{summary}");
+    outln!("\nAcceptance ratio (fraction of task sets each analysis shows schedulable):\n")?;
+    out!("{table}")?;
+    outln!("\n{summary}")?;
 
     std::fs::create_dir_all(&o.out)
         .with_context(|| format!("cannot create {}", o.out.display()))?;
@@ -177,11 +178,11 @@ pub(crate) fn run(o: &Options) -> Result<()> {
     std::fs::write(o.out.join("summary.csv"), csv)?;
     let report_path = o.out.join("report.md");
     std::fs::write(&report_path, report)?;
-    println!(
+    outln!(
         "\n{} task sets analysed in {elapsed:.1} s",
         o.sets * points.len() as u64
-    );
-    println!("report: {}", report_path.display());
-    println!("data:   {}", o.out.join("summary.csv").display());
+    )?;
+    outln!("report: {}", report_path.display())?;
+    outln!("data:   {}", o.out.join("summary.csv").display())?;
     Ok(())
 }

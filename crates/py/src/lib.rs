@@ -107,9 +107,14 @@ fn catalogue() -> String {
         .iter()
         .map(|t| {
             let i = t.info();
+            let params: Vec<Value> = t
+                .params()
+                .iter()
+                .map(|p| json!({"name": p.name, "default": p.value, "about": p.about}))
+                .collect();
             json!({"test": i.name, "family": i.family, "kind": i.kind.name(),
                    "citation": i.citation, "assumptions": i.assumptions,
-                   "complexity": i.complexity})
+                   "complexity": i.complexity, "parameters": params})
         })
         .collect();
     Value::from(infos).to_string()

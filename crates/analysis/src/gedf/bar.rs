@@ -42,6 +42,7 @@
 //! the newer one returns false like we do).
 
 use super::dbf::{cmp_utilization, ops_slack, require_range, ApproxSum};
+use crate::param::{self, Param};
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::verdict::Verdict;
@@ -70,6 +71,20 @@ impl Default for Bar {
 }
 
 impl SchedTest for Bar {
+    fn params(&self) -> Vec<Param> {
+        vec![Param::new(
+            "max_points",
+            self.max_points,
+            "test points (A_k values) before giving up",
+        )]
+    }
+    fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match name {
+            "max_points" => self.max_points = param::parse_u64(name, value)?,
+            _ => return Err(param::unknown(&self.name(), name, &self.params())),
+        }
+        Ok(())
+    }
     fn info(&self) -> TestInfo {
         TestInfo {
             name: "gedf-bar".into(),

@@ -48,6 +48,7 @@
 
 use super::precheck::trivially_infeasible;
 use super::workload::edf_workload;
+use crate::param::{self, Param};
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::verdict::Verdict;
@@ -66,6 +67,20 @@ impl Default for BclIter {
 }
 
 impl SchedTest for BclIter {
+    fn params(&self) -> Vec<Param> {
+        vec![Param::new(
+            "rounds",
+            self.max_rounds,
+            "slack rounds before giving up (0 = no limit)",
+        )]
+    }
+    fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match name {
+            "rounds" => self.max_rounds = param::parse_u32(name, value)?,
+            _ => return Err(param::unknown(&self.name(), name, &self.params())),
+        }
+        Ok(())
+    }
     fn info(&self) -> TestInfo {
         TestInfo {
             name: "gedf-bcl-iter".into(),

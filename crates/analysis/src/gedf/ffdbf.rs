@@ -44,6 +44,7 @@
 //! condition evaluations (default [`DEFAULT_MAX_POINTS`]), then gave-up.
 
 use super::dbf::{cmp_utilization, max_density, require_range, ApproxSum};
+use crate::param::{self, Param};
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::verdict::Verdict;
@@ -83,6 +84,43 @@ impl Default for FfDbf {
 }
 
 impl SchedTest for FfDbf {
+    fn params(&self) -> Vec<Param> {
+        vec![
+            Param::new(
+                "epsilon",
+                format!("{}/{}", self.eps_num, self.eps_den),
+                "ε: test points up to ΣC/ε",
+            ),
+            Param::new(
+                "sigma_step",
+                format!("1/{}", self.sigma_granularity),
+                "σ candidates are multiples of this step",
+            ),
+            Param::new(
+                "max_points",
+                self.max_points,
+                "test points before giving up",
+            ),
+            Param::new(
+                "resume",
+                self.resume,
+                "SchedCAT's σ search (resume after a σ change) instead of re-checking",
+            ),
+        ]
+    }
+    fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match name {
+            "epsilon" => (self.eps_num, self.eps_den) = param::parse_unit_fraction(name, value)?,
+            "sigma_step" => match param::parse_unit_fraction(name, value)? {
+                (1, k) => self.sigma_granularity = k,
+                _ => return Err(format!("parameter `sigma_step` takes 1/k, got `{value}`")),
+            },
+            "max_points" => self.max_points = param::parse_u64(name, value)?,
+            "resume" => self.resume = param::parse_bool(name, value)?,
+            _ => return Err(param::unknown(&self.name(), name, &self.params())),
+        }
+        Ok(())
+    }
     fn info(&self) -> TestInfo {
         TestInfo {
             name: "gedf-ffdbf".into(),

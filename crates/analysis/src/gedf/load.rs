@@ -39,6 +39,7 @@
 //! needs the sweep, the answer is gave-up.
 
 use super::dbf::{cmp_utilization, density, max_density, ops_slack, require_range, ApproxSum};
+use crate::param::{self, Param};
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::verdict::Verdict;
@@ -73,6 +74,28 @@ impl Default for Load {
 }
 
 impl SchedTest for Load {
+    fn params(&self) -> Vec<Param> {
+        vec![
+            Param::new(
+                "epsilon",
+                format!("{}/{}", self.eps_num, self.eps_den),
+                "ε of the approximate LOAD computation",
+            ),
+            Param::new(
+                "max_points",
+                self.max_points,
+                "test points before giving up",
+            ),
+        ]
+    }
+    fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match name {
+            "epsilon" => (self.eps_num, self.eps_den) = param::parse_unit_fraction(name, value)?,
+            "max_points" => self.max_points = param::parse_u64(name, value)?,
+            _ => return Err(param::unknown(&self.name(), name, &self.params())),
+        }
+        Ok(())
+    }
     fn info(&self) -> TestInfo {
         TestInfo {
             name: "gedf-load".into(),

@@ -50,6 +50,7 @@
 
 use super::precheck::trivially_infeasible;
 use super::workload::edf_workload;
+use crate::param::{self, Param};
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::verdict::Verdict;
@@ -81,6 +82,22 @@ impl Default for Rta {
 struct OutOfWork;
 
 impl SchedTest for Rta {
+    fn params(&self) -> Vec<Param> {
+        vec![
+            Param::new("rounds", self.max_rounds, "slack-update rounds before answering not-shown (SchedCAT's limit)"),
+            Param::new("min_step", self.min_step, "smallest fixpoint step; 0/1 = exact least fixpoint, larger replays SchedCAT's rta_step"),
+            Param::new("max_work", self.max_work, "interference terms evaluated before giving up"),
+        ]
+    }
+    fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match name {
+            "rounds" => self.max_rounds = param::parse_u32(name, value)?,
+            "min_step" => self.min_step = param::parse_u64(name, value)?,
+            "max_work" => self.max_work = param::parse_u64(name, value)?,
+            _ => return Err(param::unknown(&self.name(), name, &self.params())),
+        }
+        Ok(())
+    }
     fn info(&self) -> TestInfo {
         TestInfo {
             name: "gedf-rta".into(),

@@ -40,6 +40,7 @@
 //! Otherwise both agree: slack `max(0, D − R)`, start at `R = C`, stop when the iterate
 //! exceeds `D`, floor of the sum divided by `m`.
 
+use crate::param::{self, Param};
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::verdict::Verdict;
@@ -185,6 +186,20 @@ impl Rta {
 }
 
 impl SchedTest for Rta {
+    fn params(&self) -> Vec<Param> {
+        vec![
+            Param::new("max_iterations", self.max_iterations, "fixpoint iterations per task before giving up"),
+            Param::new("cap", self.cap_interference, "cap each interference term at R − C + 1 (the paper); false reproduces SchedCAT's bertogna.py"),
+        ]
+    }
+    fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match name {
+            "max_iterations" => self.max_iterations = param::parse_u64(name, value)?,
+            "cap" => self.cap_interference = param::parse_bool(name, value)?,
+            _ => return Err(param::unknown(&self.name(), name, &self.params())),
+        }
+        Ok(())
+    }
     fn info(&self) -> TestInfo {
         TestInfo {
             name: "gfp-rta".into(),

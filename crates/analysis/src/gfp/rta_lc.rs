@@ -31,6 +31,7 @@
 //! deadline restriction). Differences: none known.
 
 use super::rta::{in_priority_order, mth_largest, Fix, DEFAULT_MAX_ITERATIONS};
+use crate::param::{self, Param};
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::verdict::Verdict;
@@ -147,6 +148,20 @@ impl RtaLc {
 }
 
 impl SchedTest for RtaLc {
+    fn params(&self) -> Vec<Param> {
+        vec![Param::new(
+            "max_iterations",
+            self.max_iterations,
+            "fixpoint iterations per task before giving up",
+        )]
+    }
+    fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match name {
+            "max_iterations" => self.max_iterations = param::parse_u64(name, value)?,
+            _ => return Err(param::unknown(&self.name(), name, &self.params())),
+        }
+        Ok(())
+    }
     fn info(&self) -> TestInfo {
         TestInfo {
             name: "gfp-rta-lc".into(),

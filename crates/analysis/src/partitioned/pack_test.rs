@@ -17,6 +17,7 @@
 
 use super::admission::{EdfAdmission, FpAdmission};
 use super::binpack::{pack, Heuristic, PackFailure};
+use crate::param::{self, Param};
 use crate::system::System;
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::uni::{qpa, rta};
@@ -77,6 +78,20 @@ fn ascending(mut cpus: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
 }
 
 impl SchedTest for Partitioned {
+    fn params(&self) -> Vec<Param> {
+        vec![Param::new(
+            "limit",
+            self.limit,
+            "work budget of the whole packing (all admission tests) before giving up",
+        )]
+    }
+    fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match name {
+            "limit" => self.limit = param::parse_u64(name, value)?,
+            _ => return Err(param::unknown(&self.name(), name, &self.params())),
+        }
+        Ok(())
+    }
     fn info(&self) -> TestInfo {
         let prefix = match self.local {
             Local::Edf => "pedf",

@@ -44,6 +44,7 @@
 //! **Complexity.** `O(n log n)` big-rational operations per Dinkelbach round.
 
 use super::common::{cmp_util, lambda, some_util_above_one, total_util_at_most, UNBOUNDED_U};
+use crate::param::{self, Param};
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::verdict::Verdict;
@@ -129,6 +130,20 @@ fn fifo_s(params: &[Params], m: u64, k: usize, limit: u32) -> Result<BigRational
 }
 
 impl SchedTest for GfifoSoft {
+    fn params(&self) -> Vec<Param> {
+        vec![Param::new(
+            "max_iterations",
+            self.max_iterations,
+            "iterations of the s* search before giving up",
+        )]
+    }
+    fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match name {
+            "max_iterations" => self.max_iterations = param::parse_u32(name, value)?,
+            _ => return Err(param::unknown(&self.name(), name, &self.params())),
+        }
+        Ok(())
+    }
     fn info(&self) -> TestInfo {
         TestInfo {
             name: "gfifo-soft".into(),

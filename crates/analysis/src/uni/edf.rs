@@ -14,6 +14,7 @@
 //! Complexity: `O(n)` for implicit deadlines; pseudo-polynomial otherwise.
 
 use super::{qpa, require_uniprocessor, Outcome};
+use crate::param::{self, Param};
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::util::budget::Budget;
@@ -63,6 +64,20 @@ pub fn edf_feasible_budget(params: &[Params], budget: &mut Budget) -> Outcome {
 }
 
 impl SchedTest for EdfExact {
+    fn params(&self) -> Vec<Param> {
+        vec![Param::new(
+            "limit",
+            self.limit,
+            "QPA steps plus busy-period iterations before giving up",
+        )]
+    }
+    fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match name {
+            "limit" => self.limit = param::parse_u64(name, value)?,
+            _ => return Err(param::unknown(&self.name(), name, &self.params())),
+        }
+        Ok(())
+    }
     fn info(&self) -> TestInfo {
         TestInfo {
             name: "edf".into(),

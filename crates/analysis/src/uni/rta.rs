@@ -23,6 +23,7 @@
 //! iterations over all tasks (default [`DEFAULT_LIMIT`]); reaching it answers "gave up".
 
 use super::{require_uniprocessor, Outcome};
+use crate::param::{self, Param};
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::verdict::Verdict;
@@ -164,6 +165,20 @@ pub fn fp_feasible_from_budget(sorted: &[Params], from: usize, budget: &mut Budg
 }
 
 impl SchedTest for FpRta {
+    fn params(&self) -> Vec<Param> {
+        vec![Param::new(
+            "limit",
+            self.limit,
+            "fixpoint iterations over all tasks before giving up",
+        )]
+    }
+    fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match name {
+            "limit" => self.limit = param::parse_u64(name, value)?,
+            _ => return Err(param::unknown(&self.name(), name, &self.params())),
+        }
+        Ok(())
+    }
     fn info(&self) -> TestInfo {
         TestInfo {
             name: "fp-rta".into(),
