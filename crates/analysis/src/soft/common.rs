@@ -185,6 +185,14 @@ pub(crate) fn verdict_from_x(params: &[Params], x: Option<BigUint>) -> Verdict {
     }
 }
 
+/// Test helper: implicit-deadline tasks `(C, T)` on `m` CPUs, DM priorities.
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) fn implicit_sys(tasks: &[(u64, u64)], m: u32) -> crate::system::System {
+    let p = tasks.iter().map(|&(c, t)| Params::new(c, t, t)).collect();
+    crate::system::System::from_params(p, m, crate::system::Priorities::Dm).unwrap()
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

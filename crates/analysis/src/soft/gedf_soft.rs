@@ -117,10 +117,7 @@ mod tests {
     use crate::verdict::Status;
     use proptest::prelude::*;
 
-    fn sys(tasks: &[(u64, u64)], m: u32) -> System {
-        let p = tasks.iter().map(|&(c, t)| Params::new(c, t, t)).collect();
-        System::from_params(p, m, Priorities::Dm).unwrap()
-    }
+    use crate::soft::common::implicit_sys as sys;
 
     #[test]
     fn realtimescheduling_jl_example() {

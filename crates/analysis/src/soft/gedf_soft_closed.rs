@@ -88,15 +88,11 @@ impl SchedTest for GedfSoftClosed {
 mod tests {
     use super::*;
     use crate::soft::gedf_soft::{bounds_ns, GedfSoft};
-    use crate::system::Priorities;
     use crate::test::analyze;
     use crate::verdict::Status;
     use proptest::prelude::*;
 
-    fn sys(tasks: &[(u64, u64)], m: u32) -> System {
-        let p = tasks.iter().map(|&(c, t)| Params::new(c, t, t)).collect();
-        System::from_params(p, m, Priorities::Dm).unwrap()
-    }
+    use crate::soft::common::implicit_sys as sys;
 
     #[test]
     fn hand_worked() {
