@@ -250,6 +250,11 @@ mod tests {
         let mut r: Vec<i128> = Vec::new();
         for (k, tk) in p.iter().enumerate() {
             let (ck, dk) = (tk.c as i128, tk.d as i128);
+            // Both references: the m highest-priority tasks have R = C.
+            if (k as i128) < m {
+                r.push(ck);
+                continue;
+            }
             let mut x = ck;
             let found = loop {
                 if x > dk {

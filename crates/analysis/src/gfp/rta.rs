@@ -23,8 +23,10 @@
 //! stopping with "not shown" as soon as an iterate exceeds `Dk`. Tasks are analysed in
 //! priority order, so each `Ri` is final when used (the paper's iterative slack update needs
 //! only this one pass for fixed priorities: `Rk` depends on higher-priority bounds only).
-//! The `m` highest-priority tasks get `R = C` (the sum has fewer than `m` terms, each ≤ 1 at
-//! `R = C`).
+//! The `m` highest-priority tasks get `R = C` directly (as in the paper and `bertogna.py`:
+//! fewer than `m` higher-priority tasks never keep all CPUs busy). With the cap the iteration
+//! would give the same (fewer than `m` terms, each ≤ 1 at `R = C`), but without it the sum can
+//! reach `m` at `R = C`, so the case is explicit.
 //!
 //! Complexity: O(n²·I), I = fixpoint iterations per task (≤ `max_iterations`). The
 //! iteration is accelerated without changing its result (see `Rta::fixpoint`): while at least
@@ -37,8 +39,9 @@
 //! `schedcat/sched/fp/bertogna.py` sums `Wi(R)` without the cap `min(·, R − Ck + 1)` of the
 //! paper, which is more pessimistic (it rejects some sets the paper's test accepts and gives
 //! larger bounds). We implement the paper; `cap_interference: false` reproduces SchedCAT.
-//! Otherwise both agree: slack `max(0, D − R)`, start at `R = C`, stop when the iterate
-//! exceeds `D`, floor of the sum divided by `m`.
+//! Otherwise both agree: slack `max(0, D − R)`, `R = C` for the `m` highest-priority tasks,
+//! start at `R = C`, stop when the iterate exceeds `D`, floor of the sum divided by `m`
+//! (checked by `tests/review_gfp_reference.rs`).
 
 use crate::param::{self, Param};
 use crate::system::{Params, System};
@@ -154,6 +157,13 @@ impl Rta {
     /// may continue from `max(f(x), x + δ)`. Without it, the `m + 1`-th priority task creeps
     /// up by 1 ns per iteration while its `m` capped predecessors execute.
     fn fixpoint(&self, hp: &[(Params, u64)], k: &Params, m: u128, grow: &mut Vec<u128>) -> Fix {
+        // Fewer than m higher-priority tasks: τk always finds a free CPU, so R = C (the paper's
+        // and bertogna.py's explicit case). Needed when the cap is off, because the uncapped
+        // sum can exceed m − 1 at R = C and the iteration would give a looser bound (or "not
+        // shown") for one of the m highest-priority tasks.
+        if u128::try_from(hp.len()).is_ok_and(|n| n < m) {
+            return Fix::Bound(k.c);
+        }
         let (c, d) = (u128::from(k.c), u128::from(k.d));
         let mut r = c;
         for _ in 0..self.max_iterations {
@@ -317,6 +327,31 @@ mod tests {
             Params::new(3, 4, 10),
         ]);
         assert_eq!(analyze(&Rta::default(), &tight).status, Status::NotShown);
+    }
+
+    /// Regression (review against SchedCAT's `bertogna.py`): the `m` highest-priority tasks
+    /// get `R = C` also without the cap. m = 2, τ0 = (6, 6, 6), τ1 = (2, 2, 2); DM order τ1,
+    /// τ0. τ0 has one higher-priority task < m, so R0 = 6. The uncapped iteration would give
+    /// W1(6) = ⌊(6 + 2 − 2)/2⌋·2 + min(2, 0) = 6 → R = 6 + ⌊6/2⌋ = 9 > 6: "not shown".
+    /// Likewise τ0 = (116, 499, 499), τ1 = (190, 521, 521) (implicit, m = 2): R1 = 190, where
+    /// the uncapped iteration gave 248.
+    #[test]
+    fn top_m_tasks_without_cap() {
+        let nocap = Rta {
+            cap_interference: false,
+            ..Rta::default()
+        };
+        let s = sys(vec![Params::new(6, 6, 6), Params::new(2, 2, 2)], 2);
+        for t in [Rta::default(), nocap] {
+            assert_eq!(ns(&analyze(&t, &s)), [6, 2]);
+        }
+        let s = sys(
+            vec![Params::new(116, 499, 499), Params::new(190, 521, 521)],
+            2,
+        );
+        for t in [Rta::default(), nocap] {
+            assert_eq!(ns(&analyze(&t, &s)), [116, 190]);
+        }
     }
 
     #[test]
