@@ -1,0 +1,19 @@
+//! # schedlab-policy
+//!
+//! Scheduling policies as deterministic state machines that maintain CPU→job links from
+//! scheduling events ([MP §III-B] link-based scheduling). The discrete-event simulator
+//! (`schedlab-sim`) and the Linux runtime drive the very same policy code. See [`Policy`] for
+//! the calling contract, [`prio`] for priority order and tie-breaking, and [`registry`] for the
+//! policies by name.
+
+pub mod error;
+pub mod event;
+pub mod ids;
+pub mod policy;
+pub mod task;
+
+pub use error::PolicyError;
+pub use event::{Ctx, Decisions, JobInfo, Link, NoProgress, Progress, TimerRequest};
+pub use ids::{CpuId, JobId, TaskId, TimerId};
+pub use policy::Policy;
+pub use task::{Placement, PolicyTask};

@@ -1,0 +1,52 @@
+//! The policy interface (cf. LITMUS^RT's `sched_plugin.h`, SimSo's `Scheduler`).
+//!
+//! Calling contract, the same in both engines:
+//! 1. Callbacks run one at a time (the engine serialises them; in the runtime under the
+//!    architecture's lock or on the dedicated scheduling CPU) and must not block.
+//! 2. Each callback sees [`Ctx`] (the time and a progress view) and appends [`Decisions`];
+//!    it never touches threads, timers or clocks itself.
+//! 3. Jobs of one task are handed over in order: the engine calls `on_release` for job k+1
+//!    only after job k completed or was aborted (the next job of a task waits for it).
+//! 4. After every callback, each job is linked to at most one CPU, and `linked(cpu)` reports
+//!    the links the policy has decided so far.
+//! 5. Same-instant order (simulator; DESIGN.md): completions, then releases, then timers; each
+//!    in increasing task index (timers: in request order).
+
+use crate::event::{Ctx, Decisions, JobInfo};
+use crate::ids::{CpuId, JobId, TimerId};
+
+/// A scheduling policy: a deterministic state machine over scheduling events.
+pub trait Policy: Send {
+    /// Canonical name (`gedf`, `pfp`, …).
+    fn name(&self) -> &str;
+    /// Number of CPUs it schedules.
+    fn cpus(&self) -> u32;
+
+    /// A job became ready.
+    fn on_release(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions);
+    /// A job finished (it was linked to some CPU).
+    fn on_complete(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions);
+    /// The engine aborts a job (e.g. past its deadline under `--abort-late`): forget it,
+    /// unlinking it if it is linked.
+    fn on_abort(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions);
+    /// A timer the policy requested fired.
+    fn on_timer(&mut self, ctx: &Ctx<'_>, timer: TimerId, out: &mut Decisions) {
+        let _ = (ctx, timer, out);
+    }
+    /// A job suspended itself (policies that support self-suspension override this; the
+    /// engines of this release never suspend jobs).
+    fn on_block(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        let _ = (ctx, job, out);
+    }
+    /// A suspended job is ready again.
+    fn on_resume(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        let _ = (ctx, job, out);
+    }
+    /// A job used up a budget the policy (or a reservation) gave it.
+    fn on_budget_exhausted(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        let _ = (ctx, job, out);
+    }
+
+    /// The job linked to `cpu` now, if any.
+    fn linked(&self, cpu: CpuId) -> Option<JobId>;
+}

@@ -1,0 +1,140 @@
+//! The shared event vocabulary (DESIGN.md, "Trace events"): one fixed-size record per event,
+//! in nanoseconds, naming the CPU and the job (task index, sequence number) it concerns
+//! (cf. feather-trace's `sched_trace.h`). The simulator and the runtime emit the same events,
+//! so statistics, Gantt charts and Perfetto exports work on both.
+
+/// "No CPU" in [`Event::cpu`] (events that concern no particular CPU).
+pub const NO_CPU: u32 = u32::MAX;
+
+/// What happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u16)]
+pub enum Kind {
+    /// A job was released; `arg` = intended release time (ns) — equal to `time` in simulation.
+    Release = 1,
+    /// The policy linked the job to `cpu`.
+    Link = 2,
+    /// The job started or resumed executing on `cpu`.
+    SwitchIn = 3,
+    /// The job stopped executing on `cpu` (completion, preemption or abort follows or precedes).
+    SwitchOut = 4,
+    /// The job was preempted (unlinked before completing) on `cpu`.
+    Preempt = 5,
+    /// The job resumed on `cpu` after running last on CPU `arg`.
+    Migrate = 6,
+    /// The job completed on `cpu`.
+    Complete = 7,
+    /// The job's deadline passed before it completed; `arg` = the deadline (ns).
+    DeadlineMiss = 8,
+    /// The job was aborted.
+    Abort = 9,
+    /// A budget was exhausted.
+    BudgetExhausted = 10,
+    /// A budget was replenished; `arg` = the new budget (ns).
+    BudgetReplenished = 11,
+    /// A message was sent (runtime, message passing); `arg` = message kind.
+    MessageSend = 12,
+    /// A message was received; `arg` = message kind.
+    MessageReceive = 13,
+    /// The dedicated scheduling CPU started a handler; `arg` = handler kind.
+    DspBegin = 14,
+    /// It finished the handler.
+    DspEnd = 15,
+    /// A CPU's scheduler started a decision.
+    SchedBegin = 16,
+    /// It finished the decision.
+    SchedEnd = 17,
+    /// A CPU started waiting for a lock.
+    LockWaitBegin = 18,
+    /// It got the lock.
+    LockWaitEnd = 19,
+}
+
+impl Kind {
+    /// Every kind, in code order.
+    pub const ALL: [Kind; 19] = [
+        Kind::Release,
+        Kind::Link,
+        Kind::SwitchIn,
+        Kind::SwitchOut,
+        Kind::Preempt,
+        Kind::Migrate,
+        Kind::Complete,
+        Kind::DeadlineMiss,
+        Kind::Abort,
+        Kind::BudgetExhausted,
+        Kind::BudgetReplenished,
+        Kind::MessageSend,
+        Kind::MessageReceive,
+        Kind::DspBegin,
+        Kind::DspEnd,
+        Kind::SchedBegin,
+        Kind::SchedEnd,
+        Kind::LockWaitBegin,
+        Kind::LockWaitEnd,
+    ];
+    /// The kind with code `code`.
+    pub fn from_code(code: u16) -> Option<Kind> {
+        Kind::ALL.iter().copied().find(|k| *k as u16 == code)
+    }
+    /// Name used in text outputs (`release`, `switch-in`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Release => "release",
+            Kind::Link => "link",
+            Kind::SwitchIn => "switch-in",
+            Kind::SwitchOut => "switch-out",
+            Kind::Preempt => "preempt",
+            Kind::Migrate => "migrate",
+            Kind::Complete => "complete",
+            Kind::DeadlineMiss => "deadline-miss",
+            Kind::Abort => "abort",
+            Kind::BudgetExhausted => "budget-exhausted",
+            Kind::BudgetReplenished => "budget-replenished",
+            Kind::MessageSend => "message-send",
+            Kind::MessageReceive => "message-receive",
+            Kind::DspBegin => "dsp-begin",
+            Kind::DspEnd => "dsp-end",
+            Kind::SchedBegin => "sched-begin",
+            Kind::SchedEnd => "sched-end",
+            Kind::LockWaitBegin => "lock-wait-begin",
+            Kind::LockWaitEnd => "lock-wait-end",
+        }
+    }
+}
+
+/// One trace event (fixed size; all times in nanoseconds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Event {
+    /// When (ns since the run's time zero).
+    pub time: u64,
+    /// What.
+    pub kind: Kind,
+    /// Which CPU, or [`NO_CPU`].
+    pub cpu: u32,
+    /// Task index (`u32::MAX` if none).
+    pub task: u32,
+    /// Job sequence number within the task.
+    pub seq: u64,
+    /// Kind-specific argument (see [`Kind`]).
+    pub arg: u64,
+}
+
+impl Event {
+    /// An event with `arg = 0`.
+    pub fn new(time: u64, kind: Kind, cpu: u32, task: u32, seq: u64) -> Event {
+        Event {
+            time,
+            kind,
+            cpu,
+            task,
+            seq,
+            arg: 0,
+        }
+    }
+    /// The same event with `arg`.
+    pub fn with_arg(mut self, arg: u64) -> Event {
+        self.arg = arg;
+        self
+    }
+}
