@@ -1,7 +1,34 @@
 //! # schedlab-trace
 //!
-//! The trace event vocabulary shared by the simulator and the runtime ([`Event`], [`Kind`]).
+//! The trace event vocabulary shared by the simulator and the runtime ([`Event`], [`Kind`]),
+//! the `.trace` file format ([`file`](mod@file), specified byte by byte in `docs/traces.md`), execution
+//! intervals ([`intervals`]) and the exports built on them: Perfetto / Chrome trace-event JSON
+//! ([`perfetto`]) and Gantt charts as SVG ([`gantt`]).
+//!
+//! ```
+//! use schedlab_trace::{file, gantt, perfetto, Event, Kind, Meta, NO_CPU};
+//! let events = [
+//!     Event::new(0, Kind::Release, NO_CPU, 0, 0).with_arg(0),
+//!     Event::new(0, Kind::SwitchIn, 0, 0, 0),
+//!     Event::new(1_000, Kind::SwitchOut, 0, 0, 0),
+//!     Event::new(1_000, Kind::Complete, 0, 0, 0),
+//! ];
+//! let meta = Meta { engine: Some("sim".into()), cpus: Some(1), ..Meta::default() };
+//! let bytes = file::write(Vec::new(), &meta, &events)?;
+//! let trace = file::read(&bytes[..])?;
+//! assert_eq!(trace.events, events);
+//! let json = perfetto::to_perfetto_string(&trace.meta, &trace.events);
+//! let svg = gantt::to_svg(&trace.meta, &trace.events, &gantt::GanttOptions::default());
+//! assert!(json.contains("\"ph\":\"X\"") && svg.contains("class=\"job\""));
+//! # Ok::<(), schedlab_trace::TraceError>(())
+//! ```
 
 pub mod event;
+pub mod file;
+pub mod gantt;
+pub mod intervals;
+pub mod perfetto;
 
 pub use event::{Event, Kind, NO_CPU};
+pub use file::{Meta, TaskMeta, Trace, TraceError, TraceReader, TraceWriter};
+pub use intervals::Interval;
