@@ -6,14 +6,28 @@
 //! the calling contract, [`prio`] for priority order and tie-breaking, and [`registry`] for the
 //! policies by name.
 
+pub mod domains;
+pub mod edzl;
 pub mod error;
 pub mod event;
+pub mod global;
 pub mod ids;
 pub mod policy;
+pub mod prio;
+pub mod registry;
+mod table;
 pub mod task;
+#[cfg(test)]
+mod testutil;
 
 pub use error::PolicyError;
 pub use event::{Ctx, Decisions, JobInfo, Link, NoProgress, Progress, TimerRequest};
 pub use ids::{CpuId, JobId, TaskId, TimerId};
 pub use policy::Policy;
 pub use task::{Placement, PolicyTask};
+
+pub use domains::Domains;
+pub use edzl::Edzl;
+pub use global::{GlobalJlfp, Preemption};
+pub use prio::{JobKey, Primary};
+pub use registry::{build, NAMES};

@@ -1,0 +1,292 @@
+//! Scheduling domains: one policy serves partitioned, clustered and global scheduling.
+//!
+//! As in ChronOS [ChronOS §5.6.6, §6.12, §6.16], the `m` CPUs are split into `m/k` disjoint
+//! domains of `k` consecutive CPUs (domain `d` owns global CPUs `d·k .. d·k + k`), each running
+//! its own instance of a policy on local CPUs `0..k`. Tasks are placed on domains offline
+//! ([`Placement`]); every event of a job goes to its task's domain, and CPU ids are translated
+//! local ↔ global. `pedf`/`pfp` are `k = 1` domains of G-EDF/G-FP (one CPU each: uniprocessor
+//! EDF/FP), `cedf` is G-EDF in clusters of `k` CPUs; a single domain of `m` CPUs is global
+//! scheduling.
+//!
+//! Timers: a domain's timer number `t` is exposed as `t · (m/k) + d`, so `on_timer` routes back
+//! to domain `d` with its own number (a timer number too large for this encoding — beyond
+//! 2^64 / (m/k) — is dropped; the policies here number timers from 0 upwards).
+//!
+//! A job of a task outside the placement (the engine broke the contract: placements are
+//! validated against the task set) is ignored.
+
+use crate::error::PolicyError;
+use crate::event::{Ctx, Decisions, JobInfo};
+use crate::ids::{CpuId, JobId, TimerId};
+use crate::policy::Policy;
+use crate::task::Placement;
+
+/// `m/k` instances of a policy `P`, one per domain of `k` CPUs.
+#[derive(Debug)]
+pub struct Domains<P> {
+    name: &'static str,
+    domains: Vec<P>,
+    domain_of_task: Vec<u32>,
+    k: u32,
+    scratch: Decisions,
+}
+
+impl<P: Policy> Domains<P> {
+    /// Splits `cpus` CPUs into domains of `placement.domain_size` CPUs and builds one policy
+    /// per domain with `make(k)`. Errors: `cpus = 0` ([`PolicyError::InvalidPlatform`]); a
+    /// domain size of 0 or one that does not divide `cpus`, a placement whose length is not
+    /// `n_tasks`, or a task placed in a domain that does not exist
+    /// ([`PolicyError::InvalidPlacement`], naming the task).
+    pub fn new(
+        name: &'static str,
+        cpus: u32,
+        n_tasks: usize,
+        placement: Placement,
+        mut make: impl FnMut(u32) -> P,
+    ) -> Result<Domains<P>, PolicyError> {
+        let k = placement.domain_size;
+        if cpus == 0 {
+            return Err(PolicyError::InvalidPlatform(format!(
+                "policy `{name}` needs at least one CPU"
+            )));
+        }
+        if k == 0 || cpus % k != 0 {
+            return Err(PolicyError::InvalidPlacement(format!(
+                "domain size {k} does not divide the {cpus} CPUs into domains"
+            )));
+        }
+        if placement.domain_of_task.len() != n_tasks {
+            return Err(PolicyError::InvalidPlacement(format!(
+                "the placement lists {} tasks, the task set has {n_tasks}",
+                placement.domain_of_task.len()
+            )));
+        }
+        let n_domains = cpus / k;
+        if let Some((i, d)) = placement
+            .domain_of_task
+            .iter()
+            .enumerate()
+            .find(|(_, d)| **d >= n_domains)
+        {
+            let what = if k == 1 { "CPU" } else { "cluster" };
+            return Err(PolicyError::InvalidPlacement(format!(
+                "task {i} is placed on {what} {d}, but there are only {n_domains} ({what}s 0..{n_domains}, {cpus} CPUs in domains of {k})"
+            )));
+        }
+        Ok(Domains {
+            name,
+            domains: (0..n_domains).map(|_| make(k)).collect(),
+            domain_of_task: placement.domain_of_task,
+            k,
+            scratch: Decisions::new(),
+        })
+    }
+
+    /// The domain of `job`'s task.
+    fn domain_of(&self, job: JobId) -> Option<u32> {
+        let t = usize::try_from(job.task.0).ok()?;
+        self.domain_of_task.get(t).copied()
+    }
+
+    /// Runs `f` on domain `d` and appends its decisions to `out`, translated to global ids.
+    fn route(&mut self, d: u32, out: &mut Decisions, f: impl FnOnce(&mut P, &mut Decisions)) {
+        let Some(p) = self.domains.get_mut(d as usize) else {
+            return;
+        };
+        self.scratch.clear();
+        f(p, &mut self.scratch);
+        let base = d * self.k;
+        let nd = u64::from(self.domain_count());
+        for l in &self.scratch.links {
+            out.links.push(crate::event::Link {
+                cpu: CpuId(base + l.cpu.0),
+                job: l.job,
+            });
+        }
+        let global = |t: TimerId| t.0.checked_mul(nd)?.checked_add(u64::from(d));
+        for r in &self.scratch.timers {
+            if let Some(id) = global(r.id) {
+                out.timer(TimerId(id), r.at);
+            }
+        }
+        for c in &self.scratch.cancels {
+            if let Some(id) = global(*c) {
+                out.cancel(TimerId(id));
+            }
+        }
+    }
+
+    fn domain_count(&self) -> u32 {
+        u32::try_from(self.domains.len()).unwrap_or(u32::MAX)
+    }
+
+    /// Domain `d`'s policy.
+    pub fn domain(&self, d: u32) -> Option<&P> {
+        self.domains.get(d as usize)
+    }
+}
+
+impl<P: Policy> Policy for Domains<P> {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn cpus(&self) -> u32 {
+        self.domain_count().saturating_mul(self.k)
+    }
+    fn on_release(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        if let Some(d) = self.domain_of(job.id) {
+            self.route(d, out, |p, o| p.on_release(ctx, job, o));
+        }
+    }
+    fn on_complete(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        if let Some(d) = self.domain_of(job) {
+            self.route(d, out, |p, o| p.on_complete(ctx, job, o));
+        }
+    }
+    fn on_abort(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        if let Some(d) = self.domain_of(job) {
+            self.route(d, out, |p, o| p.on_abort(ctx, job, o));
+        }
+    }
+    fn on_timer(&mut self, ctx: &Ctx<'_>, timer: TimerId, out: &mut Decisions) {
+        let nd = u64::from(self.domain_count());
+        if nd == 0 {
+            return;
+        }
+        let d = u32::try_from(timer.0 % nd).unwrap_or(u32::MAX);
+        let local = TimerId(timer.0 / nd);
+        self.route(d, out, |p, o| p.on_timer(ctx, local, o));
+    }
+    fn on_block(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        if let Some(d) = self.domain_of(job) {
+            self.route(d, out, |p, o| p.on_block(ctx, job, o));
+        }
+    }
+    fn on_resume(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        if let Some(d) = self.domain_of(job.id) {
+            self.route(d, out, |p, o| p.on_resume(ctx, job, o));
+        }
+    }
+    fn on_budget_exhausted(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        if let Some(d) = self.domain_of(job) {
+            self.route(d, out, |p, o| p.on_budget_exhausted(ctx, job, o));
+        }
+    }
+    fn linked(&self, cpu: CpuId) -> Option<JobId> {
+        if self.k == 0 {
+            return None;
+        }
+        self.domains
+            .get((cpu.0 / self.k) as usize)?
+            .linked(CpuId(cpu.0 % self.k))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edzl::Edzl;
+    use crate::global::GlobalJlfp;
+    use crate::testutil::{info, jid, task, Harness};
+
+    fn pedf(placement: Vec<u32>, cpus: u32, k: u32) -> Result<Domains<GlobalJlfp>, PolicyError> {
+        let tasks: Vec<_> = (0..placement.len())
+            .map(|i| task(1, 10, 10, i as u32))
+            .collect();
+        let n = tasks.len();
+        let shared: std::sync::Arc<[_]> = tasks.into();
+        Domains::new(
+            "pedf",
+            cpus,
+            n,
+            Placement {
+                domain_of_task: placement,
+                domain_size: k,
+            },
+            |k| GlobalJlfp::gedf(shared.clone(), k),
+        )
+    }
+
+    /// 4 CPUs in 2 clusters of 2; τ0, τ1, τ2 in cluster 1 (CPUs 2, 3), τ3 in cluster 0.
+    /// τ0 → CPU 2, τ1 → CPU 3, τ2 (earlier deadline) preempts the later-deadline τ1 on CPU 3
+    /// although CPUs 0 and 1 are idle (no migration across clusters); τ3 → CPU 0.
+    #[test]
+    fn routes_by_domain_and_translates_cpus() {
+        let mut h = Harness::new(pedf(vec![1, 1, 1, 0], 4, 2).unwrap());
+        assert_eq!(h.release(0, info(0, 0, 0, 10, 1)).links[0].cpu, CpuId(2));
+        assert_eq!(h.release(0, info(1, 0, 0, 20, 1)).links[0].cpu, CpuId(3));
+        assert_eq!(h.release(1, info(2, 0, 1, 5, 1)).links.len(), 1);
+        assert_eq!(h.links(), vec![(3, Some(jid(2, 0)))]);
+        assert_eq!(h.release(1, info(3, 0, 1, 50, 1)).links[0].cpu, CpuId(0));
+        assert_eq!(h.complete(2, jid(2, 0)).links[0].cpu, CpuId(3));
+        assert_eq!(h.p.linked(CpuId(3)), Some(jid(1, 0)));
+        assert_eq!(h.p.linked(CpuId(1)), None);
+        assert_eq!(h.p.cpus(), 4);
+    }
+
+    #[test]
+    fn invalid_placements_name_the_task() {
+        let e = pedf(vec![0, 2], 2, 1).unwrap_err();
+        assert!(
+            matches!(&e, PolicyError::InvalidPlacement(m) if m.contains("task 1")),
+            "{e}"
+        );
+        assert!(matches!(
+            pedf(vec![0], 3, 2),
+            Err(PolicyError::InvalidPlacement(_))
+        ));
+        assert!(matches!(
+            pedf(vec![0], 2, 0),
+            Err(PolicyError::InvalidPlacement(_))
+        ));
+        assert!(matches!(
+            pedf(vec![0], 0, 1),
+            Err(PolicyError::InvalidPlatform(_))
+        ));
+        let tasks = vec![task(1, 10, 10, 0)];
+        let e = Domains::new(
+            "pfp",
+            2,
+            2,
+            Placement {
+                domain_of_task: vec![0],
+                domain_size: 1,
+            },
+            |k| GlobalJlfp::gfp(tasks.clone(), k),
+        )
+        .unwrap_err();
+        assert!(matches!(e, PolicyError::InvalidPlacement(_)));
+    }
+
+    /// Timers of a domain come back to it: EDZL in 2 domains of 1 CPU; τ1 (domain 1) gets a
+    /// zero-laxity timer, exposed as local 0 · 2 + 1 = 1; firing it reaches domain 1.
+    #[test]
+    fn timers_are_routed_back() {
+        let tasks = vec![
+            task(190, 100, 1000, 0),
+            task(3, 200, 1000, 1),
+            task(190, 100, 1000, 2),
+        ];
+        let shared: std::sync::Arc<[_]> = tasks.into();
+        let d = Domains::new(
+            "pedzl",
+            2,
+            3,
+            Placement {
+                domain_of_task: vec![1, 1, 0],
+                domain_size: 1,
+            },
+            |k| Edzl::new(shared.clone(), k),
+        )
+        .unwrap();
+        let mut h = Harness::new(d);
+        h.release(0, info(2, 0, 0, 100, 190));
+        h.release(0, info(0, 0, 0, 100, 190));
+        let d = h.release(0, info(1, 0, 0, 200, 3)).clone();
+        assert_eq!(d.timers.len(), 1);
+        assert_eq!(d.timers[0].id, TimerId(1));
+        assert_eq!(h.fire_due(1000), Some(TimerId(1)));
+        assert_eq!(h.links(), vec![(1, Some(jid(1, 0)))]);
+        assert_eq!(h.p.linked(CpuId(0)), Some(jid(2, 0)));
+    }
+}

@@ -1,0 +1,131 @@
+//! The policies by name.
+//!
+//! | name | policy | placement |
+//! |---|---|---|
+//! | `gedf` | G-EDF [ChronOS §6.4] | ignored |
+//! | `gnpedf` | G-NP-EDF [ChronOS §6.5] | ignored |
+//! | `gfp` | G-FP by [`PolicyTask::rank`] (G-RMS/G-DM, [ChronOS §6.3]) | ignored |
+//! | `gfifo` | G-FIFO [ChronOS §6.2] | ignored |
+//! | `edzl` | EDZL (Cho, Ravindran, Jensen 2002), [`crate::edzl`] | ignored |
+//! | `pedf` | P-EDF [ChronOS §6.12]: G-EDF in domains of 1 CPU | required, `domain_size = 1` |
+//! | `pfp` | P-FP (P-RMS/P-DM) [ChronOS §6.11]: G-FP in domains of 1 CPU | required, `domain_size = 1` |
+//! | `cedf` | C-EDF [ChronOS §6.16]: G-EDF in clusters | required, `domain_size` = cluster size |
+
+use crate::domains::Domains;
+use crate::edzl::Edzl;
+use crate::error::PolicyError;
+use crate::global::GlobalJlfp;
+use crate::policy::Policy;
+use crate::task::{Placement, PolicyTask};
+use std::sync::Arc;
+
+/// The canonical policy names [`build`] knows.
+pub const NAMES: &[&str] = &[
+    "gedf", "gnpedf", "gfp", "gfifo", "edzl", "pedf", "pfp", "cedf",
+];
+
+/// Builds policy `name` for `tasks` on `cpus` CPUs. Partitioned (`pedf`, `pfp`) and clustered
+/// (`cedf`) policies need a `placement`; global ones ignore it.
+///
+/// Errors: [`PolicyError::UnknownPolicy`], [`PolicyError::InvalidPlatform`] (`cpus = 0`),
+/// [`PolicyError::MissingPlacement`], [`PolicyError::InvalidPlacement`].
+pub fn build(
+    name: &str,
+    tasks: &[PolicyTask],
+    cpus: u32,
+    placement: Option<Placement>,
+) -> Result<Box<dyn Policy>, PolicyError> {
+    let Some(&canonical) = NAMES.iter().find(|n| **n == name) else {
+        return Err(PolicyError::UnknownPolicy {
+            name: name.to_string(),
+            known: NAMES.join(", "),
+        });
+    };
+    if cpus == 0 {
+        return Err(PolicyError::InvalidPlatform(format!(
+            "policy `{canonical}` needs at least one CPU"
+        )));
+    }
+    let shared: Arc<[PolicyTask]> = tasks.into();
+    let n = tasks.len();
+    let placed = |needs_one: bool| -> Result<Placement, PolicyError> {
+        let p = placement
+            .clone()
+            .ok_or_else(|| PolicyError::MissingPlacement(canonical.to_string()))?;
+        if needs_one && p.domain_size != 1 {
+            return Err(PolicyError::InvalidPlacement(format!(
+                "policy `{canonical}` is partitioned: domain size must be 1, not {}",
+                p.domain_size
+            )));
+        }
+        Ok(p)
+    };
+    Ok(match canonical {
+        "gedf" => Box::new(GlobalJlfp::gedf(shared, cpus)),
+        "gnpedf" => Box::new(GlobalJlfp::gnpedf(shared, cpus)),
+        "gfp" => Box::new(GlobalJlfp::gfp(shared, cpus)),
+        "gfifo" => Box::new(GlobalJlfp::gfifo(shared, cpus)),
+        "edzl" => Box::new(Edzl::new(shared, cpus)),
+        "pedf" => Box::new(Domains::new("pedf", cpus, n, placed(true)?, |k| {
+            GlobalJlfp::gedf(shared.clone(), k)
+        })?),
+        "pfp" => Box::new(Domains::new("pfp", cpus, n, placed(true)?, |k| {
+            GlobalJlfp::gfp(shared.clone(), k)
+        })?),
+        _ => Box::new(Domains::new("cedf", cpus, n, placed(false)?, |k| {
+            GlobalJlfp::gedf(shared.clone(), k)
+        })?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::task;
+
+    #[test]
+    fn every_name_builds_and_reports_itself() {
+        let tasks = vec![task(1, 10, 10, 0), task(2, 10, 10, 1)];
+        for name in NAMES {
+            let placement = match *name {
+                "cedf" => Some(Placement {
+                    domain_of_task: vec![0, 1],
+                    domain_size: 2,
+                }),
+                _ => Some(Placement {
+                    domain_of_task: vec![0, 3],
+                    domain_size: 1,
+                }),
+            };
+            let p = build(name, &tasks, 4, placement).unwrap();
+            assert_eq!(p.name(), *name);
+            assert_eq!(p.cpus(), 4);
+        }
+    }
+
+    #[test]
+    fn errors() {
+        let tasks = vec![task(1, 10, 10, 0)];
+        assert!(matches!(
+            build("llf", &tasks, 2, None),
+            Err(PolicyError::UnknownPolicy { .. })
+        ));
+        assert!(matches!(
+            build("pedf", &tasks, 2, None),
+            Err(PolicyError::MissingPlacement(_))
+        ));
+        assert!(matches!(
+            build("gedf", &tasks, 0, None),
+            Err(PolicyError::InvalidPlatform(_))
+        ));
+        let two = Placement {
+            domain_of_task: vec![0],
+            domain_size: 2,
+        };
+        assert!(matches!(
+            build("pfp", &tasks, 2, Some(two.clone())),
+            Err(PolicyError::InvalidPlacement(_))
+        ));
+        assert!(build("cedf", &tasks, 2, Some(two)).is_ok());
+    }
+}
