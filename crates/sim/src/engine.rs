@@ -1,0 +1,683 @@
+//! The discrete-event engine: drives a [`Policy`] in virtual time and enacts its link
+//! decisions instantly (zero overheads) — the simulator's side of link-based scheduling
+//! [MP §III-B]: the policy decides which job is *linked* to each CPU, the engine makes the
+//! *scheduled* job equal to it at the same instant.
+//!
+//! # Events and their order
+//! The engine jumps from event to event (no time stepping). Pending events sit in one binary
+//! heap keyed by `(time, class, order)`, so each event costs `O(log n)`. Classes at one instant,
+//! in this order (DESIGN.md "Event order at one instant"):
+//! 1. **completions**, by task index;
+//! 2. **aborts** of late jobs (engine-internal, only with `abort_late`), by task index —
+//!    after completions, so a job that completes exactly at its deadline meets it;
+//! 3. **releases**, by task index — a job's arrival, and the hand-over of a job that waited
+//!    for its predecessor (jobs of one task are sequential: job k+1 is given to the policy
+//!    only when job k has completed or was aborted);
+//! 4. **timers** the policy armed, in request order (a cancelled or re-armed timer never fires;
+//!    within one callback's decisions the cancels are applied before the new timers, so
+//!    arming an id again simply re-arms it; a timer requested in the past fires at once).
+//!
+//! After each callback the engine applies the decisions (the "scheduling decision" step).
+//!
+//! # Applying decisions
+//! The links of one callback are folded per CPU (a later link overrides an earlier one). For
+//! every CPU whose link differs from what it runs: the old job is switched out (its executed
+//! time accumulated; a *preemption* if it is unfinished), then the new job is switched in (a
+//! *migration* if it last ran on another CPU; a *context switch* in any case) and its
+//! completion is scheduled at `now + remaining`. A completion event is valid only if, when it
+//! fires, its job is still the task's current job and has executed exactly its demand — so
+//! events made stale by a preemption need no explicit removal. A policy that links a job it
+//! does not hold (finished, not yet handed over), links one job to two CPUs, or names a CPU
+//! outside `0..cpus` stops the run with [`SimError::PolicyViolation`].
+//!
+//! # Horizon
+//! Arrivals at `t < duration` are simulated; at `t = duration` only completions and aborts
+//! are recorded (so a job completing exactly at the horizon is complete), without calling the
+//! policy (nothing can execute any more), then the run stops.
+//! Events beyond the horizon are never queued. Overloaded systems (U > m) terminate: jobs just
+//! queue up behind their predecessors until the horizon.
+
+use crate::config::{validate_task, SimConfig, SimTask, TaskRng};
+use crate::error::SimError;
+use crate::metrics::{summarize, JobRecord, TaskAcc, TaskMetrics, Totals};
+use schedlab_model::{Duration, Time};
+use schedlab_policy::{Ctx, Decisions, JobId, JobInfo, Policy, Progress, TaskId, TimerId};
+use schedlab_trace::{Event, Kind, NO_CPU};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+
+/// Everything a run produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimResult {
+    /// Per-job records, ordered by (task, seq) (empty if `record_jobs` is off).
+    pub jobs: Vec<JobRecord>,
+    /// Per-task metrics, by task index.
+    pub per_task: Vec<TaskMetrics>,
+    /// Whole-run metrics.
+    pub totals: Totals,
+    /// Trace events in time order (empty unless `record_trace`).
+    pub trace: Vec<Event>,
+    /// Events delivered to the policy (releases, completions, aborts, timers).
+    pub events_processed: u64,
+    /// The horizon (`duration`).
+    pub horizon: Time,
+}
+
+/// Simulates `tasks` under `policy` for `config.duration` of virtual time.
+///
+/// The policy must be fresh (built for these tasks and `config.cpus` CPUs, not yet driven).
+/// Deterministic: the same tasks, policy and configuration give the same result bit for bit.
+pub fn simulate(
+    tasks: &[SimTask],
+    policy: &mut dyn Policy,
+    config: &SimConfig,
+) -> Result<SimResult, SimError> {
+    config.validate()?;
+    if tasks.is_empty() {
+        return Err(SimError::NoTasks);
+    }
+    if u32::try_from(tasks.len()).is_err() {
+        return Err(SimError::TooManyTasks(tasks.len()));
+    }
+    for (i, t) in tasks.iter().enumerate() {
+        validate_task(i, t)?;
+    }
+    if policy.cpus() != config.cpus {
+        return Err(SimError::CpuMismatch {
+            policy: policy.name().to_string(),
+            policy_cpus: policy.cpus(),
+            cpus: config.cpus,
+        });
+    }
+    let mut engine = Engine::new(tasks, policy, config);
+    engine.run()?;
+    Ok(engine.finish())
+}
+
+// Event classes, in same-instant order.
+const COMPLETION: u8 = 0;
+const ABORT: u8 = 1;
+const RELEASE: u8 = 2;
+const TIMER: u8 = 3;
+// `Ev::arg` of a RELEASE event.
+const ARRIVAL: u64 = 0;
+const HANDOVER: u64 = 1;
+
+/// A pending event. Field order is the heap order: time, class, then `order` (task index, or
+/// the arming serial for timers), then `arg` (job seq, arrival/hand-over, timer id) — a total
+/// order, so ties never depend on heap internals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Ev {
+    time: u64,
+    class: u8,
+    order: u64,
+    arg: u64,
+}
+
+/// The job a task has handed to the policy (at most one per task).
+struct Live {
+    rec: JobRecord,
+    demand: Duration,
+    last_cpu: Option<u32>,
+    running_on: Option<u32>,
+    /// Start of the current execution segment (valid while `running_on` is set).
+    seg_start: Time,
+}
+
+impl Live {
+    fn executed_at(&self, now: Time) -> Duration {
+        match self.running_on {
+            Some(_) => self.rec.executed + now.saturating_since(self.seg_start),
+            None => self.rec.executed,
+        }
+    }
+}
+
+/// A released job still waiting for its predecessor.
+struct Waiting {
+    seq: u64,
+    release: Time,
+    deadline: Time,
+}
+
+struct TaskRt {
+    next_seq: u64,
+    backlog: VecDeque<Waiting>,
+    current: Option<Live>,
+    rng: TaskRng,
+    acc: TaskAcc,
+    /// A cleared `cpus_used` buffer to reuse when job records are not kept.
+    spare: Vec<u32>,
+}
+
+/// The [`Progress`] view a callback sees: exact executed time at `now`.
+struct View<'a> {
+    tasks: &'a [TaskRt],
+    now: Time,
+}
+
+impl Progress for View<'_> {
+    fn executed(&self, job: JobId) -> Duration {
+        match self
+            .tasks
+            .get(job.task.0 as usize)
+            .and_then(|t| t.current.as_ref())
+        {
+            Some(live) if live.rec.seq == job.seq && job.strand == 0 => live.executed_at(self.now),
+            _ => Duration::ZERO,
+        }
+    }
+}
+
+struct Engine<'a> {
+    tasks: &'a [SimTask],
+    policy: &'a mut dyn Policy,
+    cfg: &'a SimConfig,
+    horizon: Time,
+    rt: Vec<TaskRt>,
+    /// Task whose current job runs on each CPU.
+    running: Vec<Option<u32>>,
+    heap: BinaryHeap<Reverse<Ev>>,
+    /// Armed timers: id → serial of the arming that is still valid.
+    timers: HashMap<u64, u64>,
+    timer_serial: u64,
+    out: Decisions,
+    desired: Vec<Option<JobId>>,
+    touched: Vec<u32>,
+    touched_flag: Vec<bool>,
+    trace: Vec<Event>,
+    jobs: Vec<JobRecord>,
+    context_switches: u64,
+    events_processed: u64,
+}
+
+impl<'a> Engine<'a> {
+    fn new(tasks: &'a [SimTask], policy: &'a mut dyn Policy, cfg: &'a SimConfig) -> Engine<'a> {
+        let m = cfg.cpus as usize;
+        let horizon = Time::from_ns(cfg.duration.as_ns());
+        let mut heap = BinaryHeap::with_capacity(2 * tasks.len() + m);
+        let rt = tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let first = Time::ZERO + t.offset;
+                if first < horizon {
+                    heap.push(Reverse(Ev {
+                        time: first.as_ns(),
+                        class: RELEASE,
+                        order: i as u64,
+                        arg: ARRIVAL,
+                    }));
+                }
+                TaskRt {
+                    next_seq: 0,
+                    backlog: VecDeque::new(),
+                    current: None,
+                    rng: TaskRng::new(cfg.seed, i as u32),
+                    acc: TaskAcc::default(),
+                    spare: Vec::new(),
+                }
+            })
+            .collect();
+        Engine {
+            tasks,
+            policy,
+            cfg,
+            horizon,
+            rt,
+            running: vec![None; m],
+            heap,
+            timers: HashMap::new(),
+            timer_serial: 0,
+            out: Decisions::new(),
+            desired: vec![None; m],
+            touched: Vec::with_capacity(m),
+            touched_flag: vec![false; m],
+            trace: Vec::new(),
+            jobs: Vec::new(),
+            context_switches: 0,
+            events_processed: 0,
+        }
+    }
+
+    fn push(&mut self, time: Time, class: u8, order: u64, arg: u64) {
+        self.heap.push(Reverse(Ev {
+            time: time.as_ns(),
+            class,
+            order,
+            arg,
+        }));
+    }
+
+    fn emit(&mut self, time: Time, kind: Kind, cpu: u32, task: u32, seq: u64, arg: u64) {
+        if self.cfg.record_trace {
+            self.trace
+                .push(Event::new(time.as_ns(), kind, cpu, task, seq).with_arg(arg));
+        }
+    }
+
+    fn violation(&self, now: Time, message: String) -> SimError {
+        SimError::PolicyViolation {
+            policy: self.policy.name().to_string(),
+            time: now,
+            message,
+        }
+    }
+
+    fn run(&mut self) -> Result<(), SimError> {
+        let h = self.horizon.as_ns();
+        while let Some(Reverse(ev)) = self.heap.pop() {
+            if ev.time > h || (ev.time == h && ev.class > ABORT) {
+                break;
+            }
+            let now = Time::from_ns(ev.time);
+            let task = ev.order as usize;
+            match ev.class {
+                COMPLETION => self.complete(now, task, ev.arg)?,
+                ABORT => self.abort(now, task, ev.arg)?,
+                RELEASE => self.release(now, task, ev.arg)?,
+                _ => self.timer(now, ev.order, ev.arg)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs one policy callback and applies its decisions.
+    fn call(
+        &mut self,
+        now: Time,
+        f: impl FnOnce(&mut dyn Policy, &Ctx<'_>, &mut Decisions),
+    ) -> Result<(), SimError> {
+        self.events_processed += 1;
+        let view = View {
+            tasks: &self.rt,
+            now,
+        };
+        let ctx = Ctx {
+            now,
+            progress: &view,
+        };
+        f(&mut *self.policy, &ctx, &mut self.out);
+        self.apply(now)
+    }
+
+    fn complete(&mut self, now: Time, task: usize, seq: u64) -> Result<(), SimError> {
+        let Some(rt) = self.rt.get_mut(task) else {
+            return Ok(());
+        };
+        match &rt.current {
+            Some(live) if live.rec.seq == seq && live.executed_at(now) == live.demand => {}
+            _ => return Ok(()), // stale: preempted since, or already finished
+        }
+        self.stop_running(now, task);
+        let Some(mut live) = self.rt.get_mut(task).and_then(|rt| rt.current.take()) else {
+            return Ok(());
+        };
+        live.rec.completion = Some(now);
+        live.rec.tardiness = now.saturating_since(live.rec.deadline);
+        let cpu = live.last_cpu.unwrap_or(NO_CPU);
+        let (t, d) = (task as u32, live.rec.deadline);
+        self.emit(now, Kind::Complete, cpu, t, seq, 0);
+        if now > d {
+            self.emit(now, Kind::DeadlineMiss, cpu, t, seq, d.as_ns());
+        }
+        self.retire(task, live);
+        if now < self.horizon {
+            let id = JobId::new(TaskId(t), seq);
+            self.call(now, |p, ctx, out| p.on_complete(ctx, id, out))?;
+            self.after_finish(now, task);
+        }
+        Ok(())
+    }
+
+    fn abort(&mut self, now: Time, task: usize, seq: u64) -> Result<(), SimError> {
+        match self.rt.get(task).and_then(|rt| rt.current.as_ref()) {
+            Some(live) if live.rec.seq == seq => {}
+            _ => return Ok(()), // completed in time
+        }
+        self.stop_running(now, task);
+        let Some(mut live) = self.rt.get_mut(task).and_then(|rt| rt.current.take()) else {
+            return Ok(());
+        };
+        live.rec.aborted = true;
+        live.rec.tardiness = Duration::ZERO;
+        let cpu = live.last_cpu.unwrap_or(NO_CPU);
+        let (t, d) = (task as u32, live.rec.deadline);
+        self.emit(now, Kind::DeadlineMiss, cpu, t, seq, d.as_ns());
+        self.emit(now, Kind::Abort, cpu, t, seq, 0);
+        self.retire(task, live);
+        if now < self.horizon {
+            let id = JobId::new(TaskId(t), seq);
+            self.call(now, |p, ctx, out| p.on_abort(ctx, id, out))?;
+            self.after_finish(now, task);
+        }
+        Ok(())
+    }
+
+    /// After a job of `task` finished: its successor, if waiting, is handed over among the
+    /// releases of this instant.
+    fn after_finish(&mut self, now: Time, task: usize) {
+        if self.rt.get(task).is_some_and(|rt| !rt.backlog.is_empty()) {
+            self.push(now, RELEASE, task as u64, HANDOVER);
+        }
+    }
+
+    /// Takes the current job of `task` off its CPU (engine-initiated: completion or abort).
+    fn stop_running(&mut self, now: Time, task: usize) {
+        let Some(live) = self.rt.get_mut(task).and_then(|rt| rt.current.as_mut()) else {
+            return;
+        };
+        if let Some(c) = live.running_on.take() {
+            live.rec.executed += now.saturating_since(live.seg_start);
+            let seq = live.rec.seq;
+            if let Some(slot) = self.running.get_mut(c as usize) {
+                *slot = None;
+            }
+            self.emit(now, Kind::SwitchOut, c, task as u32, seq, 0);
+        }
+    }
+
+    /// Accounts a finished (or, at the horizon, unfinished) job.
+    fn retire(&mut self, task: usize, live: Live) {
+        let Some(rt) = self.rt.get_mut(task) else {
+            return;
+        };
+        rt.acc.add(&live.rec, self.horizon);
+        if self.cfg.record_jobs {
+            self.jobs.push(live.rec);
+        } else {
+            rt.spare = live.rec.cpus_used;
+            rt.spare.clear();
+        }
+    }
+
+    fn release(&mut self, now: Time, task: usize, kind: u64) -> Result<(), SimError> {
+        let Some(spec) = self.tasks.get(task) else {
+            return Ok(());
+        };
+        let (arrivals, horizon) = (self.cfg.arrivals, self.horizon);
+        let Some(rt) = self.rt.get_mut(task) else {
+            return Ok(());
+        };
+        if kind == ARRIVAL {
+            let seq = rt.next_seq;
+            rt.next_seq += 1;
+            let deadline = now
+                .checked_add(spec.deadline)
+                .ok_or(SimError::Overflow("an absolute deadline"))?;
+            rt.backlog.push_back(Waiting {
+                seq,
+                release: now,
+                deadline,
+            });
+            let delay = rt.rng.delay(arrivals);
+            // Past 2^64 ns is past any horizon: no further arrival.
+            let next = now
+                .checked_add(spec.period)
+                .and_then(|t| t.checked_add(delay));
+            if let Some(next) = next.filter(|&t| t < horizon) {
+                self.push(next, RELEASE, task as u64, ARRIVAL);
+            }
+            self.emit(now, Kind::Release, NO_CPU, task as u32, seq, now.as_ns());
+        }
+        self.hand_over(now, task, spec)
+    }
+
+    /// Gives the oldest waiting job of `task` to the policy if the task has no current job.
+    fn hand_over(&mut self, now: Time, task: usize, spec: &SimTask) -> Result<(), SimError> {
+        let (exec, abort_late) = (self.cfg.exec, self.cfg.abort_late);
+        let Some(rt) = self.rt.get_mut(task) else {
+            return Ok(());
+        };
+        if rt.current.is_some() {
+            return Ok(());
+        }
+        let Some(w) = rt.backlog.pop_front() else {
+            return Ok(());
+        };
+        let demand = rt.rng.demand(exec, spec.wcet);
+        rt.current = Some(Live {
+            rec: JobRecord {
+                task: task as u32,
+                seq: w.seq,
+                release: w.release,
+                deadline: w.deadline,
+                start: None,
+                completion: None,
+                cpus_used: std::mem::take(&mut rt.spare),
+                preemptions: 0,
+                migrations: 0,
+                executed: Duration::ZERO,
+                tardiness: Duration::ZERO,
+                aborted: false,
+            },
+            demand,
+            last_cpu: None,
+            running_on: None,
+            seg_start: now,
+        });
+        let info = JobInfo {
+            id: JobId::new(TaskId(task as u32), w.seq),
+            release: w.release,
+            deadline: w.deadline,
+            wcet: spec.wcet,
+        };
+        self.call(now, |p, ctx, out| p.on_release(ctx, &info, out))?;
+        if abort_late && w.deadline <= self.horizon {
+            self.push(w.deadline.max(now), ABORT, task as u64, w.seq);
+        }
+        Ok(())
+    }
+
+    fn timer(&mut self, now: Time, serial: u64, id: u64) -> Result<(), SimError> {
+        if self.timers.get(&id) != Some(&serial) {
+            return Ok(()); // cancelled or re-armed
+        }
+        self.timers.remove(&id);
+        self.call(now, |p, ctx, out| p.on_timer(ctx, TimerId(id), out))
+    }
+
+    /// Enacts the decisions in `self.out` (see the module doc).
+    fn apply(&mut self, now: Time) -> Result<(), SimError> {
+        for i in 0..self.out.cancels.len() {
+            let id = self.out.cancels[i].0;
+            self.timers.remove(&id);
+        }
+        for i in 0..self.out.timers.len() {
+            let req = self.out.timers[i];
+            self.timer_serial += 1;
+            self.timers.insert(req.id.0, self.timer_serial);
+            let at = req.at.max(now);
+            if at < self.horizon {
+                self.push(at, TIMER, self.timer_serial, req.id.0);
+            }
+        }
+        if self.out.links.is_empty() {
+            self.out.clear();
+            return Ok(());
+        }
+        let result = self.apply_links(now);
+        for &c in &self.touched {
+            self.touched_flag[c as usize] = false;
+            self.desired[c as usize] = None;
+        }
+        self.touched.clear();
+        self.out.clear();
+        result
+    }
+
+    fn apply_links(&mut self, now: Time) -> Result<(), SimError> {
+        let m = self.running.len();
+        for i in 0..self.out.links.len() {
+            let link = self.out.links[i];
+            let c = link.cpu.0 as usize;
+            if c >= m {
+                return Err(self.violation(
+                    now,
+                    format!("linked CPU {} but there are {m} CPUs", link.cpu.0),
+                ));
+            }
+            if !self.touched_flag[c] {
+                self.touched_flag[c] = true;
+                self.touched.push(c as u32);
+            }
+            self.desired[c] = link.job;
+        }
+        // Every linked job must be a job the policy holds.
+        for &c in &self.touched {
+            if let Some(j) = self.desired[c as usize] {
+                let held = j.strand == 0
+                    && self
+                        .rt
+                        .get(j.task.0 as usize)
+                        .and_then(|rt| rt.current.as_ref())
+                        .is_some_and(|live| live.rec.seq == j.seq);
+                if !held {
+                    return Err(self.violation(
+                        now,
+                        format!("linked {j} to CPU {c}, but that job is not released, or already finished"),
+                    ));
+                }
+            }
+        }
+        // Switch out first, so a job can move between CPUs within one decision.
+        for k in 0..self.touched.len() {
+            let c = self.touched[k] as usize;
+            let want = self.desired[c].map(|j| j.task.0);
+            if let Some(old) = self.running[c] {
+                if want != Some(old) {
+                    self.switch_out(now, old as usize, c as u32);
+                }
+            }
+        }
+        for k in 0..self.touched.len() {
+            let c = self.touched[k] as usize;
+            if let Some(j) = self.desired[c] {
+                if self.running[c] != Some(j.task.0) {
+                    self.switch_in(now, j.task.0 as usize, c as u32)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn switch_out(&mut self, now: Time, task: usize, cpu: u32) {
+        if let Some(slot) = self.running.get_mut(cpu as usize) {
+            *slot = None;
+        }
+        let Some(live) = self.rt.get_mut(task).and_then(|rt| rt.current.as_mut()) else {
+            return;
+        };
+        live.running_on = None;
+        live.rec.executed += now.saturating_since(live.seg_start);
+        let seq = live.rec.seq;
+        let unfinished = live.rec.executed < live.demand;
+        if unfinished {
+            live.rec.preemptions += 1;
+        }
+        self.emit(now, Kind::SwitchOut, cpu, task as u32, seq, 0);
+        if unfinished {
+            self.emit(now, Kind::Preempt, cpu, task as u32, seq, 0);
+        }
+    }
+
+    fn switch_in(&mut self, now: Time, task: usize, cpu: u32) -> Result<(), SimError> {
+        let horizon = self.horizon;
+        let Some(live) = self.rt.get_mut(task).and_then(|rt| rt.current.as_mut()) else {
+            return Ok(());
+        };
+        if let Some(other) = live.running_on {
+            let j = JobId::new(TaskId(task as u32), live.rec.seq);
+            return Err(self.violation(
+                now,
+                format!("linked {j} to CPU {cpu} while it stays linked to CPU {other}"),
+            ));
+        }
+        live.running_on = Some(cpu);
+        live.seg_start = now;
+        if live.rec.start.is_none() {
+            live.rec.start = Some(now);
+        }
+        if !live.rec.cpus_used.contains(&cpu) {
+            live.rec.cpus_used.push(cpu);
+        }
+        let from = live.last_cpu.filter(|&l| l != cpu);
+        if from.is_some() {
+            live.rec.migrations += 1;
+        }
+        live.last_cpu = Some(cpu);
+        let seq = live.rec.seq;
+        let done_at = now.checked_add(live.demand.saturating_sub(live.rec.executed));
+        if let Some(slot) = self.running.get_mut(cpu as usize) {
+            *slot = Some(task as u32);
+        }
+        self.context_switches += 1;
+        if let Some(t) = done_at.filter(|&t| t <= horizon) {
+            self.push(t, COMPLETION, task as u64, seq);
+        }
+        self.emit(now, Kind::Link, cpu, task as u32, seq, 0);
+        self.emit(now, Kind::SwitchIn, cpu, task as u32, seq, 0);
+        if let Some(l) = from {
+            self.emit(now, Kind::Migrate, cpu, task as u32, seq, u64::from(l));
+        }
+        Ok(())
+    }
+
+    /// Stops at the horizon: accounts the unfinished and the waiting jobs, builds the result.
+    fn finish(mut self) -> SimResult {
+        let h = self.horizon;
+        for task in 0..self.rt.len() {
+            if let Some(live) = self.rt.get_mut(task).and_then(|rt| rt.current.as_mut()) {
+                if live.running_on.is_some() {
+                    live.rec.executed += h.saturating_since(live.seg_start);
+                    live.seg_start = h;
+                }
+            }
+            let mut pending: Vec<JobRecord> = Vec::new();
+            if let Some(rt) = self.rt.get_mut(task) {
+                if let Some(live) = rt.current.take() {
+                    pending.push(live.rec);
+                }
+                pending.extend(rt.backlog.drain(..).map(|w| JobRecord {
+                    task: task as u32,
+                    seq: w.seq,
+                    release: w.release,
+                    deadline: w.deadline,
+                    start: None,
+                    completion: None,
+                    cpus_used: Vec::new(),
+                    preemptions: 0,
+                    migrations: 0,
+                    executed: Duration::ZERO,
+                    tardiness: Duration::ZERO,
+                    aborted: false,
+                }));
+            }
+            for mut rec in pending {
+                if rec.deadline <= h {
+                    rec.tardiness = h.saturating_since(rec.deadline);
+                    let d = rec.deadline.as_ns();
+                    self.emit(h, Kind::DeadlineMiss, NO_CPU, rec.task, rec.seq, d);
+                }
+                if let Some(rt) = self.rt.get_mut(task) {
+                    rt.acc.add(&rec, h);
+                }
+                if self.cfg.record_jobs {
+                    self.jobs.push(rec);
+                }
+            }
+        }
+        self.jobs.sort_unstable_by_key(|j| (j.task, j.seq));
+        let accs: Vec<TaskAcc> = self.rt.iter().map(|rt| rt.acc.clone()).collect();
+        let utilities: Vec<Option<f64>> = self.tasks.iter().map(|t| t.utility).collect();
+        let (per_task, totals) = summarize(&accs, &utilities, self.context_switches);
+        SimResult {
+            jobs: self.jobs,
+            per_task,
+            totals,
+            trace: self.trace,
+            events_processed: self.events_processed,
+            horizon: h,
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! Per-job records and the per-task and whole-run metrics of [ChronOS §8.6]: deadline
+//! satisfaction ratio (DSR, Eq. 8.2), accrued utility ratio (AUR, Eq. 8.4), schedulability
+//! (Eq. 8.6: no miss) and tardiness, plus response times, preemptions, migrations and context
+//! switches.
+//!
+//! Horizon rules (the "Simulator" section): every job released before the horizon is
+//! counted; a job *meets* its deadline iff it completes at or before it; it *misses* iff it
+//! completes after it, is aborted, or is unfinished at the horizon with its deadline at or
+//! before the horizon. A job unfinished at the horizon whose deadline lies after the horizon is
+//! neither met nor missed. DSR = deadlines met / deadlines at or before the horizon (1 when no
+//! deadline fell within the horizon); AUR is the same ratio weighted by task utilities.
+//!
+//! Tardiness = `max(0, completion − deadline)`; for a job unfinished at the horizon with its
+//! deadline at or before the horizon it is `horizon − deadline` (a lower bound: the run stopped);
+//! an aborted job has tardiness 0 (it was dropped at its deadline, it never finished late).
+//! Mean tardiness averages over the jobs whose deadline fell within the horizon; mean response
+//! time over the completed jobs.
+
+use schedlab_model::{Duration, Time};
+
+/// What happened to one job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobRecord {
+    /// Task index.
+    pub task: u32,
+    /// 0-based job number within the task.
+    pub seq: u64,
+    /// Release (arrival) time.
+    pub release: Time,
+    /// Absolute deadline.
+    pub deadline: Time,
+    /// When it first executed.
+    pub start: Option<Time>,
+    /// When it completed (`None`: aborted or unfinished at the horizon).
+    pub completion: Option<Time>,
+    /// CPUs it executed on, distinct, in order of first use.
+    pub cpus_used: Vec<u32>,
+    /// Times it was switched out before completing (aborts excluded).
+    pub preemptions: u32,
+    /// Times it resumed on a CPU other than the one it last ran on.
+    pub migrations: u32,
+    /// Execution time received (equal to its demand if it completed).
+    pub executed: Duration,
+    /// Tardiness (see the module doc).
+    pub tardiness: Duration,
+    /// Aborted at its deadline (`abort_late`).
+    pub aborted: bool,
+}
+
+impl JobRecord {
+    /// Did the job miss its deadline (by the horizon rules of the module doc)?
+    pub fn missed(&self, horizon: Time) -> bool {
+        match self.completion {
+            Some(c) => c > self.deadline,
+            None => self.aborted || self.deadline <= horizon,
+        }
+    }
+}
+
+/// Metrics of one task.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TaskMetrics {
+    /// Task index.
+    pub task: u32,
+    /// Jobs released before the horizon.
+    pub jobs: u64,
+    /// Jobs completed.
+    pub completed: u64,
+    /// Jobs aborted.
+    pub aborted: u64,
+    /// Deadline misses.
+    pub misses: u64,
+    /// Jobs whose deadline fell at or before the horizon.
+    pub deadlines_in_horizon: u64,
+    /// Largest response time (completion − release) of a completed job.
+    pub max_response: Option<Duration>,
+    /// Mean response time of the completed jobs, in ns.
+    pub mean_response: Option<f64>,
+    /// Largest tardiness.
+    pub max_tardiness: Duration,
+    /// Mean tardiness over the jobs whose deadline fell within the horizon, in ns (0 if none).
+    pub mean_tardiness: f64,
+    /// Preemptions of its jobs.
+    pub preemptions: u64,
+    /// Migrations of its jobs.
+    pub migrations: u64,
+}
+
+/// Whole-run metrics.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Totals {
+    /// Jobs released before the horizon.
+    pub jobs: u64,
+    /// Jobs completed.
+    pub completed: u64,
+    /// Jobs aborted.
+    pub aborted: u64,
+    /// Deadline misses.
+    pub deadline_misses: u64,
+    /// Jobs whose deadline fell at or before the horizon.
+    pub deadlines_in_horizon: u64,
+    /// Deadline satisfaction ratio [ChronOS §8.6, Eq. 8.2].
+    pub dsr: f64,
+    /// No deadline missed [ChronOS §8.6, Eq. 8.6].
+    pub schedulable: bool,
+    /// Largest tardiness of any job [ChronOS §8.6, θ of Eq. 8.8].
+    pub max_tardiness: Duration,
+    /// Mean tardiness over the jobs whose deadline fell within the horizon, in ns.
+    pub mean_tardiness: f64,
+    /// Largest response time of a completed job.
+    pub max_response: Option<Duration>,
+    /// Mean response time of the completed jobs, in ns.
+    pub mean_response: Option<f64>,
+    /// Preemptions (a job switched out before completing, aborts excluded).
+    pub preemptions: u64,
+    /// Migrations (a job resumed on a CPU other than the one it last ran on).
+    pub migrations: u64,
+    /// Context switches (switch-ins).
+    pub context_switches: u64,
+    /// Accrued utility ratio [ChronOS §8.6, Eq. 8.4]: utility of the jobs that met their
+    /// deadline / utility of the jobs whose deadline fell within the horizon (tasks without a
+    /// utility count 0; 1 if that sum is 0). `None` when no task has a utility.
+    pub aur: Option<f64>,
+}
+
+/// Running sums of one task (integers, so the result does not depend on summation order).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TaskAcc {
+    jobs: u64,
+    completed: u64,
+    aborted: u64,
+    misses: u64,
+    in_horizon: u64,
+    met_in_horizon: u64,
+    max_response: Option<Duration>,
+    sum_response: u128,
+    max_tardiness: Duration,
+    sum_tardiness: u128,
+    preemptions: u64,
+    migrations: u64,
+}
+
+impl TaskAcc {
+    /// Accounts one finished (or, at the end, unfinished) job.
+    pub(crate) fn add(&mut self, job: &JobRecord, horizon: Time) {
+        self.jobs += 1;
+        self.preemptions += u64::from(job.preemptions);
+        self.migrations += u64::from(job.migrations);
+        if job.aborted {
+            self.aborted += 1;
+        }
+        if let Some(c) = job.completion {
+            self.completed += 1;
+            let r = c.saturating_since(job.release);
+            self.sum_response += u128::from(r.as_ns());
+            self.max_response = Some(self.max_response.map_or(r, |m| m.max(r)));
+        }
+        let missed = job.missed(horizon);
+        if missed {
+            self.misses += 1;
+        }
+        if job.deadline <= horizon {
+            self.in_horizon += 1;
+            if !missed {
+                self.met_in_horizon += 1;
+            }
+            self.sum_tardiness += u128::from(job.tardiness.as_ns());
+        }
+        self.max_tardiness = self.max_tardiness.max(job.tardiness);
+    }
+
+    fn metrics(&self, task: u32) -> TaskMetrics {
+        TaskMetrics {
+            task,
+            jobs: self.jobs,
+            completed: self.completed,
+            aborted: self.aborted,
+            misses: self.misses,
+            deadlines_in_horizon: self.in_horizon,
+            max_response: self.max_response,
+            mean_response: mean(self.sum_response, self.completed),
+            max_tardiness: self.max_tardiness,
+            mean_tardiness: mean(self.sum_tardiness, self.in_horizon).unwrap_or(0.0),
+            preemptions: self.preemptions,
+            migrations: self.migrations,
+        }
+    }
+}
+
+fn mean(sum: u128, n: u64) -> Option<f64> {
+    (n > 0).then(|| sum as f64 / n as f64)
+}
+
+/// Builds the per-task metrics and the totals from the per-task sums.
+pub(crate) fn summarize(
+    accs: &[TaskAcc],
+    utilities: &[Option<f64>],
+    context_switches: u64,
+) -> (Vec<TaskMetrics>, Totals) {
+    let per_task: Vec<TaskMetrics> = accs
+        .iter()
+        .enumerate()
+        .map(|(i, a)| a.metrics(i as u32))
+        .collect();
+    let mut t = Totals {
+        context_switches,
+        ..Totals::default()
+    };
+    let (mut sum_resp, mut sum_tard, mut met) = (0u128, 0u128, 0u64);
+    for a in accs {
+        t.jobs += a.jobs;
+        t.completed += a.completed;
+        t.aborted += a.aborted;
+        t.deadline_misses += a.misses;
+        t.deadlines_in_horizon += a.in_horizon;
+        t.preemptions += a.preemptions;
+        t.migrations += a.migrations;
+        t.max_tardiness = t.max_tardiness.max(a.max_tardiness);
+        if let Some(r) = a.max_response {
+            t.max_response = Some(t.max_response.map_or(r, |m| m.max(r)));
+        }
+        sum_resp += a.sum_response;
+        sum_tard += a.sum_tardiness;
+        met += a.met_in_horizon;
+    }
+    t.dsr = if t.deadlines_in_horizon == 0 {
+        1.0
+    } else {
+        met as f64 / t.deadlines_in_horizon as f64
+    };
+    t.schedulable = t.deadline_misses == 0;
+    t.mean_response = mean(sum_resp, t.completed);
+    t.mean_tardiness = mean(sum_tard, t.deadlines_in_horizon).unwrap_or(0.0);
+    if utilities.iter().any(Option::is_some) {
+        // Sum per task first (count × utility) so the order of jobs cannot change the result.
+        let (mut got, mut possible) = (0.0f64, 0.0f64);
+        for (a, u) in accs.iter().zip(utilities) {
+            let u = u.unwrap_or(0.0);
+            got += a.met_in_horizon as f64 * u;
+            possible += a.in_horizon as f64 * u;
+        }
+        t.aur = Some(if possible > 0.0 { got / possible } else { 1.0 });
+    }
+    (per_task, t)
+}

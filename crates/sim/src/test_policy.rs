@@ -1,0 +1,169 @@
+//! Test-only policies: a small global EDF (the real ones live in `schedlab-policy`) and a
+//! wrapper that logs every callback and arms timers, to check the engine's event order.
+
+use schedlab_model::Time;
+use schedlab_policy::{CpuId, Ctx, Decisions, JobId, JobInfo, Policy, TimerId};
+
+/// Global EDF: the m jobs with the earliest deadlines are linked; ties by task index, then
+/// sequence; a linked job is never preempted by a job with an equal deadline. A newly linked
+/// job goes to the lowest-numbered free CPU, or replaces the lowest-priority linked job.
+pub(crate) struct TestGedf {
+    linked: Vec<Option<(Time, JobId)>>,
+    ready: Vec<(Time, JobId)>,
+}
+
+impl TestGedf {
+    pub(crate) fn new(m: u32) -> TestGedf {
+        TestGedf {
+            linked: vec![None; m as usize],
+            ready: Vec::new(),
+        }
+    }
+
+    fn forget(&mut self, job: JobId, out: &mut Decisions) {
+        for (c, slot) in self.linked.iter_mut().enumerate() {
+            if slot.is_some_and(|(_, j)| j == job) {
+                *slot = None;
+                out.unlink(CpuId(c as u32));
+            }
+        }
+        self.ready.retain(|&(_, j)| j != job);
+    }
+
+    fn reschedule(&mut self, out: &mut Decisions) {
+        loop {
+            let Some((bi, &best)) = self
+                .ready
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, &(d, j))| (d, j.task, j.seq))
+            else {
+                return;
+            };
+            let target = match self.linked.iter().position(Option::is_none) {
+                Some(c) => c,
+                None => {
+                    let Some((c, &Some((wd, _)))) = self
+                        .linked
+                        .iter()
+                        .enumerate()
+                        .max_by_key(|(_, s)| s.map(|(d, j)| (d, j.task, j.seq)))
+                    else {
+                        return;
+                    };
+                    if best.0 >= wd {
+                        return;
+                    }
+                    if let Some(old) = self.linked[c] {
+                        self.ready.push(old);
+                    }
+                    c
+                }
+            };
+            self.ready.swap_remove(bi);
+            self.linked[target] = Some(best);
+            out.link(CpuId(target as u32), best.1);
+        }
+    }
+}
+
+impl Policy for TestGedf {
+    fn name(&self) -> &str {
+        "test-gedf"
+    }
+    fn cpus(&self) -> u32 {
+        self.linked.len() as u32
+    }
+    fn on_release(&mut self, _ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        self.ready.push((job.deadline, job.id));
+        self.reschedule(out);
+    }
+    fn on_complete(&mut self, _ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.forget(job, out);
+        self.reschedule(out);
+    }
+    fn on_abort(&mut self, _ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.forget(job, out);
+        self.reschedule(out);
+    }
+    fn linked(&self, cpu: CpuId) -> Option<JobId> {
+        self.linked
+            .get(cpu.0 as usize)
+            .copied()
+            .flatten()
+            .map(|(_, j)| j)
+    }
+}
+
+/// One logged callback: (time, what, task or timer id, executed time of every linked job).
+pub(crate) type LogEntry = (u64, &'static str, u64, Vec<u64>);
+
+/// Wraps [`TestGedf`], logs callbacks, arms `timers` at its first callback and cancels
+/// `cancels` at its second.
+pub(crate) struct Logger {
+    pub(crate) inner: TestGedf,
+    pub(crate) log: Vec<LogEntry>,
+    pub(crate) timers: Vec<(u64, u64)>,
+    pub(crate) cancels: Vec<u64>,
+    calls: u32,
+}
+
+impl Logger {
+    pub(crate) fn new(m: u32, timers: Vec<(u64, u64)>, cancels: Vec<u64>) -> Logger {
+        Logger {
+            inner: TestGedf::new(m),
+            log: Vec::new(),
+            timers,
+            cancels,
+            calls: 0,
+        }
+    }
+    fn note(&mut self, ctx: &Ctx<'_>, what: &'static str, who: u64, out: &mut Decisions) {
+        let progress = self
+            .inner
+            .linked
+            .iter()
+            .flatten()
+            .map(|&(_, j)| ctx.progress.executed(j).as_ns())
+            .collect();
+        self.log.push((ctx.now.as_ns(), what, who, progress));
+        self.calls += 1;
+        if self.calls == 1 {
+            for &(id, at) in &self.timers {
+                out.timer(TimerId(id), Time::from_ns(at));
+            }
+        }
+        if self.calls == 2 {
+            for &id in &self.cancels {
+                out.cancel(TimerId(id));
+            }
+        }
+    }
+}
+
+impl Policy for Logger {
+    fn name(&self) -> &str {
+        "logger"
+    }
+    fn cpus(&self) -> u32 {
+        self.inner.cpus()
+    }
+    fn on_release(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        self.note(ctx, "release", u64::from(job.id.task.0), out);
+        self.inner.on_release(ctx, job, out);
+    }
+    fn on_complete(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.note(ctx, "complete", u64::from(job.task.0), out);
+        self.inner.on_complete(ctx, job, out);
+    }
+    fn on_abort(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.note(ctx, "abort", u64::from(job.task.0), out);
+        self.inner.on_abort(ctx, job, out);
+    }
+    fn on_timer(&mut self, ctx: &Ctx<'_>, timer: TimerId, out: &mut Decisions) {
+        self.note(ctx, "timer", timer.0, out);
+    }
+    fn linked(&self, cpu: CpuId) -> Option<JobId> {
+        self.inner.linked(cpu)
+    }
+}
