@@ -16,5 +16,6 @@ from ._native import Error
 from .taskset import Task, TaskSet, load
 from .analysis import Result, analyze, tests
 from .generate import generate, utilizations
+from .simulation import simulate
 
-__all__ = ["Error", "Task", "TaskSet", "load", "Result", "analyze", "tests", "generate", "utilizations"]
+__all__ = ["Error", "Task", "TaskSet", "load", "Result", "analyze", "tests", "generate", "utilizations", "simulate"]

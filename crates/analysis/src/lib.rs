@@ -25,6 +25,7 @@ pub mod gfp;
 pub mod gnpedf;
 pub mod param;
 pub mod partitioned;
+pub mod placement;
 pub mod registry;
 pub mod soft;
 pub mod system;

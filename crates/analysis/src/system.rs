@@ -185,6 +185,19 @@ impl System {
             .map_err(Clone::clone)
     }
 
+    /// Each task's fixed-priority rank (0 = highest) under the system's assignment, by task
+    /// index; `Err` as [`System::priority_order`].
+    pub fn priority_ranks(&self) -> Result<Vec<u32>, String> {
+        let order = self.priority_order()?;
+        let mut ranks = vec![0u32; order.len()];
+        for (r, &i) in order.iter().enumerate() {
+            if let Some(slot) = ranks.get_mut(i) {
+                *slot = u32::try_from(r).unwrap_or(u32::MAX);
+            }
+        }
+        Ok(ranks)
+    }
+
     /// Every task has `D ≤ T`.
     pub fn constrained(&self) -> bool {
         self.params.iter().all(Params::constrained)

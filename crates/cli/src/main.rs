@@ -5,10 +5,12 @@
 
 mod analyze;
 mod bench_cmd;
+mod bench_sim;
 mod gen_cmd;
 mod output;
 mod report;
 mod showcase;
+mod simulate;
 mod tests_cmd;
 
 use anyhow::Result;
@@ -116,6 +118,56 @@ enum Command {
         #[arg(long)]
         format: Option<String>,
     },
+    /// Simulate a task set under a scheduling policy (exact discrete-event simulation).
+    Simulate {
+        /// Task-set file (.json/.toml).
+        file: PathBuf,
+        /// Number of CPUs (overrides the file's platform.cpus).
+        #[arg(long)]
+        cpus: Option<u32>,
+        /// Policy: gedf, gnpedf, gfp, gfifo, edzl, pedf, pfp, cedf.
+        #[arg(long)]
+        policy: String,
+        /// Priority assignment for fixed-priority policies (and FP partitioning).
+        #[arg(long, value_enum, default_value = "dm")]
+        priorities: PriorityArg,
+        /// Simulated time (the horizon), e.g. 10s, 500ms.
+        #[arg(long, default_value = "1s")]
+        duration: String,
+        /// Random seed (sporadic arrivals, execution times).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Packing heuristic for pedf/pfp when the file pins no task: ff, ffd, bf, bfd, wf, wfd, nf, nfd.
+        #[arg(long, default_value = "ffd")]
+        partition: String,
+        /// Cluster size for cedf.
+        #[arg(long)]
+        cluster_size: Option<u32>,
+        /// Arrivals: periodic, or sporadic:MAXDELAY (e.g. sporadic:5ms).
+        #[arg(long, default_value = "periodic")]
+        arrivals: String,
+        /// Execution times: wcet, uniform:LO..HI or normal:MEAN,SD (fractions of the WCET).
+        #[arg(long, default_value = "wcet")]
+        exec: String,
+        /// Abort a job at its deadline instead of letting it finish late.
+        #[arg(long)]
+        abort_late: bool,
+        /// Write per-job records as CSV.
+        #[arg(long)]
+        jobs_csv: Option<PathBuf>,
+        /// Write the trace file (docs/traces.md).
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// Write a Gantt chart (SVG).
+        #[arg(long)]
+        gantt: Option<PathBuf>,
+        /// Write a Perfetto / Chrome trace-event JSON file (open in ui.perfetto.dev).
+        #[arg(long)]
+        perfetto: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: OutputFormat,
+    },
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
@@ -146,6 +198,24 @@ enum Command {
 
 #[derive(Subcommand)]
 enum BenchCommand {
+    /// Simulated jobs per wall-clock second (G-EDF, P-EDF; n = 5m).
+    Sim {
+        /// CPU counts (comma-separated).
+        #[arg(long, value_delimiter = ',', default_value = "4,16,64")]
+        cpus: Vec<u32>,
+        /// Policies (comma-separated).
+        #[arg(long, value_delimiter = ',', default_value = "gedf,pedf")]
+        policies: Vec<String>,
+        /// Simulated time per run.
+        #[arg(long, default_value = "100s")]
+        duration: String,
+        /// Random seed of the task sets.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: OutputFormat,
+    },
     /// Task sets per second for each test on the benchmark workload.
     Analysis {
         /// CPU counts (comma-separated).
@@ -251,6 +321,65 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 sets,
                 seed,
                 tests,
+                json: matches!(format, OutputFormat::Json),
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench {
+            what:
+                BenchCommand::Sim {
+                    cpus,
+                    policies,
+                    duration,
+                    seed,
+                    format,
+                },
+        } => {
+            bench_sim::run_bench(&bench_sim::Options {
+                cpus,
+                policies,
+                duration: duration
+                    .parse()
+                    .map_err(|e| anyhow::anyhow!("--duration: {e}"))?,
+                seed,
+                json: matches!(format, OutputFormat::Json),
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Simulate {
+            file,
+            cpus,
+            policy,
+            priorities,
+            duration,
+            seed,
+            partition,
+            cluster_size,
+            arrivals,
+            exec,
+            abort_late,
+            jobs_csv,
+            trace,
+            gantt,
+            perfetto,
+            format,
+        } => {
+            simulate::run_command(&simulate::Options {
+                file,
+                cpus,
+                policy,
+                priorities: priorities.into(),
+                duration,
+                seed,
+                partition,
+                cluster_size,
+                arrivals,
+                exec,
+                abort_late,
+                jobs_csv,
+                trace,
+                gantt,
+                perfetto,
                 json: matches!(format, OutputFormat::Json),
             })?;
             Ok(ExitCode::SUCCESS)

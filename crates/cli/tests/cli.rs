@@ -243,3 +243,69 @@ fn tests_lists_every_test_with_a_citation() {
     }
     assert!(lines.iter().any(|l| l["test"] == "cedf-k<size>"));
 }
+
+#[test]
+fn simulate_reports_the_documented_json_and_files() {
+    let dir = temp_dir("simulate");
+    let f = write(
+        &dir,
+        "t62.json",
+        r#"{"platform": {"cpus": 4}, "tasks": [
+        {"wcet": 51, "period": 100}, {"wcet": 51, "period": 100}, {"wcet": 51, "period": 100},
+        {"wcet": 51, "period": 100}, {"wcet": 100, "period": 1000, "deadline": 10000}]}"#,
+    );
+    let csv = dir.join("jobs.csv");
+    let svg = dir.join("g.svg");
+    let out = schedlab(&[
+        "simulate",
+        &f,
+        "--policy",
+        "gnpedf",
+        "--duration",
+        "1us",
+        "--format",
+        "json",
+        "--jobs-csv",
+        csv.to_str().unwrap(),
+        "--gantt",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "policy",
+        "cpus",
+        "duration_ns",
+        "jobs",
+        "deadline_misses",
+        "dsr",
+        "schedulable",
+        "max_tardiness_ns",
+        "preemptions",
+        "migrations",
+        "context_switches",
+        "aur",
+        "per_task",
+        "wall_seconds",
+        "jobs_per_second",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["deadline_misses"], 1);
+    assert_eq!(v["max_tardiness_ns"], 2);
+    let csv = std::fs::read_to_string(csv).unwrap();
+    assert!(csv.starts_with("task,seq,release_ns,deadline_ns,start_ns,completion_ns,preemptions,migrations,tardiness_ns"));
+    assert!(
+        csv.lines().any(|l| l.starts_with("3,1,100,200,151,202,")),
+        "{csv}"
+    );
+    assert!(std::fs::read_to_string(svg).unwrap().starts_with("<svg"));
+
+    let out = schedlab(&["simulate", &f, "--policy", "pedf", "--partition", "xyz"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown packing heuristic `xyz`"));
+}

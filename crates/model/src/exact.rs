@@ -188,9 +188,9 @@ mod tests {
     #[test]
     fn compares_exactly_at_equality() {
         // 1/3 + 1/3 + 1/3 == 1 exactly, although in f64 the sum is not exactly 1.
-        let thirds = || std::iter::repeat(Frac::ratio(1, 3)).take(3);
+        let thirds = || std::iter::repeat_n(Frac::ratio(1, 3), 3);
         assert_eq!(cmp_sum(thirds, Frac::ONE), Ordering::Equal);
-        let tenths = || std::iter::repeat(Frac::ratio(1, 10)).take(10);
+        let tenths = || std::iter::repeat_n(Frac::ratio(1, 10), 10);
         assert_eq!(cmp_sum(tenths, Frac::ONE), Ordering::Equal);
     }
 

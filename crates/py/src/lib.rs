@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 mod convert;
 mod generate;
+mod simulate;
 
 create_exception!(
     _native,
@@ -25,7 +26,7 @@ pub(crate) fn err(e: impl std::fmt::Display) -> PyErr {
     Error::new_err(e.to_string())
 }
 
-fn parse_json(text: &str) -> PyResult<TaskFile> {
+pub(crate) fn parse_json(text: &str) -> PyResult<TaskFile> {
     let value: Value = serde_json::from_str(text).map_err(err)?;
     file::from_value(&value).map_err(err)
 }
@@ -132,5 +133,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalogue, m)?)?;
     m.add_function(wrap_pyfunction!(generate::generate, m)?)?;
     m.add_function(wrap_pyfunction!(generate::utilizations, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
     Ok(())
 }

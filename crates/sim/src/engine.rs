@@ -17,10 +17,13 @@
 //!    within one callback's decisions the cancels are applied before the new timers, so
 //!    arming an id again simply re-arms it; a timer requested in the past fires at once).
 //!
-//! After each callback the engine applies the decisions (the "scheduling decision" step).
+//! Timer requests take effect at once. Link decisions are folded per CPU (a later link
+//! overrides an earlier one) and enacted once, after the last event of the instant — the
+//! "scheduling decision" step of DESIGN.md — so a job linked by a completion and displaced by a
+//! release at the same instant never starts, and is not counted as preempted.
 //!
 //! # Applying decisions
-//! The links of one callback are folded per CPU (a later link overrides an earlier one). For
+//! At the end of an instant, for
 //! every CPU whose link differs from what it runs: the old job is switched out (its executed
 //! time accumulated; a *preemption* if it is unfinished), then the new job is switched in (a
 //! *migration* if it last ran on another CPU; a *context switch* in any case) and its
@@ -266,10 +269,25 @@ impl<'a> Engine<'a> {
 
     fn run(&mut self) -> Result<(), SimError> {
         let h = self.horizon.as_ns();
-        while let Some(Reverse(ev)) = self.heap.pop() {
+        // The instant whose events are being processed; its links are enacted once, after
+        // its last event (DESIGN.md: completions, releases, timers, *then* the decision).
+        let mut instant: Option<u64> = None;
+        loop {
+            let next = self.heap.peek().map(|Reverse(ev)| *ev);
+            if let Some(t) = instant {
+                if next.is_none_or(|ev| ev.time > t) {
+                    self.enact(Time::from_ns(t))?;
+                    instant = None;
+                    // Enacting schedules completions, possibly before `next`.
+                    continue;
+                }
+            }
+            let Some(ev) = next else { break };
             if ev.time > h || (ev.time == h && ev.class > ABORT) {
                 break;
             }
+            self.heap.pop();
+            instant = Some(ev.time);
             let now = Time::from_ns(ev.time);
             let task = ev.order as usize;
             match ev.class {
@@ -282,7 +300,8 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
-    /// Runs one policy callback and applies its decisions.
+    /// Runs one policy callback and records its decisions (timers at once; links are folded
+    /// per CPU and enacted at the end of the instant).
     fn call(
         &mut self,
         now: Time,
@@ -477,7 +496,8 @@ impl<'a> Engine<'a> {
         self.call(now, |p, ctx, out| p.on_timer(ctx, TimerId(id), out))
     }
 
-    /// Enacts the decisions in `self.out` (see the module doc).
+    /// Records the decisions in `self.out`: timers take effect now; links are folded per CPU
+    /// into `desired` (a later link overrides an earlier one) until [`Engine::enact`].
     fn apply(&mut self, now: Time) -> Result<(), SimError> {
         for i in 0..self.out.cancels.len() {
             let id = self.out.cancels[i].0;
@@ -492,26 +512,12 @@ impl<'a> Engine<'a> {
                 self.push(at, TIMER, self.timer_serial, req.id.0);
             }
         }
-        if self.out.links.is_empty() {
-            self.out.clear();
-            return Ok(());
-        }
-        let result = self.apply_links(now);
-        for &c in &self.touched {
-            self.touched_flag[c as usize] = false;
-            self.desired[c as usize] = None;
-        }
-        self.touched.clear();
-        self.out.clear();
-        result
-    }
-
-    fn apply_links(&mut self, now: Time) -> Result<(), SimError> {
         let m = self.running.len();
         for i in 0..self.out.links.len() {
             let link = self.out.links[i];
             let c = link.cpu.0 as usize;
             if c >= m {
+                self.out.clear();
                 return Err(self.violation(
                     now,
                     format!("linked CPU {} but there are {m} CPUs", link.cpu.0),
@@ -523,6 +529,22 @@ impl<'a> Engine<'a> {
             }
             self.desired[c] = link.job;
         }
+        self.out.clear();
+        Ok(())
+    }
+
+    /// Enacts the links decided during the instant `now` (see the module doc).
+    fn enact(&mut self, now: Time) -> Result<(), SimError> {
+        let result = self.enact_links(now);
+        for &c in &self.touched {
+            self.touched_flag[c as usize] = false;
+            self.desired[c as usize] = None;
+        }
+        self.touched.clear();
+        result
+    }
+
+    fn enact_links(&mut self, now: Time) -> Result<(), SimError> {
         // Every linked job must be a job the policy holds.
         for &c in &self.touched {
             if let Some(j) = self.desired[c as usize] {

@@ -23,7 +23,9 @@
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod front;
 pub mod metrics;
+mod parse;
 
 #[cfg(test)]
 mod test_policy;
@@ -33,4 +35,5 @@ mod tests;
 pub use config::{Arrivals, ExecTime, SimConfig, SimTask};
 pub use engine::{simulate, SimResult};
 pub use error::SimError;
+pub use front::{jobs_csv, run, summary_json, RunError};
 pub use metrics::{JobRecord, TaskMetrics, Totals};

@@ -267,7 +267,9 @@ fn abort_late_aborts_at_the_deadline() {
 /// Same-instant order and timers, 2 CPUs: τ0 = (9, 20, 20), τ1 = (3, 10, 10), τ2 = (1, 10, 10).
 /// Timers armed at the first callback: 5@3, 9@10, 5@10 (re-arms 5), 7@10, 11@2; 7 cancelled
 /// at the second callback.
-/// t=0: τ0 → CPU0, τ1 → CPU1, τ2 (d 10) preempts τ0 on CPU0. t=1: τ2 done, τ0 → CPU0.
+/// t=0: the release callbacks link τ0 → CPU0, τ1 → CPU1, then τ2 (d 10) displaces τ0 on CPU0;
+/// links are enacted once at the end of the instant, so τ0 never starts at 0 and is not
+/// preempted (DESIGN.md: the decision follows all events of the instant). t=1: τ2 done, τ0 → CPU0.
 /// t=2: timer 11 sees progress τ0 = 1 (CPU0), τ1 = 2 (CPU1). t=3: τ1 done. t=10: τ0 completes
 /// (1 + 9), then releases τ1, τ2, then timers 9 and 5 in request order; 7 and 5@3 never fire.
 #[test]
@@ -295,7 +297,8 @@ fn same_instant_order_is_completions_releases_timers() {
         ]
     );
     assert_eq!(p.log[4].3, vec![1, 2]);
-    assert_eq!(job(&r, 0, 0).preemptions, 1);
+    assert_eq!(job(&r, 0, 0).preemptions, 0);
+    assert_eq!(job(&r, 0, 0).start, Some(Time::from_ns(1)));
     assert_eq!(r.events_processed, 12);
 }
 

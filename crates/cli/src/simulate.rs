@@ -1,0 +1,152 @@
+//! `schedlab simulate FILE --cpus M --policy NAME [--priorities dm|rm|given] --duration 10s
+//! [--seed S] [--partition H] [--cluster-size K] [--arrivals A] [--exec E] [--abort-late]
+//! [--jobs-csv F] [--trace F] [--gantt F] [--perfetto F] [--format table|json]`.
+
+use crate::output::outln;
+use anyhow::{anyhow, bail, Context, Result};
+use schedlab_analysis::placement::for_policy;
+use schedlab_analysis::{Priorities, System};
+use schedlab_model::{file, Duration};
+use schedlab_policy::Placement;
+use schedlab_sim::{jobs_csv, run, summary_json, Arrivals, ExecTime, SimConfig};
+use schedlab_trace::gantt::{to_svg, GanttOptions};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Options of `schedlab simulate`.
+pub(crate) struct Options {
+    pub(crate) file: PathBuf,
+    pub(crate) cpus: Option<u32>,
+    pub(crate) policy: String,
+    pub(crate) priorities: Priorities,
+    pub(crate) duration: String,
+    pub(crate) seed: u64,
+    pub(crate) partition: String,
+    pub(crate) cluster_size: Option<u32>,
+    pub(crate) arrivals: String,
+    pub(crate) exec: String,
+    pub(crate) abort_late: bool,
+    pub(crate) jobs_csv: Option<PathBuf>,
+    pub(crate) trace: Option<PathBuf>,
+    pub(crate) gantt: Option<PathBuf>,
+    pub(crate) perfetto: Option<PathBuf>,
+    pub(crate) json: bool,
+}
+
+/// Runs the command.
+pub(crate) fn run_command(o: &Options) -> Result<()> {
+    let loaded = file::load(&o.file)?;
+    let cpus = o
+        .cpus
+        .or(loaded.platform.as_ref().map(|p| p.cpus))
+        .ok_or_else(|| {
+            anyhow!(
+                "{}: give --cpus (the file has no platform.cpus)",
+                o.file.display()
+            )
+        })?;
+    let duration: Duration = o.duration.parse().map_err(|e| anyhow!("--duration: {e}"))?;
+    let tasks = &loaded.tasks;
+    let sys = System::new(tasks, cpus, o.priorities)?;
+    let fixed_priority = matches!(o.policy.as_str(), "gfp" | "pfp");
+    let ranks = match sys.priority_ranks() {
+        Ok(r) => r,
+        Err(reason) if fixed_priority => bail!("{reason}"),
+        Err(_) => vec![0; tasks.len()],
+    };
+    let placement = for_policy(
+        &o.policy,
+        tasks,
+        cpus,
+        &o.partition,
+        o.cluster_size,
+        o.priorities,
+    )
+    .map_err(|e| anyhow!(e))?
+    .map(|(domain_of_task, domain_size)| Placement {
+        domain_of_task,
+        domain_size,
+    });
+    let mut config = SimConfig::new(cpus, duration);
+    config.arrivals = Arrivals::parse(&o.arrivals)?;
+    config.exec = ExecTime::parse(&o.exec)?;
+    config.abort_late = o.abort_late;
+    config.seed = o.seed;
+    config.record_trace = o.trace.is_some() || o.gantt.is_some() || o.perfetto.is_some();
+    config.record_jobs = o.jobs_csv.is_some();
+    let started = Instant::now();
+    let (result, meta) = run(tasks, &o.policy, &ranks, placement, &config)?;
+    let wall = started.elapsed().as_secs_f64();
+
+    if let Some(path) = &o.jobs_csv {
+        std::fs::write(path, jobs_csv(&result))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &o.trace {
+        schedlab_trace::file::write_file(path, &meta, &result.trace)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &o.perfetto {
+        std::fs::write(
+            path,
+            schedlab_trace::perfetto::to_perfetto_string(&meta, &result.trace),
+        )
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &o.gantt {
+        std::fs::write(path, to_svg(&meta, &result.trace, &GanttOptions::default()))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let summary = summary_json(&result, &o.policy, cpus, wall);
+    if o.json {
+        outln!("{summary}")?;
+        return Ok(());
+    }
+    let t = &result.totals;
+    outln!(
+        "{}: {} on {cpus} CPUs for {duration}: {} jobs, {} deadline misses (DSR {:.4}), max tardiness {}",
+        o.file.display(),
+        o.policy,
+        t.jobs,
+        t.deadline_misses,
+        t.dsr,
+        t.max_tardiness
+    )?;
+    outln!(
+        "  preemptions {}, migrations {}, context switches {}{}",
+        t.preemptions,
+        t.migrations,
+        t.context_switches,
+        t.aur.map(|a| format!(", AUR {a:.4}")).unwrap_or_default()
+    )?;
+    outln!(
+        "  {:>5} {:>8} {:>7} {:>14} {:>14}",
+        "task",
+        "jobs",
+        "misses",
+        "max response",
+        "max tardiness"
+    )?;
+    for p in &result.per_task {
+        outln!(
+            "  {:>5} {:>8} {:>7} {:>14} {:>14}",
+            p.task,
+            p.jobs,
+            p.misses,
+            p.max_response
+                .map(|d| d.to_string())
+                .unwrap_or_else(|| "—".into()),
+            p.max_tardiness.to_string()
+        )?;
+    }
+    outln!(
+        "  {:.3} s wall, {:.0} jobs/s",
+        wall,
+        if wall > 0.0 {
+            t.jobs as f64 / wall
+        } else {
+            0.0
+        }
+    )?;
+    Ok(())
+}

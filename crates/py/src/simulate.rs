@@ -1,0 +1,97 @@
+//! The simulator for Python: the same options and JSON as `schedlab simulate`.
+
+use crate::{err, parse_json};
+use pyo3::prelude::*;
+use schedlab_analysis::placement::for_policy;
+use schedlab_analysis::{Priorities, System};
+use schedlab_model::Duration;
+use schedlab_policy::Placement;
+use schedlab_sim::{run, summary_json, Arrivals, ExecTime, SimConfig};
+use serde_json::{json, Value};
+use std::time::Instant;
+
+/// Simulates a task set (JSON text); returns JSON text: the summary of `schedlab simulate
+/// --format json` plus `"jobs"`, the per-job records as columns.
+#[pyfunction]
+#[pyo3(signature = (text, cpus=None, policy="gedf", priorities="dm", duration="1s", seed=1,
+                    partition="ffd", cluster_size=None, arrivals="periodic", exec="wcet",
+                    abort_late=false, jobs=true))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn simulate(
+    py: Python<'_>,
+    text: &str,
+    cpus: Option<u32>,
+    policy: &str,
+    priorities: &str,
+    duration: &str,
+    seed: u64,
+    partition: &str,
+    cluster_size: Option<u32>,
+    arrivals: &str,
+    exec: &str,
+    abort_late: bool,
+    jobs: bool,
+) -> PyResult<String> {
+    let f = parse_json(text)?;
+    let cpus = cpus
+        .or(f.platform.as_ref().map(|p| p.cpus))
+        .ok_or_else(|| {
+            err("the number of CPUs is given neither by cpus= nor by the task set's platform")
+        })?;
+    let priorities = Priorities::parse(priorities).map_err(err)?;
+    let duration: Duration = duration
+        .parse()
+        .map_err(|e| err(format!("duration: {e}")))?;
+    let sys = System::new(&f.tasks, cpus, priorities).map_err(err)?;
+    let ranks = match sys.priority_ranks() {
+        Ok(r) => r,
+        Err(reason) if matches!(policy, "gfp" | "pfp") => return Err(err(reason)),
+        Err(_) => vec![0; f.tasks.len()],
+    };
+    let placement = for_policy(policy, &f.tasks, cpus, partition, cluster_size, priorities)
+        .map_err(err)?
+        .map(|(domain_of_task, domain_size)| Placement {
+            domain_of_task,
+            domain_size,
+        });
+    let mut config = SimConfig::new(cpus, duration);
+    config.arrivals = Arrivals::parse(arrivals).map_err(err)?;
+    config.exec = ExecTime::parse(exec).map_err(err)?;
+    config.abort_late = abort_late;
+    config.seed = seed;
+    config.record_jobs = jobs;
+    let tasks = f.tasks;
+    let policy = policy.to_string();
+    let (result, wall) = py
+        .allow_threads(|| {
+            let started = Instant::now();
+            run(&tasks, &policy, &ranks, placement, &config)
+                .map(|(r, _)| (r, started.elapsed().as_secs_f64()))
+        })
+        .map_err(err)?;
+    let mut summary = summary_json(&result, &policy, cpus, wall);
+    if jobs {
+        let col = |f: &dyn Fn(&schedlab_sim::JobRecord) -> Value| -> Value {
+            Value::from(result.jobs.iter().map(f).collect::<Vec<_>>())
+        };
+        let opt = |t: Option<schedlab_model::Time>| {
+            t.map_or(Value::from(-1i64), |t| Value::from(t.as_ns()))
+        };
+        let columns = json!({
+            "task": col(&|j| j.task.into()),
+            "seq": col(&|j| j.seq.into()),
+            "release_ns": col(&|j| j.release.as_ns().into()),
+            "deadline_ns": col(&|j| j.deadline.as_ns().into()),
+            "start_ns": col(&|j| opt(j.start)),
+            "completion_ns": col(&|j| opt(j.completion)),
+            "preemptions": col(&|j| j.preemptions.into()),
+            "migrations": col(&|j| j.migrations.into()),
+            "tardiness_ns": col(&|j| j.tardiness.as_ns().into()),
+            "aborted": col(&|j| j.aborted.into()),
+        });
+        if let Some(o) = summary.as_object_mut() {
+            o.insert("jobs_table".into(), columns);
+        }
+    }
+    Ok(summary.to_string())
+}

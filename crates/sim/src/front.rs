@@ -1,0 +1,141 @@
+//! One call from a task set to a finished simulation, and the report formats shared by the
+//! CLI and Python: the JSON summary and the jobs CSV of `schedlab simulate`.
+//!
+//! Fixed-priority ranks and the placement of partitioned/clustered policies are inputs
+//! (computed by the caller, e.g. with the analysis crate), so this crate never depends on the
+//! analysis (DESIGN.md).
+
+use crate::config::{SimConfig, SimTask};
+use crate::engine::{simulate, SimResult};
+use crate::error::SimError;
+use schedlab_model::TaskSet;
+use schedlab_policy::{build, Placement, PolicyError, PolicyTask};
+use schedlab_trace::{Meta, TaskMeta};
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+
+/// Why a simulation could not run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The policy could not be built.
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    /// The simulation rejected its input.
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    /// `ranks` does not have one entry per task.
+    #[error("{0} priority ranks for {1} tasks")]
+    Ranks(usize, usize),
+}
+
+/// Simulates `tasks` under policy `policy` (see `schedlab_policy::NAMES`); `ranks[i]` is task
+/// i's fixed-priority rank (0 = highest), `placement` the domain of each task for `pedf`,
+/// `pfp`, `cedf`. Returns the result and the trace metadata (task names and deadlines).
+pub fn run(
+    tasks: &TaskSet,
+    policy: &str,
+    ranks: &[u32],
+    placement: Option<Placement>,
+    config: &SimConfig,
+) -> Result<(SimResult, Meta), RunError> {
+    if ranks.len() != tasks.len() {
+        return Err(RunError::Ranks(ranks.len(), tasks.len()));
+    }
+    let policy_tasks: Vec<PolicyTask> = tasks
+        .iter()
+        .zip(ranks)
+        .map(|(t, &r)| PolicyTask::from_task(t, r))
+        .collect();
+    let mut p = build(policy, &policy_tasks, config.cpus, placement)?;
+    let sim_tasks: Vec<SimTask> = tasks.iter().map(SimTask::from).collect();
+    let result = simulate(&sim_tasks, p.as_mut(), config)?;
+    let meta = Meta {
+        engine: Some("sim".into()),
+        cpus: Some(config.cpus),
+        policy: Some(policy.into()),
+        tasks: tasks
+            .iter()
+            .map(|t| TaskMeta {
+                name: t.name.clone(),
+                deadline_ns: Some(t.deadline.as_ns()),
+            })
+            .collect(),
+        ..Meta::default()
+    };
+    Ok((result, meta))
+}
+
+/// The JSON summary of `schedlab simulate --format json` (stable; tools read it).
+pub fn summary_json(result: &SimResult, policy: &str, cpus: u32, wall_seconds: f64) -> Value {
+    let t = &result.totals;
+    let per_task: Vec<Value> = result
+        .per_task
+        .iter()
+        .map(|p| {
+            json!({
+                "task": p.task,
+                "jobs": p.jobs,
+                "misses": p.misses,
+                "max_response_ns": p.max_response.map(|d| d.as_ns()),
+                "mean_response_ns": p.mean_response,
+                "max_tardiness_ns": p.max_tardiness.as_ns(),
+                "mean_tardiness_ns": p.mean_tardiness,
+                "preemptions": p.preemptions,
+                "migrations": p.migrations,
+            })
+        })
+        .collect();
+    json!({
+        "policy": policy,
+        "cpus": cpus,
+        "duration_ns": result.horizon.as_ns(),
+        "jobs": t.jobs,
+        "completed": t.completed,
+        "aborted": t.aborted,
+        "deadline_misses": t.deadline_misses,
+        "deadlines_in_horizon": t.deadlines_in_horizon,
+        "dsr": t.dsr,
+        "schedulable": t.schedulable,
+        "max_tardiness_ns": t.max_tardiness.as_ns(),
+        "mean_tardiness_ns": t.mean_tardiness,
+        "max_response_ns": t.max_response.map(|d| d.as_ns()),
+        "mean_response_ns": t.mean_response,
+        "preemptions": t.preemptions,
+        "migrations": t.migrations,
+        "context_switches": t.context_switches,
+        "aur": t.aur,
+        "per_task": per_task,
+        "events": result.events_processed,
+        "wall_seconds": wall_seconds,
+        "jobs_per_second": if wall_seconds > 0.0 { t.jobs as f64 / wall_seconds } else { 0.0 },
+    })
+}
+
+/// The jobs CSV: a header and one row per job record (empty cells for absent values).
+pub fn jobs_csv(result: &SimResult) -> String {
+    let mut out = String::from(
+        "task,seq,release_ns,deadline_ns,start_ns,completion_ns,preemptions,migrations,tardiness_ns,cpus,aborted\n",
+    );
+    let opt =
+        |t: Option<schedlab_model::Time>| t.map(|t| t.as_ns().to_string()).unwrap_or_default();
+    for j in &result.jobs {
+        let cpus: Vec<String> = j.cpus_used.iter().map(u32::to_string).collect();
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            j.task,
+            j.seq,
+            j.release.as_ns(),
+            j.deadline.as_ns(),
+            opt(j.start),
+            opt(j.completion),
+            j.preemptions,
+            j.migrations,
+            j.tardiness.as_ns(),
+            cpus.join(" "),
+            j.aborted
+        );
+    }
+    out
+}

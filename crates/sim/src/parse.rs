@@ -1,0 +1,125 @@
+//! Text forms of the arrival and execution-time models (CLI `--arrivals`, `--exec`; Python).
+//!
+//! - arrivals: `periodic`, or `sporadic:MAXDELAY` (a time such as `sporadic:5ms`);
+//! - execution times: `wcet`, `uniform:LO..HI` (fractions of the WCET, `0 ≤ LO ≤ HI ≤ 1`),
+//!   `normal:MEAN,SD` (fractions of the WCET, capped at the WCET).
+
+use crate::config::{Arrivals, ExecTime};
+use crate::error::SimError;
+use schedlab_model::Duration;
+
+fn invalid(field: &'static str, message: String) -> SimError {
+    SimError::InvalidConfig { field, message }
+}
+
+impl Arrivals {
+    /// Parses `periodic` or `sporadic:MAXDELAY`.
+    pub fn parse(text: &str) -> Result<Arrivals, SimError> {
+        let t = text.trim();
+        if t == "periodic" {
+            return Ok(Arrivals::Periodic);
+        }
+        match t.split_once(':') {
+            Some(("sporadic", delay)) => {
+                let max_delay: Duration = delay
+                    .parse()
+                    .map_err(|e| invalid("arrivals", format!("`{text}`: {e}")))?;
+                Ok(Arrivals::Sporadic { max_delay })
+            }
+            _ => Err(invalid(
+                "arrivals",
+                format!("unknown arrival model `{text}` (use periodic or sporadic:MAXDELAY, e.g. sporadic:5ms)"),
+            )),
+        }
+    }
+}
+
+fn fraction(field: &'static str, text: &str, whole: &str) -> Result<f64, SimError> {
+    let v: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| invalid(field, format!("`{whole}`: `{text}` is not a number")))?;
+    if !(0.0..=1.0).contains(&v) {
+        return Err(invalid(
+            field,
+            format!("`{whole}`: {v} is not a fraction of the WCET in [0, 1]"),
+        ));
+    }
+    Ok(v)
+}
+
+impl ExecTime {
+    /// Parses `wcet`, `uniform:LO..HI` or `normal:MEAN,SD`.
+    pub fn parse(text: &str) -> Result<ExecTime, SimError> {
+        let t = text.trim();
+        if t == "wcet" {
+            return Ok(ExecTime::Wcet);
+        }
+        match t.split_once(':') {
+            Some(("uniform", range)) => {
+                let (lo, hi) = range
+                    .split_once("..")
+                    .ok_or_else(|| invalid("exec", format!("`{text}`: expected uniform:LO..HI")))?;
+                let (lo, hi) = (fraction("exec", lo, text)?, fraction("exec", hi, text)?);
+                if lo > hi {
+                    return Err(invalid("exec", format!("`{text}`: LO > HI")));
+                }
+                Ok(ExecTime::UniformFraction { lo, hi })
+            }
+            Some(("normal", params)) => {
+                let (mean, sd) = params
+                    .split_once(',')
+                    .ok_or_else(|| invalid("exec", format!("`{text}`: expected normal:MEAN,SD")))?;
+                let mean = fraction("exec", mean, text)?;
+                let sd: f64 = sd
+                    .trim()
+                    .parse()
+                    .map_err(|_| invalid("exec", format!("`{text}`: SD is not a number")))?;
+                if !(sd.is_finite() && sd >= 0.0) {
+                    return Err(invalid("exec", format!("`{text}`: SD must be ≥ 0")));
+                }
+                Ok(ExecTime::NormalCapped { mean, sd })
+            }
+            _ => Err(invalid(
+                "exec",
+                format!("unknown execution-time model `{text}` (use wcet, uniform:LO..HI or normal:MEAN,SD)"),
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_rejects() {
+        assert_eq!(Arrivals::parse("periodic").ok(), Some(Arrivals::Periodic));
+        assert_eq!(
+            Arrivals::parse("sporadic:5ms").ok(),
+            Some(Arrivals::Sporadic {
+                max_delay: Duration::from_ns(5_000_000)
+            })
+        );
+        assert!(Arrivals::parse("bursty").is_err());
+        assert!(Arrivals::parse("sporadic:-1ms").is_err());
+        assert_eq!(ExecTime::parse("wcet").ok(), Some(ExecTime::Wcet));
+        assert_eq!(
+            ExecTime::parse("uniform:0.5..1").ok(),
+            Some(ExecTime::UniformFraction { lo: 0.5, hi: 1.0 })
+        );
+        assert_eq!(
+            ExecTime::parse("normal:0.8,0.1").ok(),
+            Some(ExecTime::NormalCapped { mean: 0.8, sd: 0.1 })
+        );
+        for bad in [
+            "uniform:0.9..0.1",
+            "uniform:0..2",
+            "normal:0.5",
+            "normal:0.5,-1",
+            "fast",
+        ] {
+            assert!(ExecTime::parse(bad).is_err(), "{bad}");
+        }
+    }
+}
