@@ -31,6 +31,20 @@ pub(crate) fn parse_json(text: &str) -> PyResult<TaskFile> {
     file::from_value(&value).map_err(err)
 }
 
+/// `cpus=` (or the task set's platform) and the priority assignment by name.
+pub(crate) fn platform_and_priorities(
+    f: &TaskFile,
+    cpus: Option<u32>,
+    priorities: &str,
+) -> PyResult<(u32, Priorities)> {
+    let cpus = cpus
+        .or(f.platform.as_ref().map(|p| p.cpus))
+        .ok_or_else(|| {
+            err("the number of CPUs is given neither by cpus= nor by the task set's platform")
+        })?;
+    Ok((cpus, Priorities::parse(priorities).map_err(err)?))
+}
+
 fn format_of(name: &str) -> PyResult<Format> {
     match name {
         "json" => Ok(Format::Json),
@@ -77,12 +91,7 @@ fn analyze(
     tardiness: bool,
 ) -> PyResult<String> {
     let f = parse_json(text)?;
-    let cpus = cpus
-        .or(f.platform.as_ref().map(|p| p.cpus))
-        .ok_or_else(|| {
-            err("the number of CPUs is given neither by cpus= nor by the task set's platform")
-        })?;
-    let priorities = Priorities::parse(priorities).map_err(err)?;
+    let (cpus, priorities) = platform_and_priorities(&f, cpus, priorities)?;
     let selected: Vec<Box<dyn SchedTest>> = match tests {
         None => registry::all_for(cpus),
         Some(names) => names

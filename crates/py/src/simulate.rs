@@ -1,9 +1,9 @@
 //! The simulator for Python: the same options and JSON as `schedlab simulate`.
 
-use crate::{err, parse_json};
+use crate::{err, parse_json, platform_and_priorities};
 use pyo3::prelude::*;
 use schedlab_analysis::placement::for_policy;
-use schedlab_analysis::{Priorities, System};
+use schedlab_analysis::System;
 use schedlab_model::Duration;
 use schedlab_policy::Placement;
 use schedlab_sim::{run, summary_json, Arrivals, ExecTime, SimConfig};
@@ -33,12 +33,7 @@ pub(crate) fn simulate(
     jobs: bool,
 ) -> PyResult<String> {
     let f = parse_json(text)?;
-    let cpus = cpus
-        .or(f.platform.as_ref().map(|p| p.cpus))
-        .ok_or_else(|| {
-            err("the number of CPUs is given neither by cpus= nor by the task set's platform")
-        })?;
-    let priorities = Priorities::parse(priorities).map_err(err)?;
+    let (cpus, priorities) = platform_and_priorities(&f, cpus, priorities)?;
     let duration: Duration = duration
         .parse()
         .map_err(|e| err(format!("duration: {e}")))?;
