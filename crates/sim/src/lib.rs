@@ -11,13 +11,26 @@
 //! - [`engine`]: the event loop ([`simulate`]); its module doc fixes the same-instant event
 //!   order, the decision semantics and the horizon rules.
 //! - [`metrics`]: per-job records and per-task / whole-run metrics.
+//! - [`front`]: one call from a task set and a policy name to a result ([`run`]), and the
+//!   report formats of `schedlab simulate` (JSON summary, jobs CSV).
 //!
 //! Same input and seed → the same [`SimResult`], bit for bit.
 //!
-//! ```ignore
-//! let cfg = SimConfig::new(4, Duration::from_ms(10).unwrap());
-//! let result = simulate(&tasks, &mut policy, &cfg)?;
-//! println!("{} jobs, {} misses", result.totals.jobs, result.totals.deadline_misses);
+//! Dhall's effect [ChronOS Table 6.1] under G-EDF on 4 CPUs — task 5 starts at 10 and misses
+//! its deadline 101 by 1:
+//!
+//! ```
+//! use schedlab_model::{Duration, Task, TaskSet};
+//! use schedlab_sim::{run, SimConfig};
+//! let ns = Duration::from_ns;
+//! let mut tasks = vec![Task::implicit(ns(10), ns(100)).unwrap(); 4];
+//! tasks.push(Task::implicit(ns(92), ns(101)).unwrap());
+//! let tasks = TaskSet::new(tasks).unwrap();
+//! let ranks = [0, 1, 2, 3, 4]; // fixed-priority ranks; unused by G-EDF
+//! let (result, _trace_meta) = run(&tasks, "gedf", &ranks, None, &SimConfig::new(4, ns(202))).unwrap();
+//! let t5 = result.jobs.iter().find(|j| j.task == 4 && j.seq == 0).unwrap();
+//! assert_eq!((t5.start, t5.completion), (Some(schedlab_model::Time::from_ns(10)), Some(schedlab_model::Time::from_ns(102))));
+//! assert_eq!(t5.tardiness, ns(1));
 //! ```
 
 pub mod config;
