@@ -235,3 +235,85 @@ proptest! {
         }
     }
 }
+
+/// [ChronOS Table 1.1] on 2 CPUs: τ0 = (3, 6), τ1 = (5, 9), τ2 = (7, 17), τ3 = (2, 4), implicit
+/// deadlines (its figures are missing from the text; schedules derived by hand, DESIGN.md
+/// ties: no preemption on an equal key, decisions once per instant).
+fn table_1_1() -> TaskSet {
+    set(&[(3, 6, 6), (5, 9, 9), (7, 17, 17), (2, 4, 4)])
+}
+
+fn segments(r: &SimResult, task: u32, seq: u64) -> (Option<u64>, Option<u64>, u32) {
+    let j = job(r, task, seq);
+    (
+        j.start.map(|t| t.as_ns()),
+        j.completion.map(|t| t.as_ns()),
+        j.preemptions,
+    )
+}
+
+/// G-EDF: 0: τ3, τ0 run; 2: τ1; 3: τ2; 4: τ3#1 (d 8) preempts τ2 (d 17); 6: τ3#1 done and τ0#1
+/// (d 12) released in the same instant: τ0#1 takes the CPU, τ2 stays waiting; 7: τ1#0 done,
+/// τ2 resumes; 8: τ3#2 preempts τ2 again; 9: τ0#1 done, τ2 resumes (τ1#1, d 18, does not
+/// preempt anything); 10: τ1#1 starts; 12: τ0#2 (d 18) does not preempt τ1#1 (d 18, equal
+/// key), τ3#3 (d 16) does; 14: τ2#0 and τ3#3 complete, τ0#2 and τ1#1 run to 17; 16: τ3#4 waits
+/// (d 20 > 18); 17: it runs to 19. No deadline is missed.
+#[test]
+fn table_1_1_gedf_two_cpus() {
+    let r = sim(&table_1_1(), "gedf", 2, 20, None);
+    assert_eq!(segments(&r, 2, 0), (Some(3), Some(14), 2));
+    assert_eq!(segments(&r, 1, 0), (Some(2), Some(7), 0));
+    assert_eq!(segments(&r, 1, 1), (Some(10), Some(17), 1));
+    assert_eq!(segments(&r, 0, 1), (Some(6), Some(9), 0));
+    assert_eq!(segments(&r, 0, 2), (Some(14), Some(17), 0));
+    assert_eq!(segments(&r, 3, 3), (Some(12), Some(14), 0));
+    assert_eq!(segments(&r, 3, 4), (Some(17), Some(19), 0));
+    assert_eq!(r.totals.deadline_misses, 0);
+}
+
+/// G-RMS (ranks by period: τ3, τ0, τ1, τ2): as G-EDF until 9, where τ1#1 (rank 2) preempts the
+/// just-linked τ2 (rank 3); 10: τ2 resumes; 12: τ0#2 preempts τ2, τ3#3 preempts τ1#1; 14: τ1#1
+/// resumes; 15: τ2 resumes with 3 ns left and completes at 18 — it misses 17 by 1 (G-EDF meets
+/// it); τ1#1 completes at 16.
+#[test]
+fn table_1_1_grms_two_cpus() {
+    let ts = table_1_1();
+    let mut cfg = SimConfig::new(2, Duration::from_ns(20));
+    cfg.record_jobs = true;
+    let rm_ranks = [1, 2, 3, 0];
+    let r = run(&ts, "gfp", &rm_ranks, None, &cfg).unwrap().0;
+    assert_eq!(segments(&r, 2, 0), (Some(3), Some(18), 3));
+    assert_eq!(job(&r, 2, 0).tardiness, Duration::from_ns(1));
+    assert_eq!(segments(&r, 1, 1), (Some(9), Some(16), 1));
+    assert_eq!(segments(&r, 0, 2), (Some(12), Some(15), 0));
+    assert_eq!(r.totals.deadline_misses, 1);
+}
+
+/// P-EDF and P-RMS with the partition {τ0, τ3} on CPU 0 (U = 1) and {τ1, τ2} on CPU 1
+/// (U ≈ 0.97). P-EDF meets every deadline (U ≤ 1 per CPU): CPU 0 runs τ3 [0,2), τ0 [2,5),
+/// τ3#1 [5,7), τ0#1 [7,10), τ3#2 [10,12) (τ3#2, d 12, does not preempt τ0#1, d 12). P-RMS on
+/// CPU 0: τ3 [0,2), τ0 [2,4), τ3#1 preempts it at 4, τ0#0 finishes at 7 — 1 late — and τ0#1
+/// (waiting for it) runs [7,8) and [10,12), completing exactly at its deadline 12; CPU 1 is
+/// RM-schedulable (R(τ2) = 7 + 2·5 = 17 ≤ 17).
+#[test]
+fn table_1_1_partitioned() {
+    let ts = table_1_1();
+    let placement = Placement {
+        domain_of_task: vec![0, 1, 1, 0],
+        domain_size: 1,
+    };
+    let edf = sim(&ts, "pedf", 2, 612, Some(placement.clone()));
+    assert_eq!(edf.totals.deadline_misses, 0);
+    assert_eq!(segments(&edf, 0, 0), (Some(2), Some(5), 0));
+    assert_eq!(segments(&edf, 3, 2), (Some(10), Some(12), 0));
+    assert!(edf.jobs.iter().all(|j| j.migrations == 0));
+    let mut cfg = SimConfig::new(2, Duration::from_ns(20));
+    cfg.record_jobs = true;
+    let rm = run(&ts, "pfp", &[1, 2, 3, 0], Some(placement), &cfg)
+        .unwrap()
+        .0;
+    assert_eq!(segments(&rm, 0, 0), (Some(2), Some(7), 1));
+    assert_eq!(job(&rm, 0, 0).tardiness, Duration::from_ns(1));
+    assert_eq!(segments(&rm, 0, 1), (Some(7), Some(12), 1));
+    assert_eq!(rm.per_task[2].max_response, Some(Duration::from_ns(17)));
+}
