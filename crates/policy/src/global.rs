@@ -98,7 +98,8 @@ pub(crate) struct Engine<K> {
     /// Jobs that were linked or queued since the owner last drained this (if tracking).
     moves: Vec<JobId>,
     track_moves: bool,
-    /// Non-preemptive mode: CPUs linked at `fresh_at` (candidates for "not started yet").
+    /// CPUs linked at `fresh_at` (candidates for "not started yet": undone first, in both
+    /// modes, rather than displacing a running job).
     fresh: Vec<u32>,
     fresh_at: Time,
 }
@@ -239,7 +240,30 @@ impl<K: EngineKey> Engine<K> {
         match self.mode {
             Preemption::Preemptive => {
                 let (vk, cpu) = self.order.last()?;
-                top.preempts(vk).then_some(*cpu)
+                if !top.preempts(vk) {
+                    return None;
+                }
+                // DESIGN.md: a running job is never displaced in favour of a job with an equal
+                // key. If the lowest-priority linked job is running and a job with an equal
+                // key was linked at this very instant and has not started, undo that link
+                // instead: the same jobs run, without preempting a running one (SimSo's
+                // G-EDF agrees; found comparing schedules job by job).
+                if self.fresh_at == ctx.now && !self.unstarted(ctx, *cpu) {
+                    let fresh_equal = self
+                        .fresh
+                        .iter()
+                        .filter(|c| self.unstarted(ctx, **c))
+                        .filter_map(|&c| {
+                            let s = self.cpus.get(c as usize).copied().flatten()?;
+                            let equal = !s.key.preempts(vk) && !vk.preempts(&s.key);
+                            (equal && top.preempts(&s.key)).then_some((s.key, c))
+                        })
+                        .max();
+                    if let Some((_, c)) = fresh_equal {
+                        return Some(c);
+                    }
+                }
+                Some(*cpu)
             }
             Preemption::NonPreemptive => {
                 // Only jobs linked at this instant that have not executed (not started).
@@ -333,13 +357,11 @@ impl<K: EngineKey> Engine<K> {
         if self.track_moves {
             self.moves.push(id);
         }
-        if self.mode == Preemption::NonPreemptive {
-            if self.fresh_at != ctx.now {
-                self.fresh.clear();
-                self.fresh_at = ctx.now;
-            }
-            self.fresh.push(cpu);
+        if self.fresh_at != ctx.now {
+            self.fresh.clear();
+            self.fresh_at = ctx.now;
         }
+        self.fresh.push(cpu);
         out.link(CpuId(cpu), id);
     }
 }

@@ -317,3 +317,26 @@ fn table_1_1_partitioned() {
     assert_eq!(segments(&rm, 0, 1), (Some(7), Some(12), 1));
     assert_eq!(rm.per_task[2].max_response, Some(Duration::from_ns(17)));
 }
+
+/// Found by comparing schedules job by job with SimSo 0.8.5 (G-EDF, m = 2, times in ms):
+/// τ0 = (4, 15), τ1 = (4, 50), τ2 = (1, 20), τ3 = (1, 5), τ4 = (1, 40), τ5 = (11, 25). At 60,
+/// τ5#2 (deadline 75) is running; the releases at 60 are handled in task order: τ0#4
+/// (deadline 75) takes the idle CPU, then τ3#12 (deadline 65) needs a victim — it must undo
+/// the same-instant link of τ0#4 rather than preempt the running τ5#2, whose key is equal
+/// (DESIGN.md: a running job is never preempted by an equal key). So τ3#12 runs [60, 61),
+/// τ0#4 [61, 65), and τ5#2 is never preempted.
+#[test]
+fn same_instant_link_is_undone_before_an_equal_key_running_job_is_preempted() {
+    let ts = set(&[
+        (4, 15, 15),
+        (4, 50, 50),
+        (1, 20, 20),
+        (1, 5, 5),
+        (1, 40, 40),
+        (11, 25, 25),
+    ]);
+    let r = sim(&ts, "gedf", 2, 80, None);
+    assert_eq!(segments(&r, 0, 4), (Some(61), Some(65), 0));
+    assert_eq!(segments(&r, 3, 12), (Some(60), Some(61), 0));
+    assert_eq!(job(&r, 5, 2).preemptions, 0);
+}
