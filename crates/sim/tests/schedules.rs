@@ -340,3 +340,33 @@ fn same_instant_link_is_undone_before_an_equal_key_running_job_is_preempted() {
     assert_eq!(segments(&r, 3, 12), (Some(60), Some(61), 0));
     assert_eq!(job(&r, 5, 2).preemptions, 0);
 }
+
+/// The one G-EDF set (distinct prime periods, m = 4, ms) where SimSo 0.8.5 and schedlab
+/// disagree after the fix above: both make the same decisions job by job up to 43, where
+/// SimSo's decision log has τ3#0 (C 24, D 43) running [16,21), [25,26), [29,43) — 20 ms of its
+/// 24 ms — and completing. Here it runs [16,21), [25,26), [29,47): its full WCET, completing
+/// 4 ms late.
+#[test]
+fn gedf_gives_a_job_its_full_wcet_where_simso_does_not() {
+    let ts = set(&[
+        (22, 41, 41),
+        (3, 31, 31),
+        (2, 47, 47),
+        (24, 43, 43),
+        (6, 11, 11),
+        (10, 29, 29),
+        (4, 7, 7),
+        (3, 13, 13),
+        (7, 17, 17),
+        (11, 19, 19),
+    ]);
+    let r = sim(&ts, "gedf", 4, 50, None);
+    let j = job(&r, 3, 0);
+    assert_eq!(
+        (j.start.map(|t| t.as_ns()), j.completion.map(|t| t.as_ns())),
+        (Some(16), Some(47))
+    );
+    assert_eq!(j.executed, Duration::from_ns(24));
+    assert_eq!(j.preemptions, 2);
+    assert_eq!(j.tardiness, Duration::from_ns(4));
+}
