@@ -649,11 +649,17 @@ impl<'a> Engine<'a> {
     fn finish(mut self) -> SimResult {
         let h = self.horizon;
         for task in 0..self.rt.len() {
+            let mut still_running = None;
             if let Some(live) = self.rt.get_mut(task).and_then(|rt| rt.current.as_mut()) {
-                if live.running_on.is_some() {
+                if let Some(cpu) = live.running_on {
                     live.rec.executed += h.saturating_since(live.seg_start);
                     live.seg_start = h;
+                    still_running = Some((cpu, live.rec.seq));
                 }
+            }
+            // Close the execution interval in the trace (the run ends; not a preemption).
+            if let Some((cpu, seq)) = still_running {
+                self.emit(h, Kind::SwitchOut, cpu, task as u32, seq, 0);
             }
             let mut pending: Vec<JobRecord> = Vec::new();
             if let Some(rt) = self.rt.get_mut(task) {

@@ -370,3 +370,36 @@ fn gedf_gives_a_job_its_full_wcet_where_simso_does_not() {
     assert_eq!(j.preemptions, 2);
     assert_eq!(j.tardiness, Duration::from_ns(4));
 }
+
+/// A job still running at the horizon has its execution interval closed there in the trace
+/// (a switch-out at the horizon that is not a preemption), so Gantt charts and Perfetto show
+/// the whole run.
+#[test]
+fn trace_closes_intervals_at_the_horizon() {
+    let ts = set(&[
+        (10, 100, 100),
+        (10, 100, 100),
+        (10, 100, 100),
+        (10, 100, 100),
+        (92, 101, 101),
+    ]);
+    let mut cfg = SimConfig::new(4, Duration::from_ns(50));
+    cfg.record_trace = true;
+    let r = run(&ts, "gedf", &dm_ranks(&ts), None, &cfg).unwrap().0;
+    use schedlab_trace::Kind;
+    let outs: Vec<_> = r
+        .trace
+        .iter()
+        .filter(|e| e.kind == Kind::SwitchOut && e.task == 4)
+        .map(|e| e.time)
+        .collect();
+    assert_eq!(outs, vec![50]);
+    assert!(!r.trace.iter().any(|e| e.kind == Kind::Preempt));
+    let intervals = schedlab_trace::intervals::intervals(&r.trace);
+    let t5: Vec<_> = intervals
+        .iter()
+        .filter(|i| i.task == 4)
+        .map(|i| (i.start, i.end, i.open_end))
+        .collect();
+    assert_eq!(t5, vec![(10, 50, false)]);
+}
