@@ -1,4 +1,4 @@
-"""Job-by-job comparison of `schedlab simulate` with SimSo 0.8.5 (global EDF and RM, zero overheads).
+"""Job-by-job comparison of `schedlab simulate` with SimSo 0.8.5 (global EDF, global RM, P-EDF; zero overheads).
 
 SimSo needs Python <= 3.11 and is not a dependency of schedlab; run this from its own venv:
 
@@ -29,20 +29,27 @@ from simso.core import Model
 BIN = os.environ.get("SCHEDLAB", os.path.join(os.path.dirname(__file__), "..", "target", "release", "schedlab"))
 
 
-def simso_completions(tasks, m, horizon_ms, scheduler):
+def simso_completions(tasks, m, horizon_ms, scheduler, cpus=None):
     c = Configuration()
     c.duration = horizon_ms * c.cycles_per_ms
     for i, (wcet, period) in enumerate(tasks):
-        c.add_task(name=f"T{i}", identifier=i + 1, period=period, activation_date=0, wcet=wcet, deadline=period)
+        data = {"cpu": cpus[i] + 1} if cpus else None
+        c.add_task(name=f"T{i}", identifier=i + 1, period=period, activation_date=0, wcet=wcet, deadline=period,
+                   data=data)
     for k in range(m):
         c.add_processor(name=f"CPU{k}", identifier=k + 1)
     c.scheduler_info.clas = scheduler
     c.check_all()
-    model = Model(c)
+    try:
+        model = Model(c)
+    except AssertionError:
+        return None  # SimSo's packer failed
     stdout = sys.stdout
     sys.stdout = open(os.devnull, "w")  # SimSo's EDF prints every decision
     try:
         model.run_model()
+    except AssertionError:
+        return None  # SimSo's packer failed (no first-fit-decreasing placement)
     finally:
         sys.stdout.close()
         sys.stdout = stdout
@@ -54,11 +61,15 @@ def simso_completions(tasks, m, horizon_ms, scheduler):
     return out
 
 
-def schedlab_completions(tasks, m, horizon_ms, policy):
+def schedlab_completions(tasks, m, horizon_ms, policy, cpus=None):
     with tempfile.TemporaryDirectory() as d:
         ts, jobs = os.path.join(d, "ts.json"), os.path.join(d, "jobs.csv")
         with open(ts, "w") as f:
-            json.dump({"tasks": [{"wcet": f"{w}ms", "period": f"{p}ms"} for w, p in tasks]}, f)
+            entries = [{"wcet": f"{w}ms", "period": f"{p}ms"} for w, p in tasks]
+            for i, e in enumerate(entries):
+                if cpus:
+                    e["cpu"] = cpus[i]
+            json.dump({"tasks": entries}, f)
         subprocess.run([BIN, "simulate", ts, "--cpus", str(m), "--policy", policy, "--duration",
                         f"{horizon_ms}ms", "--jobs-csv", jobs, "--format", "json"], check=True, capture_output=True)
         out = {}
@@ -77,7 +88,7 @@ def main():
     args = ap.parse_args()
     rng = random.Random(args.seed)
     periods = [7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47] if args.distinct_primes else [5, 7, 10, 12, 15, 20, 25, 30, 40, 50]
-    pairs = [("simso.schedulers.EDF", "gedf"), ("simso.schedulers.RM", "gfp")]
+    pairs = [("simso.schedulers.EDF", "gedf"), ("simso.schedulers.RM", "gfp"), ("simso.schedulers.P_EDF", "pedf")]
     compared = {p: 0 for _, p in pairs}
     differing = {p: 0 for _, p in pairs}
     for _ in range(args.sets):
@@ -88,8 +99,15 @@ def main():
         if sum(w / p for w, p in tasks) > m:
             continue
         for scheduler, policy in pairs:
+            # P-EDF: SimSo's P_EDF packs by first fit decreasing on utilization (capacity 1),
+            # the same placement as schedlab's default `--partition ffd` for implicit deadlines.
             a = simso_completions(tasks, m, args.horizon_ms, scheduler)
-            b = schedlab_completions(tasks, m, args.horizon_ms, policy)
+            if a is None:
+                continue
+            try:
+                b = schedlab_completions(tasks, m, args.horizon_ms, policy)
+            except subprocess.CalledProcessError:
+                continue  # no FFD placement exists (SimSo's packer fails too)
             diffs = [(k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
             compared[policy] += 1
             if diffs:
