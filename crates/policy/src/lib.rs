@@ -6,6 +6,7 @@
 //! the calling contract, [`prio`] for priority order and tie-breaking, and [`registry`] for the
 //! policies by name.
 
+mod cpuset;
 pub mod domains;
 pub mod edzl;
 pub mod error;

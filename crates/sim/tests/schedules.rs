@@ -403,3 +403,56 @@ fn trace_closes_intervals_at_the_horizon() {
         .collect();
     assert_eq!(t5, vec![(10, 50, false)]);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// The global EDF invariant, replayed from the trace on both sides of the policy's
+    /// small-m/large-m data-structure threshold (16 CPUs): after every instant, no CPU idles
+    /// while a job waits, and no waiting job has a strictly earlier deadline than a running one.
+    #[test]
+    fn gedf_invariant_holds_in_the_trace(m in 3u32..=24, extra in 1usize..=20, seed in 0u64..1000) {
+        let n = m as usize + extra;
+        let mut rng = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let mut next = |k: u64| { rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); (rng >> 33) % k };
+        let tasks: Vec<(u64, u64, u64)> = (0..n).map(|_| {
+            let t = PERIODS[next(PERIODS.len() as u64) as usize];
+            let c = 1 + next(t);
+            (c, t, t)
+        }).collect();
+        let ts = set(&tasks);
+        let mut cfg = SimConfig::new(m, Duration::from_ns(200));
+        cfg.record_trace = true;
+        let r = run(&ts, "gedf", &dm_ranks(&ts), None, &cfg).unwrap().0;
+        use schedlab_trace::Kind;
+        use std::collections::{BTreeMap, BTreeSet};
+        // Replay: ready jobs (task -> (deadline, seq)) and running tasks.
+        let mut pending: BTreeMap<u32, std::collections::VecDeque<(u64, u64)>> = BTreeMap::new();
+        let mut running: BTreeSet<u32> = BTreeSet::new();
+        let mut i = 0;
+        while i < r.trace.len() {
+            let now = r.trace[i].time;
+            while i < r.trace.len() && r.trace[i].time == now {
+                let e = r.trace[i];
+                match e.kind {
+                    Kind::Release => pending.entry(e.task).or_default().push_back((e.time + tasks[e.task as usize].1, e.seq)),
+                    Kind::SwitchIn => { running.insert(e.task); }
+                    Kind::SwitchOut => { running.remove(&e.task); }
+                    Kind::Complete => { if let Some(q) = pending.get_mut(&e.task) { q.pop_front(); } }
+                    _ => {}
+                }
+                i += 1;
+            }
+            if now >= 200 { break; }
+            // Head job of each task with pending work.
+            let heads: Vec<(u64, u32)> = pending.iter().filter_map(|(&t, q)| q.front().map(|&(d, _)| (d, t))).collect();
+            let waiting: Vec<&(u64, u32)> = heads.iter().filter(|(_, t)| !running.contains(t)).collect();
+            if !waiting.is_empty() {
+                prop_assert_eq!(running.len(), m as usize, "idle CPU while a job waits at {} (m = {})", now, m);
+                let worst_running = heads.iter().filter(|(_, t)| running.contains(t)).map(|&(d, _)| d).max().unwrap();
+                let best_waiting = waiting.iter().map(|&&(d, _)| d).min().unwrap();
+                prop_assert!(best_waiting >= worst_running, "at {} a job with deadline {} waits while one with {} runs (m = {})", now, best_waiting, worst_running, m);
+            }
+        }
+    }
+}
