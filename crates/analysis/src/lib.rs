@@ -23,6 +23,7 @@ pub mod error;
 pub mod gedf;
 pub mod gfp;
 pub mod gnpedf;
+pub mod json;
 pub mod param;
 pub mod partitioned;
 pub mod placement;

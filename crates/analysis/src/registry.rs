@@ -102,31 +102,12 @@ fn base_by_name(name: &str) -> Result<Box<dyn SchedTest>, AnalysisError> {
         return Ok(t);
     }
     let known = names();
-    let suggestion = known
-        .iter()
-        .map(|k| (edit_distance(name, k), k))
-        .filter(|(d, _)| *d <= 3)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k.clone());
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+    let suggestion = schedlab_model::error::suggest(name, &known);
     Err(AnalysisError::UnknownTest {
         name: name.to_string(),
         suggestion,
     })
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        let mut cur = vec![i; b.len() + 1];
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

@@ -8,8 +8,9 @@ use crate::output::out;
 use crate::report::{file_json, file_table, Row};
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
-use schedlab_analysis::{analyze, registry, Priorities, SchedTest, Status, System};
-use schedlab_model::{file, Duration};
+use schedlab_analysis::json::tardiness_as_requested;
+use schedlab_analysis::{analyze, registry, Priorities, SchedTest, System};
+use schedlab_model::file;
 use std::path::{Path, PathBuf};
 
 /// Options of `schedlab analyze`.
@@ -76,16 +77,10 @@ fn analyze_file(path: &Path, opts: &Options) -> Result<String> {
     let rows: Vec<Row> = tests
         .iter()
         .map(|t| {
-            let mut verdict = analyze(t.as_ref(), &sys);
-            if opts.tardiness {
-                add_hard_tardiness(&mut verdict, sys.len());
-            } else {
-                verdict.tardiness_bounds = None;
-            }
-            Row {
-                test: t.name(),
-                verdict,
-            }
+            let test = t.name();
+            let verdict =
+                tardiness_as_requested(analyze(t.as_ref(), &sys), opts.tardiness, sys.len());
+            Row { test, verdict }
         })
         .collect();
     let name = path.display().to_string();
@@ -96,13 +91,6 @@ fn analyze_file(path: &Path, opts: &Options) -> Result<String> {
     } else {
         file_table(&name, cpus, n, u, &rows)
     })
-}
-
-/// A hard test that shows every deadline met bounds every task's tardiness by zero.
-fn add_hard_tardiness(v: &mut schedlab_analysis::Verdict, n: usize) {
-    if v.status == Status::Schedulable && v.tardiness_bounds.is_none() {
-        v.tardiness_bounds = Some(vec![Duration::ZERO; n]);
-    }
 }
 
 /// Runs the command; returns the number of files that failed.

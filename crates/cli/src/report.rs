@@ -4,38 +4,16 @@
 //! `{"file", "cpus", "tasks", "utilization", "results": [{"test", "status", "schedulable",
 //! "applicable", "reason", "response_time_bounds_ns", "tardiness_bounds_ns", "partition"}]}`.
 
+use schedlab_analysis::json::result_json;
 use schedlab_analysis::{Status, Verdict};
-use schedlab_model::Duration;
 use serde_json::{json, Value};
 
 /// One test's result for the report.
 pub(crate) struct Row {
     /// Canonical test name.
     pub(crate) test: String,
-    /// Its verdict.
+    /// Its verdict (tardiness bounds as requested).
     pub(crate) verdict: Verdict,
-}
-
-fn ns_list(v: &Option<Vec<Duration>>) -> Value {
-    match v {
-        None => Value::Null,
-        Some(list) => Value::from(list.iter().map(|d| d.as_ns()).collect::<Vec<u64>>()),
-    }
-}
-
-/// The JSON object of one test result.
-pub(crate) fn row_json(row: &Row) -> Value {
-    let v = &row.verdict;
-    json!({
-        "test": row.test,
-        "status": v.status.name(),
-        "schedulable": v.is_schedulable(),
-        "applicable": v.is_applicable(),
-        "reason": v.reason,
-        "response_time_bounds_ns": ns_list(&v.response_time_bounds),
-        "tardiness_bounds_ns": ns_list(&v.tardiness_bounds),
-        "partition": v.partition,
-    })
 }
 
 /// The JSON line of one analysed file.
@@ -51,7 +29,7 @@ pub(crate) fn file_json(
         "cpus": cpus,
         "tasks": tasks,
         "utilization": utilization,
-        "results": rows.iter().map(row_json).collect::<Vec<_>>(),
+        "results": rows.iter().map(|r| result_json(&r.test, &r.verdict)).collect::<Vec<_>>(),
     })
 }
 

@@ -3,10 +3,15 @@
 
 use crate::output::outln;
 use schedlab_analysis::{registry, Param, SchedTest};
-use serde_json::json;
 
 /// Prints the catalogue.
 pub(crate) fn run(json_output: bool) -> anyhow::Result<()> {
+    if json_output {
+        for entry in schedlab_analysis::json::catalogue() {
+            outln!("{entry}")?;
+        }
+        return Ok(());
+    }
     let mut tests: Vec<(String, Box<dyn SchedTest>)> =
         registry::all().into_iter().map(|t| (t.name(), t)).collect();
     if let Ok(cedf) = registry::by_name("cedf-k4") {
@@ -15,19 +20,6 @@ pub(crate) fn run(json_output: bool) -> anyhow::Result<()> {
     for (name, test) in tests {
         let i = test.info();
         let params: Vec<Param> = test.params();
-        if json_output {
-            let params: Vec<_> = params
-                .iter()
-                .map(|p| json!({"name": p.name, "default": p.value, "about": p.about}))
-                .collect();
-            outln!(
-                "{}",
-                json!({"test": name, "family": i.family, "kind": i.kind.name(),
-                       "citation": i.citation, "assumptions": i.assumptions,
-                       "complexity": i.complexity, "parameters": params})
-            )?;
-            continue;
-        }
         outln!("{name}  [{}, {}]", i.family, i.kind.name())?;
         outln!("    {}", i.citation)?;
         outln!("    assumes: {}", i.assumptions)?;

@@ -115,8 +115,9 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-/// The known name closest to `field`, if it is close enough to be a typo.
-pub(crate) fn suggest(field: &str, known: &[&str]) -> Option<String> {
+/// The known name closest to `field`, if it is close enough to be a typo (used for field,
+/// test and policy names).
+pub fn suggest(field: &str, known: &[&str]) -> Option<String> {
     let lower = field.to_ascii_lowercase();
     known
         .iter()

@@ -1,33 +1,6 @@
-//! Verdict → JSON, in the shape of `schedlab analyze --format json` results.
+//! Task files → the JSON form the Python side works with.
 
-use schedlab_analysis::{Status, Verdict};
-use schedlab_model::Duration;
-use serde_json::{json, Value};
-
-fn ns(v: Option<Vec<Duration>>) -> Value {
-    v.map_or(Value::Null, |l| {
-        Value::from(l.iter().map(|d| d.as_ns()).collect::<Vec<u64>>())
-    })
-}
-
-/// One result object; `tardiness` as in the CLI's `--tardiness`.
-pub(crate) fn result_json(test: &str, mut v: Verdict, tardiness: bool, n: usize) -> Value {
-    if !tardiness {
-        v.tardiness_bounds = None;
-    } else if v.status == Status::Schedulable && v.tardiness_bounds.is_none() {
-        v.tardiness_bounds = Some(vec![Duration::ZERO; n]);
-    }
-    json!({
-        "test": test,
-        "status": v.status.name(),
-        "schedulable": v.is_schedulable(),
-        "applicable": v.is_applicable(),
-        "reason": v.reason,
-        "response_time_bounds_ns": ns(v.response_time_bounds),
-        "tardiness_bounds_ns": ns(v.tardiness_bounds),
-        "partition": v.partition,
-    })
-}
+use serde_json::Value;
 
 /// The task file as JSON with every time as integer nanoseconds and sizes as integer bytes
 /// (the form Python works with; still a valid task file).

@@ -7,9 +7,10 @@
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use schedlab_analysis::json::{result_json, tardiness_as_requested};
 use schedlab_analysis::{analyze as run_test, registry, Priorities, SchedTest, System};
 use schedlab_model::file::{self, Format, TaskFile};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 mod convert;
 mod generate;
@@ -104,7 +105,10 @@ fn analyze(
     let results: Vec<Value> = py.allow_threads(|| {
         selected
             .iter()
-            .map(|t| convert::result_json(&t.name(), run_test(t.as_ref(), &sys), tardiness, n))
+            .map(|t| {
+                let v = tardiness_as_requested(run_test(t.as_ref(), &sys), tardiness, n);
+                result_json(&t.name(), &v)
+            })
             .collect()
     });
     Ok(Value::from(results).to_string())
@@ -113,21 +117,7 @@ fn analyze(
 /// Every test's description as JSON text.
 #[pyfunction]
 fn catalogue() -> String {
-    let infos: Vec<Value> = registry::all()
-        .iter()
-        .map(|t| {
-            let i = t.info();
-            let params: Vec<Value> = t
-                .params()
-                .iter()
-                .map(|p| json!({"name": p.name, "default": p.value, "about": p.about}))
-                .collect();
-            json!({"test": i.name, "family": i.family, "kind": i.kind.name(),
-                   "citation": i.citation, "assumptions": i.assumptions,
-                   "complexity": i.complexity, "parameters": params})
-        })
-        .collect();
-    Value::from(infos).to_string()
+    Value::from(schedlab_analysis::json::catalogue()).to_string()
 }
 
 /// The native module.

@@ -21,9 +21,9 @@
 //!   condition `U ≤ (m/2)(1 − u_max) + u_max`, which is non-increasing in `u_max` only for
 //!   `m ≥ 2`; so the test is "not applicable" for `m = 1`.
 
-use super::require_rm;
 use crate::system::System;
 use crate::test::{Kind, SchedTest, TestInfo};
+use crate::uni::require_rate_monotonic as require_rm;
 use crate::verdict::Verdict;
 use schedlab_model::exact::{cmp_sum, Frac};
 use std::cmp::Ordering;

@@ -16,9 +16,9 @@
 //! (at `m = 1` it is `U ≤ 1/3`, below Liu & Layland's bound, so sound). Exact:
 //! cross-multiplication for `ui`, the filtered exact sum [`cmp_sum`] for `U`. Complexity O(n).
 
-use super::require_rm;
 use crate::system::System;
 use crate::test::{Kind, SchedTest, TestInfo};
+use crate::uni::require_rate_monotonic as require_rm;
 use crate::verdict::Verdict;
 use schedlab_model::exact::{cmp_sum, Frac};
 use std::cmp::Ordering;

@@ -32,7 +32,6 @@ pub use rta::Rta;
 pub use rta_lc::RtaLc;
 
 use crate::battery::AnyOf;
-use crate::system::System;
 use crate::test::{Kind, SchedTest, TestInfo};
 
 /// The scheduler family of every test here.
@@ -75,28 +74,6 @@ pub fn battery() -> AnyOf {
     }
 }
 
-/// Precondition of the rate-monotonic utilization bounds: implicit deadlines and a priority
-/// order in which periods never decrease from higher to lower priority.
-fn require_rm(sys: &System) -> Result<(), String> {
-    sys.require_implicit()?;
-    let order = sys.priority_order()?;
-    let p = sys.params();
-    for pair in order.windows(2) {
-        if let [hi, lo] = *pair {
-            if let (Some(a), Some(b)) = (p.get(hi), p.get(lo)) {
-                if a.t > b.t {
-                    return Err(format!(
-                        "assumes rate-monotonic priorities, but task {hi} (T={}) has higher \
-                         priority than task {lo} (T={})",
-                        a.t, b.t
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
@@ -104,7 +81,7 @@ mod tests {
     //! tiny exact uniprocessor response-time analysis as the reference at `m = 1`.
 
     use super::*;
-    use crate::system::{Params, Priorities};
+    use crate::system::{Params, Priorities, System};
     use crate::test::analyze;
     use crate::verdict::Status;
     use proptest::prelude::*;
@@ -208,12 +185,14 @@ mod tests {
             },
         ];
         let sys = System::from_params(p.clone(), 2, Priorities::Given).unwrap();
-        assert!(require_rm(&sys).unwrap_err().contains("rate-monotonic"));
+        assert!(crate::uni::require_rate_monotonic(&sys)
+            .unwrap_err()
+            .contains("rate-monotonic"));
         let sys = System::from_params(p, 2, Priorities::Rm).unwrap();
-        assert!(require_rm(&sys).is_ok());
+        assert!(crate::uni::require_rate_monotonic(&sys).is_ok());
         // Constrained deadlines are not implicit.
         let sys = System::from_params(vec![Params::new(1, 5, 10)], 2, Priorities::Rm).unwrap();
-        assert!(require_rm(&sys).is_err());
+        assert!(crate::uni::require_rate_monotonic(&sys).is_err());
     }
 
     #[test]

@@ -1,0 +1,67 @@
+//! The JSON forms shared by `schedlab analyze --format json`, `schedlab tests --format json`
+//! and the Python package: one result object per test (stable; tools read it) and the
+//! catalogue of tests.
+
+use crate::registry;
+use crate::test::SchedTest;
+use crate::verdict::{Status, Verdict};
+use schedlab_model::Duration;
+use serde_json::{json, Value};
+
+fn ns(v: Option<&[Duration]>) -> Value {
+    v.map_or(Value::Null, |l| {
+        Value::from(l.iter().map(|d| d.as_ns()).collect::<Vec<u64>>())
+    })
+}
+
+/// The CLI's `--tardiness` (Python `tardiness=`) rule for a verdict on `n` tasks: without it,
+/// no tardiness bounds are reported; with it, a hard test that shows the set schedulable
+/// bounds every task's tardiness by zero.
+pub fn tardiness_as_requested(mut v: Verdict, tardiness: bool, n: usize) -> Verdict {
+    if !tardiness {
+        v.tardiness_bounds = None;
+    } else if v.status == Status::Schedulable && v.tardiness_bounds.is_none() {
+        v.tardiness_bounds = Some(vec![Duration::ZERO; n]);
+    }
+    v
+}
+
+/// `{"test", "status", "schedulable", "applicable", "reason", "response_time_bounds_ns",
+/// "tardiness_bounds_ns", "partition"}` for one test's verdict.
+pub fn result_json(test: &str, v: &Verdict) -> Value {
+    json!({
+        "test": test,
+        "status": v.status.name(),
+        "schedulable": v.is_schedulable(),
+        "applicable": v.is_applicable(),
+        "reason": v.reason,
+        "response_time_bounds_ns": ns(v.response_time_bounds.as_deref()),
+        "tardiness_bounds_ns": ns(v.tardiness_bounds.as_deref()),
+        "partition": v.partition,
+    })
+}
+
+fn entry(name: &str, test: &dyn SchedTest) -> Value {
+    let i = test.info();
+    let params: Vec<Value> = test
+        .params()
+        .iter()
+        .map(|p| json!({"name": p.name, "default": p.value, "about": p.about}))
+        .collect();
+    json!({"test": name, "family": i.family, "kind": i.kind.name(),
+           "citation": i.citation, "assumptions": i.assumptions,
+           "complexity": i.complexity, "parameters": params})
+}
+
+/// Every test (and the parametric `cedf-k<size>`) with family, kind, citation, assumptions,
+/// complexity and parameters.
+pub fn catalogue() -> Vec<Value> {
+    let mut out: Vec<Value> = registry::all()
+        .iter()
+        .map(|t| entry(&t.name(), t.as_ref()))
+        .collect();
+    if let Ok(cedf) = registry::by_name("cedf-k4") {
+        out.push(entry("cedf-k<size>", cedf.as_ref()));
+    }
+    out
+}
