@@ -8,17 +8,15 @@
 //! decreasing utilization (stable: ties keep task-index order), each into the cluster with the
 //! least total utilization (exact; ties → lowest cluster index) if that cluster's utilization
 //! plus the task's stays `≤ k` (exact); otherwise the assignment fails ("not shown").
-//! Each non-empty cluster is then checked by the `gedf` battery (obtained at run time from
-//! the registry) on `k` CPUs.
+//! Each non-empty cluster is then checked by the `gedf` battery
+//! ([`crate::gedf::battery`]) on `k` CPUs.
 //!
 //! Answer: sufficient. "schedulable" with the partition (task indices per cluster, ascending,
 //! `m/k` lists) and, when every cluster's analysis yields them, response-time bounds; "not
 //! shown" if the assignment fails or a cluster is not shown; "gave up" if a cluster gave up and
-//! none was rejected; "not applicable" if `k ∤ m`, the battery does not apply to a cluster, or
-//! the battery is not available.
+//! none was rejected; "not applicable" if `k ∤ m` or the battery does not apply to a cluster.
 //! Complexity: `O(n log n + n·(m/k)·n)` for the assignment plus the battery per cluster.
 
-use crate::registry;
 use crate::system::{Params, System};
 use crate::test::{analyze, Kind, SchedTest, TestInfo};
 use crate::verdict::{Status, Verdict};
@@ -131,14 +129,7 @@ impl SchedTest for Cedf {
             return Verdict::not_shown()
                 .because("worst-fit decreasing found no cluster with enough capacity");
         };
-        let battery = match registry::by_name("gedf") {
-            Ok(b) => b,
-            Err(e) => {
-                return Verdict::not_applicable(format!(
-                    "the global-EDF battery `gedf` is not available: {e}"
-                ))
-            }
-        };
+        let battery = crate::gedf::battery();
         let mut bounds = Some(vec![schedlab_model::Duration::ZERO; params.len()]);
         let mut gave_up: Option<String> = None;
         for (ci, members) in partition.iter().enumerate() {
@@ -149,7 +140,7 @@ impl SchedTest for Cedf {
                 Ok(s) => s,
                 Err(e) => return Verdict::not_applicable(format!("cluster {ci}: {e}")),
             };
-            let v = analyze(battery.as_ref(), &sub);
+            let v = analyze(&battery, &sub);
             match v.status {
                 Status::Schedulable => match (&mut bounds, &v.response_time_bounds) {
                     (Some(all), Some(rs)) => {
@@ -241,18 +232,12 @@ mod tests {
         assert_eq!(v.partition, None);
     }
 
-    /// NEEDS the `gedf` battery (written concurrently by another helper). Until it exists the
-    /// test checks the graceful "not applicable"; afterwards it checks the real verdicts on sets
-    /// the GFB density bound (U ≤ k − (k−1)·u_max) decides trivially.
+    /// The `gedf` battery per cluster, on sets the GFB density bound (U ≤ k − (k−1)·u_max)
+    /// decides trivially.
     #[test]
     fn runs_the_gedf_battery_per_cluster() {
         let light = implicit(&[10, 10, 10, 10, 10, 10, 10, 10], 4);
         let v = analyze(&Cedf::new(2).unwrap(), &light);
-        if registry::by_name("gedf").is_err() {
-            assert_eq!(v.status, Status::NotApplicable);
-            assert!(v.reason.unwrap().contains("gedf"));
-            return;
-        }
         // Each cluster gets four tasks of 0.1: U = 0.4 ≤ 2 − 0.1 (GFB).
         assert_eq!(v.status, Status::Schedulable);
         assert_eq!(v.partition, Some(vec![vec![0, 2, 4, 6], vec![1, 3, 5, 7]]));
