@@ -33,6 +33,10 @@ impl CpuSet {
             .get((c / 64) as usize)
             .is_some_and(|w| w & (1 << (c % 64)) != 0)
     }
+    /// No member.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.words.iter().all(|w| *w == 0)
+    }
     /// The lowest member.
     pub(crate) fn first(&self) -> Option<u32> {
         self.words
@@ -58,8 +62,10 @@ mod tests {
         assert!(s.contains(129) && !s.contains(5) && !s.contains(500));
         s.insert(3);
         assert_eq!(s.first(), Some(3));
+        assert!(!s.is_empty());
         let mut e = CpuSet::full(0);
         assert_eq!(e.first(), None);
+        assert!(e.is_empty());
         e.insert(7); // out of range: ignored
         assert_eq!(e.first(), None);
     }

@@ -164,8 +164,50 @@ impl<K: EngineKey> Engine<K> {
                 info: *info,
             },
         );
+        // Fast paths, equal in effect to `push_ready` + `rebalance` because the invariant held
+        // before this event (idle CPUs only if nothing waits; no waiting job preempts a
+        // linked one), so only the new job can change a link.
+        if self.live_ready == 0 && !self.idle.is_empty() {
+            let cpu = self.preferred_idle_cpu(info.id);
+            self.live_ready += 1;
+            if self.track_moves {
+                self.moves.push(info.id);
+            }
+            self.link(ctx, cpu, key, info.id, out);
+            return;
+        }
+        if self.idle.is_empty() && self.cannot_preempt(ctx, &key) {
+            self.push_ready(key, info.id);
+            return;
+        }
         self.push_ready(key, info.id);
         self.rebalance(ctx, out);
+    }
+
+    /// Whether a new job with key `key` certainly takes no CPU (all CPUs linked): it does
+    /// not beat the lowest-priority linked job and no link of this instant can be undone.
+    fn cannot_preempt(&self, ctx: &Ctx<'_>, key: &K) -> bool {
+        match self.mode {
+            Preemption::Preemptive => self
+                .lowest_linked()
+                .is_some_and(|(lowest, _)| !key.preempts(&lowest)),
+            Preemption::NonPreemptive => self.fresh_at != ctx.now,
+        }
+    }
+
+    /// The idle CPU a job of `id`'s task should take: the one its task last ran on if idle
+    /// (cache-warm, no migration), else the lowest-numbered idle CPU.
+    fn preferred_idle_cpu(&self, id: JobId) -> u32 {
+        let last = usize::try_from(id.task.0)
+            .ok()
+            .and_then(|t| self.last_cpu.get(t))
+            .copied()
+            .unwrap_or(NO_CPU);
+        if self.idle.contains(last) {
+            last
+        } else {
+            self.idle.first().unwrap_or(NO_CPU)
+        }
     }
 
     /// A job left (completion or abort); its CPU, if any, takes the best ready job.
@@ -251,12 +293,18 @@ impl<K: EngineKey> Engine<K> {
     fn lowest_linked(&self) -> Option<(K, u32)> {
         match &self.order {
             Some(order) => order.last().copied(),
-            None => self
-                .cpus
-                .iter()
-                .enumerate()
-                .filter_map(|(c, s)| s.map(|s| (s.key, c as u32)))
-                .max(),
+            None => {
+                // Keys are unique (they contain the job id), so the largest key decides.
+                let mut best: Option<(&K, usize)> = None;
+                for (c, slot) in self.cpus.iter().enumerate() {
+                    if let Some(s) = slot {
+                        if best.is_none_or(|(k, _)| s.key > *k) {
+                            best = Some((&s.key, c));
+                        }
+                    }
+                }
+                best.map(|(k, c)| (*k, c as u32))
+            }
         }
     }
 
@@ -329,17 +377,8 @@ impl<K: EngineKey> Engine<K> {
             let Some((key, id)) = self.peek_ready() else {
                 return;
             };
-            if let Some(lowest_idle) = self.idle.first() {
-                let last = usize::try_from(id.task.0)
-                    .ok()
-                    .and_then(|t| self.last_cpu.get(t))
-                    .copied()
-                    .unwrap_or(NO_CPU);
-                let cpu = if self.idle.contains(last) {
-                    last
-                } else {
-                    lowest_idle
-                };
+            if !self.idle.is_empty() {
+                let cpu = self.preferred_idle_cpu(id);
                 self.ready.pop();
                 self.link(ctx, cpu, key, id, out);
                 continue;

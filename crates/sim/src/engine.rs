@@ -4,9 +4,11 @@
 //! *scheduled* job equal to it at the same instant.
 //!
 //! # Events and their order
-//! The engine jumps from event to event (no time stepping). Pending events sit in one binary
-//! heap keyed by `(time, class, order)`, so each event costs `O(log n)`. Classes at one instant,
-//! in this order (DESIGN.md "Event order at one instant"):
+//! The engine jumps from event to event (no time stepping). Pending events are totally ordered
+//! by `(time, class, order, arg)` and kept in [`crate::queue`] (arrivals in a heap with one entry
+//! per task, completions in a tournament tree with one per CPU, the rest in a general heap), so
+//! each event costs `O(log n + log m)`. Classes at one instant, in this order (DESIGN.md "Event
+//! order at one instant"):
 //! 1. **completions**, by task index;
 //! 2. **aborts** of late jobs (engine-internal, only with `abort_late`), by task index —
 //!    after completions, so a job that completes exactly at its deadline meets it;
@@ -27,9 +29,9 @@
 //! every CPU whose link differs from what it runs: the old job is switched out (its executed
 //! time accumulated; a *preemption* if it is unfinished), then the new job is switched in (a
 //! *migration* if it last ran on another CPU; a *context switch* in any case) and its
-//! completion is scheduled at `now + remaining`. A completion event is valid only if, when it
-//! fires, its job is still the task's current job and has executed exactly its demand — so
-//! events made stale by a preemption need no explicit removal. A policy that links a job it
+//! completion is scheduled at `now + remaining`; switching a job out removes its pending
+//! completion (and a completion is still checked, when it fires, to belong to the task's current
+//! job with exactly its demand executed). A policy that links a job it
 //! does not hold (finished, not yet handed over), links one job to two CPUs, or names a CPU
 //! outside `0..cpus` stops the run with [`SimError::PolicyViolation`].
 //!
@@ -43,11 +45,11 @@
 use crate::config::{validate_task, SimConfig, SimTask, TaskRng};
 use crate::error::SimError;
 use crate::metrics::{summarize, JobRecord, TaskAcc, TaskMetrics, Totals};
+use crate::queue::{Ev, EventQueue, Source, ABORT, ARRIVAL, COMPLETION, HANDOVER, RELEASE, TIMER};
 use schedlab_model::{Duration, Time};
 use schedlab_policy::{Ctx, Decisions, JobId, JobInfo, Policy, Progress, TaskId, TimerId};
 use schedlab_trace::{Event, Kind, NO_CPU};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 /// Everything a run produced.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,26 +97,6 @@ pub fn simulate(
     let mut engine = Engine::new(tasks, policy, config);
     engine.run()?;
     Ok(engine.finish())
-}
-
-// Event classes, in same-instant order.
-const COMPLETION: u8 = 0;
-const ABORT: u8 = 1;
-const RELEASE: u8 = 2;
-const TIMER: u8 = 3;
-// `Ev::arg` of a RELEASE event.
-const ARRIVAL: u64 = 0;
-const HANDOVER: u64 = 1;
-
-/// A pending event. Field order is the heap order: time, class, then `order` (task index, or
-/// the arming serial for timers), then `arg` (job seq, arrival/hand-over, timer id) — a total
-/// order, so ties never depend on heap internals.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Ev {
-    time: u64,
-    class: u8,
-    order: u64,
-    arg: u64,
 }
 
 /// The job a task has handed to the policy (at most one per task).
@@ -180,7 +162,7 @@ struct Engine<'a> {
     rt: Vec<TaskRt>,
     /// Task whose current job runs on each CPU.
     running: Vec<Option<u32>>,
-    heap: BinaryHeap<Reverse<Ev>>,
+    queue: EventQueue,
     /// Armed timers: id → serial of the arming that is still valid.
     timers: HashMap<u64, u64>,
     timer_serial: u64,
@@ -198,19 +180,14 @@ impl<'a> Engine<'a> {
     fn new(tasks: &'a [SimTask], policy: &'a mut dyn Policy, cfg: &'a SimConfig) -> Engine<'a> {
         let m = cfg.cpus as usize;
         let horizon = Time::from_ns(cfg.duration.as_ns());
-        let mut heap = BinaryHeap::with_capacity(2 * tasks.len() + m);
+        let mut queue = EventQueue::new(tasks.len(), m);
         let rt = tasks
             .iter()
             .enumerate()
             .map(|(i, t)| {
                 let first = Time::ZERO + t.offset;
                 if first < horizon {
-                    heap.push(Reverse(Ev {
-                        time: first.as_ns(),
-                        class: RELEASE,
-                        order: i as u64,
-                        arg: ARRIVAL,
-                    }));
+                    queue.push_arrival(first.as_ns(), i as u32);
                 }
                 TaskRt {
                     next_seq: 0,
@@ -229,7 +206,7 @@ impl<'a> Engine<'a> {
             horizon,
             rt,
             running: vec![None; m],
-            heap,
+            queue,
             timers: HashMap::new(),
             timer_serial: 0,
             out: Decisions::new(),
@@ -243,13 +220,14 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Queues an abort, hand-over or timer event.
     fn push(&mut self, time: Time, class: u8, order: u64, arg: u64) {
-        self.heap.push(Reverse(Ev {
+        self.queue.push_other(Ev {
             time: time.as_ns(),
             class,
             order,
             arg,
-        }));
+        });
     }
 
     fn emit(&mut self, time: Time, kind: Kind, cpu: u32, task: u32, seq: u64, arg: u64) {
@@ -273,20 +251,23 @@ impl<'a> Engine<'a> {
         // its last event (DESIGN.md: completions, releases, timers, *then* the decision).
         let mut instant: Option<u64> = None;
         loop {
-            let next = self.heap.peek().map(|Reverse(ev)| *ev);
+            let mut next = self.queue.peek();
             if let Some(t) = instant {
-                if next.is_none_or(|ev| ev.time > t) {
+                if next.is_none_or(|(ev, _)| ev.time > t) {
                     self.enact(Time::from_ns(t))?;
-                    instant = None;
-                    // Enacting schedules completions, possibly before `next`.
-                    continue;
+                    // Enacting sets and clears completions only.
+                    next = self.queue.repeek_completions(next);
                 }
             }
-            let Some(ev) = next else { break };
+            let Some((ev, source)) = next else { break };
             if ev.time > h || (ev.time == h && ev.class > ABORT) {
                 break;
             }
-            self.heap.pop();
+            // An arrival stays queued until `release` knows the task's next arrival time and
+            // replaces it (one sift-down instead of a pop and a push).
+            if source != Source::Arrival {
+                self.queue.pop(source);
+            }
             instant = Some(ev.time);
             let now = Time::from_ns(ev.time);
             let task = ev.order as usize;
@@ -392,6 +373,7 @@ impl<'a> Engine<'a> {
             if let Some(slot) = self.running.get_mut(c as usize) {
                 *slot = None;
             }
+            self.queue.clear_completion(c);
             self.emit(now, Kind::SwitchOut, c, task as u32, seq, 0);
         }
     }
@@ -434,9 +416,8 @@ impl<'a> Engine<'a> {
             let next = now
                 .checked_add(spec.period)
                 .and_then(|t| t.checked_add(delay));
-            if let Some(next) = next.filter(|&t| t < horizon) {
-                self.push(next, RELEASE, task as u64, ARRIVAL);
-            }
+            self.queue
+                .advance_arrival(next.filter(|&t| t < horizon).map(Time::as_ns));
             self.emit(now, Kind::Release, NO_CPU, task as u32, seq, now.as_ns());
         }
         self.hand_over(now, task, spec)
@@ -587,6 +568,7 @@ impl<'a> Engine<'a> {
         if let Some(slot) = self.running.get_mut(cpu as usize) {
             *slot = None;
         }
+        self.queue.clear_completion(cpu);
         let Some(live) = self.rt.get_mut(task).and_then(|rt| rt.current.as_mut()) else {
             return;
         };
@@ -634,8 +616,9 @@ impl<'a> Engine<'a> {
             *slot = Some(task as u32);
         }
         self.context_switches += 1;
-        if let Some(t) = done_at.filter(|&t| t <= horizon) {
-            self.push(t, COMPLETION, task as u64, seq);
+        match done_at.filter(|&t| t <= horizon) {
+            Some(t) => self.queue.set_completion(cpu, t.as_ns(), task as u32, seq),
+            None => self.queue.clear_completion(cpu),
         }
         self.emit(now, Kind::Link, cpu, task as u32, seq, 0);
         self.emit(now, Kind::SwitchIn, cpu, task as u32, seq, 0);

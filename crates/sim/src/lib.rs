@@ -39,6 +39,7 @@ pub mod error;
 pub mod front;
 pub mod metrics;
 mod parse;
+mod queue;
 
 #[cfg(test)]
 mod test_policy;
