@@ -5,7 +5,7 @@
 //!
 //! # Events and their order
 //! The engine jumps from event to event (no time stepping). Pending events are totally ordered
-//! by `(time, class, order, arg)` and kept in [`crate::queue`] (arrivals in a heap with one entry
+//! by `(time, class, order, arg)` and kept in the `queue` module (arrivals in a heap with one entry
 //! per task, completions in a tournament tree with one per CPU, the rest in a general heap), so
 //! each event costs `O(log n + log m)`. Classes at one instant, in this order (DESIGN.md "Event
 //! order at one instant"):
