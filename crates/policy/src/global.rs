@@ -176,22 +176,45 @@ impl<K: EngineKey> Engine<K> {
             self.link(ctx, cpu, key, info.id, out);
             return;
         }
-        if self.idle.is_empty() && self.cannot_preempt(ctx, &key) {
-            self.push_ready(key, info.id);
-            return;
+        if self.idle.is_empty() {
+            match self.mode {
+                Preemption::Preemptive => {
+                    // A waiting job never beats the victim's successor as lowest-priority
+                    // linked job (it did not beat the victim), and the victim, now waiting,
+                    // beats no linked job: one link change restores the invariant.
+                    match self.victim(ctx, &key) {
+                        Some(cpu) => {
+                            // Straight to the CPU, without a round trip through the queue.
+                            self.live_ready += 1;
+                            if self.track_moves {
+                                self.moves.push(info.id);
+                            }
+                            self.displace(cpu);
+                            self.link(ctx, cpu, key, info.id, out);
+                        }
+                        None => self.push_ready(key, info.id),
+                    }
+                    return;
+                }
+                Preemption::NonPreemptive if self.fresh_at != ctx.now => {
+                    self.push_ready(key, info.id);
+                    return;
+                }
+                Preemption::NonPreemptive => {}
+            }
         }
         self.push_ready(key, info.id);
         self.rebalance(ctx, out);
     }
 
-    /// Whether a new job with key `key` certainly takes no CPU (all CPUs linked): it does
-    /// not beat the lowest-priority linked job and no link of this instant can be undone.
-    fn cannot_preempt(&self, ctx: &Ctx<'_>, key: &K) -> bool {
-        match self.mode {
-            Preemption::Preemptive => self
-                .lowest_linked()
-                .is_some_and(|(lowest, _)| !key.preempts(&lowest)),
-            Preemption::NonPreemptive => self.fresh_at != ctx.now,
+    /// Returns the job linked to `cpu` to the ready queue (the caller links another).
+    fn displace(&mut self, cpu: u32) {
+        if let Some(old) = self.cpus.get_mut(cpu as usize).and_then(Option::take) {
+            self.order_remove(old.key, cpu);
+            if let Some(e) = self.jobs.get_mut(old.id) {
+                e.loc = Loc::Ready;
+            }
+            self.push_ready(old.key, old.id);
         }
     }
 
@@ -223,7 +246,15 @@ impl<K: EngineKey> Engine<K> {
                 }
                 self.order_remove(entry.key, cpu);
                 self.idle.insert(cpu);
-                self.rebalance(ctx, out);
+                // The best waiting job takes the freed CPU (the only idle one if anything
+                // waits); the invariant then holds again without a further pass: the next
+                // waiting job beats neither the new lowest-priority linked job nor (NP mode)
+                // any job linked earlier at this instant, or it would have before.
+                if let Some((key, next)) = self.peek_ready() {
+                    let to = self.preferred_idle_cpu(next);
+                    self.ready.pop();
+                    self.link(ctx, to, key, next, out);
+                }
                 if self.cpus.get(cpu as usize).copied().flatten().is_none() {
                     out.unlink(CpuId(cpu));
                 }
@@ -387,13 +418,7 @@ impl<K: EngineKey> Engine<K> {
                 return;
             };
             self.ready.pop();
-            if let Some(old) = self.cpus.get_mut(cpu as usize).and_then(Option::take) {
-                self.order_remove(old.key, cpu);
-                if let Some(e) = self.jobs.get_mut(old.id) {
-                    e.loc = Loc::Ready;
-                }
-                self.push_ready(old.key, old.id);
-            }
+            self.displace(cpu);
             self.link(ctx, cpu, key, id, out);
         }
     }
