@@ -119,6 +119,7 @@ impl Live {
 }
 
 /// A released job still waiting for its predecessor.
+#[derive(Clone, Copy)]
 struct Waiting {
     seq: u64,
     release: Time,
@@ -128,11 +129,49 @@ struct Waiting {
 struct TaskRt {
     next_seq: u64,
     backlog: VecDeque<Waiting>,
-    current: Option<Live>,
+    /// The current job, valid while `active` (kept in place between jobs so that handing
+    /// over and retiring a job moves no record and reuses its `cpus_used` buffer).
+    live: Live,
+    active: bool,
     rng: TaskRng,
     acc: TaskAcc,
-    /// A cleared `cpus_used` buffer to reuse when job records are not kept.
-    spare: Vec<u32>,
+}
+
+impl TaskRt {
+    fn current(&self) -> Option<&Live> {
+        self.active.then_some(&self.live)
+    }
+    fn current_mut(&mut self) -> Option<&mut Live> {
+        self.active.then_some(&mut self.live)
+    }
+}
+
+impl JobRecord {
+    /// A record of job `seq` of `task`, not yet started.
+    fn fresh(task: u32, seq: u64, release: Time, deadline: Time, cpus_used: Vec<u32>) -> JobRecord {
+        JobRecord {
+            task,
+            seq,
+            release,
+            deadline,
+            start: None,
+            completion: None,
+            cpus_used,
+            preemptions: 0,
+            migrations: 0,
+            executed: Duration::ZERO,
+            tardiness: Duration::ZERO,
+            aborted: false,
+        }
+    }
+
+    /// Moves the record out, leaving an empty `cpus_used` behind.
+    fn take(&mut self) -> JobRecord {
+        JobRecord {
+            cpus_used: std::mem::take(&mut self.cpus_used),
+            ..*self
+        }
+    }
 }
 
 /// The [`Progress`] view a callback sees: exact executed time at `now`.
@@ -146,7 +185,7 @@ impl Progress for View<'_> {
         match self
             .tasks
             .get(job.task.0 as usize)
-            .and_then(|t| t.current.as_ref())
+            .and_then(TaskRt::current)
         {
             Some(live) if live.rec.seq == job.seq && job.strand == 0 => live.executed_at(self.now),
             _ => Duration::ZERO,
@@ -192,10 +231,16 @@ impl<'a> Engine<'a> {
                 TaskRt {
                     next_seq: 0,
                     backlog: VecDeque::new(),
-                    current: None,
+                    live: Live {
+                        rec: JobRecord::fresh(i as u32, 0, Time::ZERO, Time::ZERO, Vec::new()),
+                        demand: Duration::ZERO,
+                        last_cpu: None,
+                        running_on: None,
+                        seg_start: Time::ZERO,
+                    },
+                    active: false,
                     rng: TaskRng::new(cfg.seed, i as u32),
                     acc: TaskAcc::default(),
-                    spare: Vec::new(),
                 }
             })
             .collect();
@@ -305,12 +350,12 @@ impl<'a> Engine<'a> {
         let Some(rt) = self.rt.get_mut(task) else {
             return Ok(());
         };
-        match &rt.current {
+        match rt.current() {
             Some(live) if live.rec.seq == seq && live.executed_at(now) == live.demand => {}
             _ => return Ok(()), // stale: preempted since, or already finished
         }
         self.stop_running(now, task);
-        let Some(mut live) = self.rt.get_mut(task).and_then(|rt| rt.current.take()) else {
+        let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
             return Ok(());
         };
         live.rec.completion = Some(now);
@@ -321,7 +366,7 @@ impl<'a> Engine<'a> {
         if now > d {
             self.emit(now, Kind::DeadlineMiss, cpu, t, seq, d.as_ns());
         }
-        self.retire(task, live);
+        self.retire(task);
         if now < self.horizon {
             let id = JobId::new(TaskId(t), seq);
             self.call(now, |p, ctx, out| p.on_complete(ctx, id, out))?;
@@ -331,12 +376,12 @@ impl<'a> Engine<'a> {
     }
 
     fn abort(&mut self, now: Time, task: usize, seq: u64) -> Result<(), SimError> {
-        match self.rt.get(task).and_then(|rt| rt.current.as_ref()) {
+        match self.rt.get(task).and_then(TaskRt::current) {
             Some(live) if live.rec.seq == seq => {}
             _ => return Ok(()), // completed in time
         }
         self.stop_running(now, task);
-        let Some(mut live) = self.rt.get_mut(task).and_then(|rt| rt.current.take()) else {
+        let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
             return Ok(());
         };
         live.rec.aborted = true;
@@ -345,7 +390,7 @@ impl<'a> Engine<'a> {
         let (t, d) = (task as u32, live.rec.deadline);
         self.emit(now, Kind::DeadlineMiss, cpu, t, seq, d.as_ns());
         self.emit(now, Kind::Abort, cpu, t, seq, 0);
-        self.retire(task, live);
+        self.retire(task);
         if now < self.horizon {
             let id = JobId::new(TaskId(t), seq);
             self.call(now, |p, ctx, out| p.on_abort(ctx, id, out))?;
@@ -364,7 +409,7 @@ impl<'a> Engine<'a> {
 
     /// Takes the current job of `task` off its CPU (engine-initiated: completion or abort).
     fn stop_running(&mut self, now: Time, task: usize) {
-        let Some(live) = self.rt.get_mut(task).and_then(|rt| rt.current.as_mut()) else {
+        let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
             return;
         };
         if let Some(c) = live.running_on.take() {
@@ -378,17 +423,18 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Accounts a finished (or, at the horizon, unfinished) job.
-    fn retire(&mut self, task: usize, live: Live) {
+    /// Accounts the current job of `task`, finished (or, at the horizon, unfinished), and
+    /// ends it.
+    fn retire(&mut self, task: usize) {
         let Some(rt) = self.rt.get_mut(task) else {
             return;
         };
-        rt.acc.add(&live.rec, self.horizon);
+        rt.active = false;
+        rt.acc.add(&rt.live.rec, self.horizon);
         if self.cfg.record_jobs {
-            self.jobs.push(live.rec);
+            self.jobs.push(rt.live.rec.take());
         } else {
-            rt.spare = live.rec.cpus_used;
-            rt.spare.clear();
+            rt.live.rec.cpus_used.clear();
         }
     }
 
@@ -406,11 +452,16 @@ impl<'a> Engine<'a> {
             let deadline = now
                 .checked_add(spec.deadline)
                 .ok_or(SimError::Overflow("an absolute deadline"))?;
-            rt.backlog.push_back(Waiting {
+            let job = Waiting {
                 seq,
                 release: now,
                 deadline,
-            });
+            };
+            // A job whose task is idle goes straight to the policy (no queueing).
+            let direct = (!rt.active && rt.backlog.is_empty()).then_some(job);
+            if direct.is_none() {
+                rt.backlog.push_back(job);
+            }
             let delay = rt.rng.delay(arrivals);
             // Past 2^64 ns is past any horizon: no further arrival.
             let next = now
@@ -419,43 +470,49 @@ impl<'a> Engine<'a> {
             self.queue
                 .advance_arrival(next.filter(|&t| t < horizon).map(Time::as_ns));
             self.emit(now, Kind::Release, NO_CPU, task as u32, seq, now.as_ns());
+            if let Some(job) = direct {
+                return self.start(now, task, spec, job);
+            }
         }
         self.hand_over(now, task, spec)
     }
 
     /// Gives the oldest waiting job of `task` to the policy if the task has no current job.
     fn hand_over(&mut self, now: Time, task: usize, spec: &SimTask) -> Result<(), SimError> {
+        let Some(rt) = self.rt.get_mut(task) else {
+            return Ok(());
+        };
+        if rt.active {
+            return Ok(());
+        }
+        match rt.backlog.pop_front() {
+            Some(w) => self.start(now, task, spec, w),
+            None => Ok(()),
+        }
+    }
+
+    /// Makes `w` the current job of `task` (which has none) and hands it to the policy.
+    fn start(
+        &mut self,
+        now: Time,
+        task: usize,
+        spec: &SimTask,
+        w: Waiting,
+    ) -> Result<(), SimError> {
         let (exec, abort_late) = (self.cfg.exec, self.cfg.abort_late);
         let Some(rt) = self.rt.get_mut(task) else {
             return Ok(());
         };
-        if rt.current.is_some() {
-            return Ok(());
-        }
-        let Some(w) = rt.backlog.pop_front() else {
-            return Ok(());
-        };
         let demand = rt.rng.demand(exec, spec.wcet);
-        rt.current = Some(Live {
-            rec: JobRecord {
-                task: task as u32,
-                seq: w.seq,
-                release: w.release,
-                deadline: w.deadline,
-                start: None,
-                completion: None,
-                cpus_used: std::mem::take(&mut rt.spare),
-                preemptions: 0,
-                migrations: 0,
-                executed: Duration::ZERO,
-                tardiness: Duration::ZERO,
-                aborted: false,
-            },
+        let cpus_used = std::mem::take(&mut rt.live.rec.cpus_used);
+        rt.live = Live {
+            rec: JobRecord::fresh(task as u32, w.seq, w.release, w.deadline, cpus_used),
             demand,
             last_cpu: None,
             running_on: None,
             seg_start: now,
-        });
+        };
+        rt.active = true;
         let info = JobInfo {
             id: JobId::new(TaskId(task as u32), w.seq),
             release: w.release,
@@ -533,7 +590,7 @@ impl<'a> Engine<'a> {
                     && self
                         .rt
                         .get(j.task.0 as usize)
-                        .and_then(|rt| rt.current.as_ref())
+                        .and_then(TaskRt::current)
                         .is_some_and(|live| live.rec.seq == j.seq);
                 if !held {
                     return Err(self.violation(
@@ -569,7 +626,7 @@ impl<'a> Engine<'a> {
             *slot = None;
         }
         self.queue.clear_completion(cpu);
-        let Some(live) = self.rt.get_mut(task).and_then(|rt| rt.current.as_mut()) else {
+        let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
             return;
         };
         live.running_on = None;
@@ -587,7 +644,7 @@ impl<'a> Engine<'a> {
 
     fn switch_in(&mut self, now: Time, task: usize, cpu: u32) -> Result<(), SimError> {
         let horizon = self.horizon;
-        let Some(live) = self.rt.get_mut(task).and_then(|rt| rt.current.as_mut()) else {
+        let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
             return Ok(());
         };
         if let Some(other) = live.running_on {
@@ -633,7 +690,7 @@ impl<'a> Engine<'a> {
         let h = self.horizon;
         for task in 0..self.rt.len() {
             let mut still_running = None;
-            if let Some(live) = self.rt.get_mut(task).and_then(|rt| rt.current.as_mut()) {
+            if let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) {
                 if let Some(cpu) = live.running_on {
                     live.rec.executed += h.saturating_since(live.seg_start);
                     live.seg_start = h;
@@ -646,22 +703,12 @@ impl<'a> Engine<'a> {
             }
             let mut pending: Vec<JobRecord> = Vec::new();
             if let Some(rt) = self.rt.get_mut(task) {
-                if let Some(live) = rt.current.take() {
-                    pending.push(live.rec);
+                if rt.active {
+                    rt.active = false;
+                    pending.push(rt.live.rec.take());
                 }
-                pending.extend(rt.backlog.drain(..).map(|w| JobRecord {
-                    task: task as u32,
-                    seq: w.seq,
-                    release: w.release,
-                    deadline: w.deadline,
-                    start: None,
-                    completion: None,
-                    cpus_used: Vec::new(),
-                    preemptions: 0,
-                    migrations: 0,
-                    executed: Duration::ZERO,
-                    tardiness: Duration::ZERO,
-                    aborted: false,
+                pending.extend(rt.backlog.drain(..).map(|w| {
+                    JobRecord::fresh(task as u32, w.seq, w.release, w.deadline, Vec::new())
                 }));
             }
             for mut rec in pending {
