@@ -28,7 +28,6 @@ pub struct Domains<P> {
     domains: Vec<P>,
     domain_of_task: Vec<u32>,
     k: u32,
-    scratch: Decisions,
 }
 
 impl<P: Policy> Domains<P> {
@@ -78,7 +77,6 @@ impl<P: Policy> Domains<P> {
             domains: (0..n_domains).map(|_| make(k)).collect(),
             domain_of_task: placement.domain_of_task,
             k,
-            scratch: Decisions::new(),
         })
     }
 
@@ -88,32 +86,40 @@ impl<P: Policy> Domains<P> {
         self.domain_of_task.get(t).copied()
     }
 
-    /// Runs `f` on domain `d` and appends its decisions to `out`, translated to global ids.
+    /// Runs `f` on domain `d`, letting it append to `out` directly, then translates what it
+    /// appended to global ids (no intermediate buffer: this runs on every event). A timer
+    /// whose number cannot be encoded is dropped (see the module doc).
     fn route(&mut self, d: u32, out: &mut Decisions, f: impl FnOnce(&mut P, &mut Decisions)) {
         let Some(p) = self.domains.get_mut(d as usize) else {
             return;
         };
-        self.scratch.clear();
-        f(p, &mut self.scratch);
+        let (links, timers, cancels) = (out.links.len(), out.timers.len(), out.cancels.len());
+        f(p, out);
         let base = d * self.k;
+        for l in out.links.iter_mut().skip(links) {
+            l.cpu = CpuId(base + l.cpu.0);
+        }
+        if out.timers.len() == timers && out.cancels.len() == cancels {
+            return;
+        }
         let nd = u64::from(self.domain_count());
-        for l in &self.scratch.links {
-            out.links.push(crate::event::Link {
-                cpu: CpuId(base + l.cpu.0),
-                job: l.job,
-            });
-        }
-        let global = |t: TimerId| t.0.checked_mul(nd)?.checked_add(u64::from(d));
-        for r in &self.scratch.timers {
-            if let Some(id) = global(r.id) {
-                out.timer(TimerId(id), r.at);
+        let global = |t: TimerId| t.0.checked_mul(nd)?.checked_add(u64::from(d)).map(TimerId);
+        let mut k = 0;
+        out.timers.retain_mut(|r| {
+            k += 1;
+            if k <= timers {
+                return true;
             }
-        }
-        for c in &self.scratch.cancels {
-            if let Some(id) = global(*c) {
-                out.cancel(TimerId(id));
+            global(r.id).map(|id| r.id = id).is_some()
+        });
+        let mut k = 0;
+        out.cancels.retain_mut(|c| {
+            k += 1;
+            if k <= cancels {
+                return true;
             }
-        }
+            global(*c).map(|id| *c = id).is_some()
+        });
     }
 
     fn domain_count(&self) -> u32 {
