@@ -38,7 +38,7 @@ def simulate(
     (partitioned/clustered ones use the tasks' ``cpu``/``cluster`` fields, else ``partition``,
     a packing heuristic; ``cedf`` needs ``cluster_size``). ``duration`` is a time string or
     integer ns. ``arrivals``: ``periodic`` or ``sporadic:MAXDELAY``; ``exec``: ``wcet``,
-    ``uniform:LO..HI`` or ``normal:MEAN,SD`` (fractions of the WCET). ``jobs``: ``"numpy"``
+    ``uniform:LO..HI``, ``normal:MEAN,SD`` (fractions of the WCET) or ``overrun:PROB,FACTOR``. ``jobs``: ``"numpy"``
     (a structured array of :data:`JOB_DTYPE` under ``result["jobs_records"]``), ``"dicts"`` (a
     list of dicts) or ``None`` (no per-job records).
     """

@@ -146,7 +146,7 @@ enum Command {
         /// Arrivals: periodic, or sporadic:MAXDELAY (e.g. sporadic:5ms).
         #[arg(long, default_value = "periodic")]
         arrivals: String,
-        /// Execution times: wcet, uniform:LO..HI or normal:MEAN,SD (fractions of the WCET).
+        /// Execution times: wcet, uniform:LO..HI or normal:MEAN,SD (fractions of the WCET), or overrun:PROB,FACTOR.
         #[arg(long, default_value = "wcet")]
         exec: String,
         /// Abort a job at its deadline instead of letting it finish late.

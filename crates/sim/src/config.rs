@@ -96,6 +96,15 @@ pub enum ExecTime {
         /// Standard deviation, as a fraction of the WCET (≥ 0).
         sd: f64,
     },
+    /// Overruns: with probability `prob` a job executes `⌈factor·C⌉` (`factor ≥ 1`), otherwise
+    /// exactly `C` — a WCET that is occasionally exceeded, to see how a policy contains the
+    /// damage (the late job keeps running unless `abort_late`; its successors wait for it).
+    Overrun {
+        /// Probability of an overrun per job, in `[0, 1]`.
+        prob: f64,
+        /// Demand of an overrunning job, as a multiple of the WCET (≥ 1).
+        factor: f64,
+    },
 }
 
 /// Run options.
@@ -151,6 +160,16 @@ impl SimConfig {
                     return bad(
                         "exec",
                         format!("uniform fraction needs 0 ≤ lo ≤ hi ≤ 1, got lo = {lo}, hi = {hi}"),
+                    );
+                }
+            }
+            ExecTime::Overrun { prob, factor } => {
+                if !((0.0..=1.0).contains(&prob) && factor.is_finite() && factor >= 1.0) {
+                    return bad(
+                        "exec",
+                        format!(
+                            "overrun needs 0 ≤ probability ≤ 1 and a factor ≥ 1, got {prob}, {factor}"
+                        ),
                     );
                 }
             }
@@ -221,7 +240,8 @@ impl TaskRng {
         }
     }
 
-    /// The execution demand of the next job, in `[1, wcet]`.
+    /// The execution demand of the next job: in `[1, wcet]`, or up to `⌈factor·wcet⌉` under
+    /// the overrun model (saturating at the largest representable time).
     pub(crate) fn demand(&mut self, exec: ExecTime, wcet: Duration) -> Duration {
         let c = wcet.as_ns();
         let ns = match exec {
@@ -236,6 +256,14 @@ impl TaskRng {
                 let x = mean + sd * standard_normal(&mut self.exec);
                 // `as` saturates (negative → 0, NaN → 0), then the clamp applies the cap.
                 ((x * c as f64).round() as u64).clamp(1, c)
+            }
+            ExecTime::Overrun { prob, factor } => {
+                if self.exec.random::<f64>() < prob {
+                    // `as` saturates; an overrun never executes less than the WCET.
+                    ((factor * c as f64).ceil() as u64).max(c)
+                } else {
+                    c
+                }
             }
         };
         Duration::from_ns(ns)

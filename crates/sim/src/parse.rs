@@ -2,7 +2,8 @@
 //!
 //! - arrivals: `periodic`, or `sporadic:MAXDELAY` (a time such as `sporadic:5ms`);
 //! - execution times: `wcet`, `uniform:LO..HI` (fractions of the WCET, `0 ≤ LO ≤ HI ≤ 1`),
-//!   `normal:MEAN,SD` (fractions of the WCET, capped at the WCET).
+//!   `normal:MEAN,SD` (fractions of the WCET, capped at the WCET), `overrun:PROB,FACTOR` (with
+//!   probability PROB a job executes FACTOR × its WCET, FACTOR ≥ 1; otherwise its WCET).
 
 use crate::config::{Arrivals, ExecTime};
 use crate::error::SimError;
@@ -49,7 +50,7 @@ fn fraction(field: &'static str, text: &str, whole: &str) -> Result<f64, SimErro
 }
 
 impl ExecTime {
-    /// Parses `wcet`, `uniform:LO..HI` or `normal:MEAN,SD`.
+    /// Parses `wcet`, `uniform:LO..HI`, `normal:MEAN,SD` or `overrun:PROB,FACTOR`.
     pub fn parse(text: &str) -> Result<ExecTime, SimError> {
         let t = text.trim();
         if t == "wcet" {
@@ -80,9 +81,33 @@ impl ExecTime {
                 }
                 Ok(ExecTime::NormalCapped { mean, sd })
             }
+            Some(("overrun", params)) => {
+                let (prob, factor) = params.split_once(',').ok_or_else(|| {
+                    invalid("exec", format!("`{text}`: expected overrun:PROB,FACTOR"))
+                })?;
+                let prob: f64 = prob.trim().parse().map_err(|_| {
+                    invalid("exec", format!("`{text}`: PROB is not a number"))
+                })?;
+                if !(0.0..=1.0).contains(&prob) {
+                    return Err(invalid(
+                        "exec",
+                        format!("`{text}`: PROB must be a probability in [0, 1]"),
+                    ));
+                }
+                let factor: f64 = factor.trim().parse().map_err(|_| {
+                    invalid("exec", format!("`{text}`: FACTOR is not a number"))
+                })?;
+                if !(factor.is_finite() && factor >= 1.0) {
+                    return Err(invalid(
+                        "exec",
+                        format!("`{text}`: FACTOR must be ≥ 1 (a multiple of the WCET)"),
+                    ));
+                }
+                Ok(ExecTime::Overrun { prob, factor })
+            }
             _ => Err(invalid(
                 "exec",
-                format!("unknown execution-time model `{text}` (use wcet, uniform:LO..HI or normal:MEAN,SD)"),
+                format!("unknown execution-time model `{text}` (use wcet, uniform:LO..HI, normal:MEAN,SD or overrun:PROB,FACTOR)"),
             )),
         }
     }
@@ -112,11 +137,22 @@ mod tests {
             ExecTime::parse("normal:0.8,0.1").ok(),
             Some(ExecTime::NormalCapped { mean: 0.8, sd: 0.1 })
         );
+        assert_eq!(
+            ExecTime::parse("overrun:0.05,1.5").ok(),
+            Some(ExecTime::Overrun {
+                prob: 0.05,
+                factor: 1.5
+            })
+        );
         for bad in [
             "uniform:0.9..0.1",
             "uniform:0..2",
             "normal:0.5",
             "normal:0.5,-1",
+            "overrun:0.1",
+            "overrun:1.5,2",
+            "overrun:0.1,0.9",
+            "overrun:x,2",
             "fast",
         ] {
             assert!(ExecTime::parse(bad).is_err(), "{bad}");

@@ -397,6 +397,58 @@ fn execution_times_stay_within_one_ns_and_the_wcet() {
     assert!((40.0..60.0).contains(&mean), "mean {mean}");
 }
 
+#[test]
+fn overruns_exceed_the_wcet_with_the_given_probability() {
+    let demands = |prob: f64, factor: f64| -> Vec<u64> {
+        let mut c = cfg(1, 1_000_000);
+        c.exec = ExecTime::Overrun { prob, factor };
+        c.seed = 5;
+        let r = run(&[task(100, 1000, 1000)], &c);
+        r.jobs.iter().map(|j| j.executed.as_ns()).collect()
+    };
+    assert!(demands(0.0, 3.0).iter().all(|&x| x == 100));
+    assert!(demands(1.0, 1.25).iter().all(|&x| x == 125));
+    // ⌈1.001 · 100⌉ = 101: a factor just above 1 still overruns.
+    assert!(demands(1.0, 1.001).iter().all(|&x| x == 101));
+    let d = demands(0.25, 2.0);
+    assert_eq!(d.len(), 1000);
+    assert!(d.iter().all(|&x| x == 100 || x == 200));
+    let overruns = d.iter().filter(|&&x| x == 200).count();
+    assert!(
+        (150..350).contains(&overruns),
+        "{overruns} overruns of 1000"
+    );
+}
+
+/// An overrunning job delays its successor: 1 CPU, τ = (2, 5, 5), every job executes
+/// ⌈3 · 2⌉ = 6. Job 0: [0, 6) (misses d = 5 by 1); job 1 (released 5) waits for it: [6, 12),
+/// misses d = 10 by 2; job 2 (released 10): [12, 18), tardiness 3. Horizon 15: jobs 0–2 are
+/// released, job 2 is unfinished with d = 15 ≤ 15: a miss; DSR 0 of 3.
+#[test]
+fn an_overrun_delays_the_next_job_of_its_task() {
+    let mut c = cfg(1, 15);
+    c.exec = ExecTime::Overrun {
+        prob: 1.0,
+        factor: 3.0,
+    };
+    let r = run(&[task(2, 5, 5)], &c);
+    assert_eq!(
+        (job(&r, 0, 0).start, job(&r, 0, 0).completion),
+        (t(0), t(6))
+    );
+    assert_eq!(
+        (job(&r, 0, 1).start, job(&r, 0, 1).completion),
+        (t(6), t(12))
+    );
+    assert_eq!(job(&r, 0, 1).tardiness, Duration::from_ns(2));
+    assert_eq!(
+        (job(&r, 0, 2).start, job(&r, 0, 2).completion),
+        (t(12), None)
+    );
+    assert_eq!(r.totals.deadline_misses, 3);
+    assert_eq!(r.totals.dsr, 0.0);
+}
+
 /// Links a job it was never given.
 struct Rogue;
 impl Policy for Rogue {
