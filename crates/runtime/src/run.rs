@@ -450,7 +450,14 @@ pub fn run(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeErr
             futex::wait(&signals::EVENTS, seen, Some(end));
         }
     }
-    // Stop: dispatchers first (no new decisions), then the jobs.
+    // Stop: dispatchers first (no new decisions), then the jobs. An early end (interrupt,
+    // failure) moves the horizon of the accounting to the stop time.
+    let stopped_at = monotonic_ns().saturating_sub(t0).min(duration);
+    let horizon_ns = if interrupted || failed.load(Ordering::Acquire) {
+        stopped_at
+    } else {
+        duration
+    };
     shared.stop.store(true, Ordering::Release);
     for b in &shared.bells {
         b.ring();
@@ -555,10 +562,11 @@ pub fn run(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeErr
     }
 
     // Records and metrics (the simulator's accounting).
-    let horizon = Time::from_ns(duration);
+    let horizon = Time::from_ns(horizon_ns);
     let mut jobs: Vec<JobRecord> = raw
         .into_iter()
-        .map(|r| to_record(r, &conv, duration))
+        .filter(|r| r.release_ns < horizon_ns)
+        .map(|r| to_record(r, &conv, horizon_ns))
         .collect();
     jobs.sort_unstable_by_key(|j| (j.task, j.seq));
     let mut accs = vec![TaskAcc::default(); n];
