@@ -9,6 +9,7 @@ mod bench_sim;
 mod gen_cmd;
 mod output;
 mod report;
+mod run_cmd;
 mod showcase;
 mod simulate;
 mod tests_cmd;
@@ -168,6 +169,8 @@ enum Command {
         #[arg(long, value_enum, default_value = "table")]
         format: OutputFormat,
     },
+    /// Run a task set for real on Linux under a user-space scheduler (docs/runtime.md).
+    Run(run_cmd::Args),
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
@@ -382,6 +385,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 perfetto,
                 json: matches!(format, OutputFormat::Json),
             })?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Run(args) => {
+            run_cmd::run_command(&args)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Showcase {

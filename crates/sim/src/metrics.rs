@@ -124,8 +124,9 @@ pub struct Totals {
 }
 
 /// Running sums of one task (integers, so the result does not depend on summation order).
+/// Public so that every engine (the simulator, the runtime) accounts jobs the same way.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct TaskAcc {
+pub struct TaskAcc {
     jobs: u64,
     completed: u64,
     aborted: u64,
@@ -142,7 +143,7 @@ pub(crate) struct TaskAcc {
 
 impl TaskAcc {
     /// Accounts one finished (or, at the end, unfinished) job.
-    pub(crate) fn add(&mut self, job: &JobRecord, horizon: Time) {
+    pub fn add(&mut self, job: &JobRecord, horizon: Time) {
         self.jobs += 1;
         self.preemptions += u64::from(job.preemptions);
         self.migrations += u64::from(job.migrations);
@@ -192,7 +193,7 @@ fn mean(sum: u128, n: u64) -> Option<f64> {
 }
 
 /// Builds the per-task metrics and the totals from the per-task sums.
-pub(crate) fn summarize(
+pub fn summarize(
     accs: &[TaskAcc],
     utilities: &[Option<f64>],
     context_switches: u64,

@@ -10,9 +10,11 @@ pub const NO_CPU: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u16)]
 pub enum Kind {
-    /// A job was released; `arg` = intended release time (ns) — equal to `time` in simulation.
+    /// A job was released; `arg` = intended release time (ns) — equal to `time` in simulation;
+    /// in the runtime `time` is when the release handler started (so `time − arg` is the
+    /// release latency Δev, [MP §IV-A]).
     Release = 1,
-    /// The policy linked the job to `cpu`.
+    /// The policy linked the job to `cpu` (runtime: at decision time, by the deciding CPU).
     Link = 2,
     /// The job started or resumed executing on `cpu`.
     SwitchIn = 3,
@@ -22,7 +24,8 @@ pub enum Kind {
     Preempt = 5,
     /// The job resumed on `cpu` after running last on CPU `arg`.
     Migrate = 6,
-    /// The job completed on `cpu`.
+    /// The job completed on `cpu` (runtime: `time` is when the scheduler processed the
+    /// completion, `arg` the completion time measured by the job's thread, in ns).
     Complete = 7,
     /// The job's deadline passed before it completed; `arg` = the deadline (ns).
     DeadlineMiss = 8,
@@ -42,17 +45,27 @@ pub enum Kind {
     DspEnd = 15,
     /// A CPU's scheduler started a decision.
     SchedBegin = 16,
-    /// It finished the decision.
+    /// It finished the decision; `arg` = 1 if it switched a job in on `cpu`, else 0.
     SchedEnd = 17,
     /// A CPU started waiting for a lock.
     LockWaitBegin = 18,
     /// It got the lock.
     LockWaitEnd = 19,
+    /// The release handler of the job finished (runtime; `time − ` the `Release` event's time
+    /// is the release overhead Δrel, [MP §IV-A]).
+    ReleaseEnd = 20,
+    /// The link of `cpu` to the job was removed (the CPU should idle).
+    Unlink = 21,
+    /// A CPU notified CPU `cpu` to reschedule (the runtime's IPI); `arg` = the sending CPU.
+    IpiSend = 22,
+    /// The job was handed to the policy (ready): at its release, or when its predecessor
+    /// completed if it had to wait; `cpu` = the CPU that did it.
+    Ready = 23,
 }
 
 impl Kind {
     /// Every kind, in code order.
-    pub const ALL: [Kind; 19] = [
+    pub const ALL: [Kind; 23] = [
         Kind::Release,
         Kind::Link,
         Kind::SwitchIn,
@@ -72,6 +85,10 @@ impl Kind {
         Kind::SchedEnd,
         Kind::LockWaitBegin,
         Kind::LockWaitEnd,
+        Kind::ReleaseEnd,
+        Kind::Unlink,
+        Kind::IpiSend,
+        Kind::Ready,
     ];
     /// The kind with code `code`.
     pub fn from_code(code: u16) -> Option<Kind> {
@@ -99,6 +116,10 @@ impl Kind {
             Kind::SchedEnd => "sched-end",
             Kind::LockWaitBegin => "lock-wait-begin",
             Kind::LockWaitEnd => "lock-wait-end",
+            Kind::ReleaseEnd => "release-end",
+            Kind::Unlink => "unlink",
+            Kind::IpiSend => "ipi-send",
+            Kind::Ready => "ready",
         }
     }
 }

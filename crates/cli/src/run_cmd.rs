@@ -1,0 +1,256 @@
+//! `schedlab run FILE --cpus M [--cpu-list 0-1] --policy P --arch partitioned|global-lock
+//! [--lock ticket|mcs|mutex] --duration 10s [--priorities dm|rm|given] [--partition H]
+//! [--release-spin 20us] [--trace F] [--jobs-csv F] [--gantt F] [--perfetto F]
+//! [--format table|json] [--allow-non-rt]`: runs a task set for real on Linux
+//! (`schedlab-runtime`, docs/runtime.md). Ranks and the placement are computed like
+//! `schedlab simulate` does (the analysis crate's placement heuristics or the file's `cpu`
+//! fields); the JSON and CSV are the simulator's, with the runtime's fields added.
+
+use crate::output::outln;
+use anyhow::{anyhow, bail, Context, Result};
+use schedlab_analysis::placement::for_policy;
+use schedlab_analysis::{Priorities, System};
+use schedlab_model::{file, Duration};
+use schedlab_policy::Placement;
+use schedlab_runtime::config::{Arch, RtTask, RunConfig};
+use schedlab_runtime::front::{jobs_csv, primary_key, run_taskset, summary_json};
+use schedlab_runtime::mech::sched::allowed_cpus;
+use schedlab_runtime::LockKind;
+use schedlab_trace::gantt::{to_svg, GanttOptions};
+use std::path::PathBuf;
+
+/// Arguments of `schedlab run`.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Task-set file (.json/.toml).
+    file: PathBuf,
+    /// Number of CPUs (default: the length of --cpu-list, else the file's platform.cpus).
+    #[arg(long)]
+    cpus: Option<u32>,
+    /// Physical CPUs to run on, e.g. 0-1 or 0,2 (default: the first M CPUs this process may
+    /// use).
+    #[arg(long)]
+    cpu_list: Option<String>,
+    /// Policy: pedf, pfp (partitioned); gedf, gnpedf, gfp, gfifo, edzl (global-lock).
+    #[arg(long)]
+    policy: String,
+    /// Dispatch architecture: partitioned or global-lock.
+    #[arg(long, default_value = "global-lock")]
+    arch: String,
+    /// The global lock (global-lock): ticket, mcs or mutex.
+    #[arg(long, default_value = "ticket")]
+    lock: String,
+    /// Length of the run, e.g. 10s, 500ms.
+    #[arg(long, default_value = "1s")]
+    duration: String,
+    /// Priority assignment for fixed-priority policies (and FP partitioning).
+    #[arg(long, value_enum, default_value = "dm")]
+    priorities: crate::PriorityArg,
+    /// Packing heuristic for pedf/pfp when the file pins no task.
+    #[arg(long, default_value = "ffd")]
+    partition: String,
+    /// Wake this long before each release and spin until it (e.g. 20us; default 0).
+    #[arg(long, default_value = "0")]
+    release_spin: String,
+    /// Without permission for SCHED_FIFO, run under SCHED_OTHER (with a warning).
+    #[arg(long)]
+    allow_non_rt: bool,
+    /// Write per-job records as CSV.
+    #[arg(long)]
+    jobs_csv: Option<PathBuf>,
+    /// Write the trace file (docs/traces.md).
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// Write a Gantt chart (SVG).
+    #[arg(long)]
+    gantt: Option<PathBuf>,
+    /// Write a Perfetto / Chrome trace-event JSON file.
+    #[arg(long)]
+    perfetto: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: crate::OutputFormat,
+}
+
+/// Parses `0-3,6` into `[0, 1, 2, 3, 6]`.
+fn parse_cpu_list(s: &str) -> Result<Vec<u32>> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let num = |x: &str| {
+            x.trim()
+                .parse::<u32>()
+                .map_err(|_| anyhow!("--cpu-list: `{x}` is not a CPU number"))
+        };
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if a > b {
+                    bail!("--cpu-list: range `{part}` is reversed");
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(num(part)?),
+        }
+    }
+    if out.is_empty() {
+        bail!("--cpu-list: no CPU given");
+    }
+    Ok(out)
+}
+
+/// Runs the command.
+pub(crate) fn run_command(a: &Args) -> Result<()> {
+    let loaded = file::load(&a.file)?;
+    let tasks = &loaded.tasks;
+    let listed = a.cpu_list.as_deref().map(parse_cpu_list).transpose()?;
+    let m = a
+        .cpus
+        .or(listed.as_ref().map(|l| l.len() as u32))
+        .or(loaded.platform.as_ref().map(|p| p.cpus))
+        .ok_or_else(|| anyhow!("{}: give --cpus or --cpu-list", a.file.display()))?;
+    let cpu_list = match listed {
+        Some(l) if l.len() as u32 != m => {
+            bail!("--cpu-list names {} CPUs but --cpus is {m}", l.len())
+        }
+        Some(l) => l,
+        None => {
+            let allowed = allowed_cpus()?;
+            if (allowed.len() as u32) < m {
+                bail!(
+                    "--cpus {m}: this process may use only {} CPUs ({allowed:?})",
+                    allowed.len()
+                );
+            }
+            allowed.into_iter().take(m as usize).collect()
+        }
+    };
+    let duration: Duration = a.duration.parse().map_err(|e| anyhow!("--duration: {e}"))?;
+    let release_spin: Duration = a
+        .release_spin
+        .parse()
+        .map_err(|e| anyhow!("--release-spin: {e}"))?;
+    let arch = match a.arch.as_str() {
+        "partitioned" => Arch::Partitioned,
+        "global-lock" => Arch::GlobalLock(LockKind::parse(&a.lock).ok_or_else(|| {
+            anyhow!("--lock: unknown lock `{}` (ticket, mcs, mutex)", a.lock)
+        })?),
+        other => bail!(
+            "--arch: unknown architecture `{other}` (partitioned, global-lock; message-passing is not built yet)"
+        ),
+    };
+    let priorities: Priorities = a.priorities.into();
+    let sys = System::new(tasks, m, priorities)?;
+    let fixed_priority = matches!(a.policy.as_str(), "gfp" | "pfp");
+    let ranks = match sys.priority_ranks() {
+        Ok(r) => r,
+        Err(reason) if fixed_priority => bail!("{reason}"),
+        Err(_) => vec![0; tasks.len()],
+    };
+    let placement = for_policy(&a.policy, tasks, m, &a.partition, None, priorities)
+        .map_err(|e| anyhow!(e))?
+        .map(|(domain_of_task, domain_size)| Placement {
+            domain_of_task,
+            domain_size,
+        });
+    let mut config = RunConfig::new(cpu_list, arch, &a.policy, tasks.len(), duration);
+    config.ranks = ranks;
+    config.placement = placement;
+    config.allow_non_rt = a.allow_non_rt;
+    config.release_spin = release_spin;
+    let (result, meta) = run_taskset(tasks, &config)?;
+    for w in &result.warnings {
+        eprintln!("warning: {w}");
+    }
+    if let Some(path) = &a.jobs_csv {
+        std::fs::write(path, jobs_csv(&result))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &a.trace {
+        schedlab_trace::file::write_file(path, &meta, &result.trace)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &a.perfetto {
+        std::fs::write(
+            path,
+            schedlab_trace::perfetto::to_perfetto_string(&meta, &result.trace),
+        )
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &a.gantt {
+        std::fs::write(path, to_svg(&meta, &result.trace, &GanttOptions::default()))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let rt: Vec<RtTask> = tasks.iter().map(RtTask::from).collect();
+    let key = primary_key(&a.policy, &rt, &config.ranks);
+    let summary = summary_json(&result, &config, &key);
+    if matches!(a.format, crate::OutputFormat::Json) {
+        outln!("{summary}")?;
+        return Ok(());
+    }
+    let t = &result.totals;
+    outln!(
+        "{}: {} under {} on CPUs {:?} for {duration}{}: {} jobs, {} deadline misses (DSR {:.4}), max tardiness {}",
+        a.file.display(),
+        a.policy,
+        arch.name(),
+        config.cpus,
+        if result.real_time { "" } else { " (NOT real-time: SCHED_OTHER)" },
+        t.jobs,
+        t.deadline_misses,
+        t.dsr,
+        t.max_tardiness
+    )?;
+    outln!(
+        "  preemptions {}, migrations {}, context switches {}, trace events {} ({} dropped)",
+        t.preemptions,
+        t.migrations,
+        t.context_switches,
+        result.trace.len(),
+        result.dropped_events
+    )?;
+    outln!(
+        "  {:<16} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10}  (µs)",
+        "overhead",
+        "count",
+        "min",
+        "median",
+        "mean",
+        "p99",
+        "max"
+    )?;
+    let us = |ns: f64| ns / 1000.0;
+    for (name, s) in result.overheads.stats() {
+        outln!(
+            "  {:<16} {:>7} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
+            name,
+            s.count,
+            us(s.min_ns as f64),
+            us(s.median_ns as f64),
+            us(s.mean_ns),
+            us(s.p99_ns as f64),
+            us(s.max_ns as f64)
+        )?;
+    }
+    if let Some(inv) = summary.get("invariant") {
+        outln!(
+            "  global invariant held {:.5} of the run (worst window {} ns)",
+            inv["held_fraction"].as_f64().unwrap_or(0.0),
+            inv["worst_window_ns"].as_u64().unwrap_or(0)
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(parse_cpu_list("0-1").unwrap(), vec![0, 1]);
+        assert_eq!(parse_cpu_list("3, 0-1").unwrap(), vec![3, 0, 1]);
+        assert!(parse_cpu_list("2-1").is_err());
+        assert!(parse_cpu_list("a").is_err());
+        assert!(parse_cpu_list("").is_err());
+    }
+}

@@ -1,0 +1,247 @@
+//! Properties of a runtime trace, checked after the fact (the tests of real runs use them,
+//! and a user can run them on any trace):
+//! - [`parallel_execution`]: no job executes on two CPUs at once (its execution intervals on
+//!   different CPUs never overlap);
+//! - [`cpus_per_task`]: the CPUs each task's jobs executed on (partitioned: one each);
+//! - [`invariant`]: the global scheduling invariant [MP §II-A] — the linked jobs are the
+//!   `min(m, ready)` highest-priority ready jobs — as the fraction of the run during which it
+//!   held and the worst violation window. It is evaluated on the scheduler's view as
+//!   recorded at decision time (`ready`, `complete`, `link`, `unlink`), with the equal-key
+//!   rule of `schedlab_policy::prio` (a ready job violates it only with a strictly higher
+//!   priority primary key than a linked one).
+//!
+//! Host stalls make strict timing assertions flaky, so [`invariant`] reports; tests compare
+//! the fraction, not windows.
+
+use schedlab_trace::intervals::intervals;
+use schedlab_trace::{Event, Kind};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// A job executing on two CPUs at once: (task, seq, cpu a, cpu b, overlap start, overlap
+/// end).
+pub type Overlap = (u32, u64, u32, u32, u64, u64);
+
+/// Every overlap of a job's execution intervals on different CPUs.
+pub fn parallel_execution(events: &[Event]) -> Vec<Overlap> {
+    // (task, seq) → its intervals as (start, end, cpu).
+    type Ivs = Vec<(u64, u64, u32)>;
+    let mut by_job: BTreeMap<(u32, u64), Ivs> = BTreeMap::new();
+    for iv in intervals(events) {
+        by_job
+            .entry((iv.task, iv.seq))
+            .or_default()
+            .push((iv.start, iv.end, iv.cpu));
+    }
+    let mut out = Vec::new();
+    for ((task, seq), mut ivs) in by_job {
+        ivs.sort_unstable();
+        for (i, a) in ivs.iter().enumerate() {
+            for b in ivs.iter().skip(i + 1) {
+                if b.0 >= a.1 {
+                    break;
+                }
+                if a.2 != b.2 && b.0 < b.1 && a.0 < a.1 {
+                    out.push((task, seq, a.2, b.2, b.0, a.1.min(b.1)));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The set of CPUs each task executed on (from `switch-in` events).
+pub fn cpus_per_task(events: &[Event]) -> BTreeMap<u32, BTreeSet<u32>> {
+    let mut out: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+    for e in events.iter().filter(|e| e.kind == Kind::SwitchIn) {
+        out.entry(e.task).or_default().insert(e.cpu);
+    }
+    out
+}
+
+/// How well the global scheduling invariant held.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InvariantReport {
+    /// Time examined (first `ready` event → horizon), ns.
+    pub checked_ns: u64,
+    /// Time during which it was violated, ns.
+    pub violated_ns: u64,
+    /// The longest violation window: (start, length), ns.
+    pub worst: Option<(u64, u64)>,
+    /// Number of violation windows.
+    pub windows: u64,
+}
+
+impl InvariantReport {
+    /// Fraction of the examined time during which the invariant held (1 if nothing was
+    /// examined).
+    pub fn held_fraction(&self) -> f64 {
+        if self.checked_ns == 0 {
+            1.0
+        } else {
+            1.0 - self.violated_ns as f64 / self.checked_ns as f64
+        }
+    }
+}
+
+fn relevant(e: &Event) -> bool {
+    matches!(
+        e.kind,
+        Kind::Ready | Kind::Complete | Kind::Abort | Kind::Link | Kind::Unlink
+    )
+}
+
+/// The next event after index `i` that changes the scheduler's view.
+fn next_relevant(events: &[Event], i: usize) -> Option<&Event> {
+    events.iter().skip(i + 1).find(|e| relevant(e))
+}
+
+/// Evaluates the invariant on a trace of a run on `m` CPUs up to `horizon_ns`; `primary`
+/// gives a job's primary priority key from (task, intended release) — smaller is higher
+/// (e.g. the absolute deadline for G-EDF).
+pub fn invariant(
+    events: &[Event],
+    m: u32,
+    horizon_ns: u64,
+    primary: impl Fn(u32, u64) -> u64,
+) -> InvariantReport {
+    let mut ready: HashMap<(u32, u64), u64> = HashMap::new(); // job → primary key
+    let mut linked: HashMap<u32, (u32, u64)> = HashMap::new(); // cpu → job
+    let violated = |ready: &HashMap<(u32, u64), u64>, linked: &HashMap<u32, (u32, u64)>| {
+        let linked_jobs: Vec<(u32, u64)> = linked.values().copied().collect();
+        // A linked job that is not ready (it completed; its CPU was not relinked yet).
+        if linked_jobs.iter().any(|j| !ready.contains_key(j)) {
+            return true;
+        }
+        let worst_linked = linked_jobs
+            .iter()
+            .filter_map(|j| ready.get(j).copied())
+            .max();
+        let idle = (linked.len() as u32) < m;
+        ready.iter().any(|(j, k)| {
+            !linked_jobs.contains(j) && (idle || worst_linked.is_some_and(|w| *k < w))
+        })
+    };
+    let mut rep = InvariantReport::default();
+    let mut prev: Option<u64> = None;
+    let mut bad_since: Option<u64> = None;
+    let mut was_bad = false;
+    let close = |rep: &mut InvariantReport, since: u64, until: u64| {
+        let len = until.saturating_sub(since);
+        rep.windows += 1;
+        if rep.worst.is_none_or(|(_, l)| len > l) {
+            rep.worst = Some((since, len));
+        }
+    };
+    for (i, e) in events.iter().enumerate() {
+        if !relevant(e) {
+            continue;
+        }
+        let t = e.time.min(horizon_ns);
+        if let Some(p) = prev {
+            let dt = t.saturating_sub(p);
+            rep.checked_ns += dt;
+            if was_bad {
+                rep.violated_ns += dt;
+            }
+        }
+        match e.kind {
+            Kind::Ready => {
+                ready.insert((e.task, e.seq), primary(e.task, e.arg));
+                prev.get_or_insert(t);
+            }
+            Kind::Complete | Kind::Abort => {
+                ready.remove(&(e.task, e.seq));
+            }
+            Kind::Link => {
+                linked.insert(e.cpu, (e.task, e.seq));
+            }
+            Kind::Unlink => {
+                linked.remove(&e.cpu);
+            }
+            _ => continue,
+        }
+        if prev.is_some() {
+            prev = Some(t);
+        }
+        // Events of one instant are one atomic decision: judge the state after the last.
+        if next_relevant(events, i).is_some_and(|n| n.time.min(horizon_ns) == t) {
+            continue;
+        }
+        let bad = violated(&ready, &linked);
+        match (was_bad, bad) {
+            (false, true) => bad_since = Some(t),
+            (true, false) => {
+                if let Some(s) = bad_since.take() {
+                    close(&mut rep, s, t);
+                }
+            }
+            _ => {}
+        }
+        was_bad = bad;
+        if e.time >= horizon_ns {
+            break;
+        }
+    }
+    if let Some(p) = prev {
+        let dt = horizon_ns.saturating_sub(p);
+        rep.checked_ns += dt;
+        if was_bad {
+            rep.violated_ns += dt;
+            if let Some(s) = bad_since {
+                close(&mut rep, s, horizon_ns);
+            }
+        }
+    }
+    rep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(t: u64, k: Kind, cpu: u32, task: u32, seq: u64) -> Event {
+        Event::new(t, k, cpu, task, seq)
+    }
+
+    #[test]
+    fn finds_a_job_on_two_cpus() {
+        let t = vec![
+            ev(0, Kind::SwitchIn, 0, 1, 0),
+            ev(5, Kind::SwitchIn, 1, 1, 0),
+            ev(8, Kind::SwitchOut, 0, 1, 0),
+            ev(9, Kind::SwitchOut, 1, 1, 0),
+            ev(9, Kind::SwitchIn, 0, 2, 0),
+        ];
+        assert_eq!(parallel_execution(&t), vec![(1, 0, 0, 1, 5, 8)]);
+        assert_eq!(cpus_per_task(&t)[&1].len(), 2);
+        let ok = vec![
+            ev(0, Kind::SwitchIn, 0, 1, 0),
+            ev(5, Kind::SwitchOut, 0, 1, 0),
+            ev(5, Kind::SwitchIn, 1, 1, 0),
+            ev(9, Kind::SwitchOut, 1, 1, 0),
+        ];
+        assert!(parallel_execution(&ok).is_empty());
+    }
+
+    /// One CPU, keys = task index. τ1 ready at 0 and linked at 0; τ0 (higher priority) ready
+    /// at 10, linked at 14 (τ1 unlinked): violated 10..14. τ0 completes at 20, τ1 relinked
+    /// at 23: violated 20..23 (a completed job still linked). Horizon 30: 7 of 30 ns.
+    #[test]
+    fn measures_violation_windows() {
+        let r = |t, task| Event::new(t, Kind::Ready, 0, task, 0).with_arg(0);
+        let t = vec![
+            r(0, 1),
+            ev(0, Kind::Link, 0, 1, 0),
+            r(10, 0),
+            ev(14, Kind::Link, 0, 0, 0),
+            ev(20, Kind::Complete, 0, 0, 0),
+            ev(23, Kind::Link, 0, 1, 0),
+        ];
+        let rep = invariant(&t, 1, 30, |task, _| u64::from(task));
+        assert_eq!(rep.checked_ns, 30);
+        assert_eq!(rep.violated_ns, 7);
+        assert_eq!(rep.windows, 2);
+        assert_eq!(rep.worst, Some((10, 4)));
+        assert!((rep.held_fraction() - 23.0 / 30.0).abs() < 1e-12);
+    }
+}

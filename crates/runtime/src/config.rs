@@ -1,0 +1,201 @@
+//! What to run: the tasks as the runtime sees them ([`RtTask`]), their job bodies
+//! ([`Body`]), the dispatch architecture ([`Arch`]) and the run options ([`RunConfig`]).
+
+use crate::error::RuntimeError;
+use crate::mech::lock::LockKind;
+use schedlab_model::{Duration, Task};
+use schedlab_policy::Placement;
+use std::sync::Arc;
+
+/// What a job of a task does.
+#[derive(Clone)]
+pub enum Body {
+    /// Consume exactly the task's WCET of CPU time, walking its working set if it has one
+    /// ([`crate::mech::burn`]).
+    Burn,
+    /// Run a closure once per job. It may be preempted anywhere (the preemption is enforced,
+    /// see [`crate::mech::preempt`]); it should return when [`JobCtx::stop_requested`]
+    /// becomes true, or the run waits for it (bounded by [`RunConfig::grace`]).
+    Custom(Arc<dyn Fn(&JobCtx) + Send + Sync>),
+}
+
+impl std::fmt::Debug for Body {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Body::Burn => f.write_str("Burn"),
+            Body::Custom(_) => f.write_str("Custom(..)"),
+        }
+    }
+}
+
+/// What a custom job body can see.
+pub struct JobCtx<'a> {
+    /// Task index.
+    pub task: u32,
+    /// Job sequence number.
+    pub seq: u64,
+    pub(crate) stop: &'a dyn Fn() -> bool,
+}
+
+impl JobCtx<'_> {
+    /// The run is ending: return soon.
+    pub fn stop_requested(&self) -> bool {
+        (self.stop)()
+    }
+}
+
+/// A task as the runtime runs it: periodic jobs released at `offset + k·period`.
+#[derive(Clone, Debug)]
+pub struct RtTask {
+    /// Execution time of every job (CPU time consumed by [`Body::Burn`]).
+    pub wcet: Duration,
+    /// Relative deadline.
+    pub deadline: Duration,
+    /// Period.
+    pub period: Duration,
+    /// First release, after time zero.
+    pub offset: Duration,
+    /// Working-set size in bytes, walked by [`Body::Burn`].
+    pub wss: Option<u64>,
+    /// The job body.
+    pub body: Body,
+}
+
+impl RtTask {
+    /// A burn task `(C, D, T)`.
+    pub fn new(wcet: Duration, deadline: Duration, period: Duration) -> RtTask {
+        RtTask {
+            wcet,
+            deadline,
+            period,
+            offset: Duration::ZERO,
+            wss: None,
+            body: Body::Burn,
+        }
+    }
+}
+
+impl From<&Task> for RtTask {
+    fn from(t: &Task) -> RtTask {
+        RtTask {
+            wcet: t.wcet,
+            deadline: t.deadline,
+            period: t.period,
+            offset: t.offset,
+            wss: t.wss,
+            body: Body::Burn,
+        }
+    }
+}
+
+/// How the policy's decisions are computed and enacted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arch {
+    /// One independent scheduler per CPU, no shared state.
+    Partitioned,
+    /// One lock guards the policy state; every CPU schedules for the system.
+    GlobalLock(LockKind),
+}
+
+impl Arch {
+    /// `partitioned`, `global-lock`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::Partitioned => "partitioned",
+            Arch::GlobalLock(_) => "global-lock",
+        }
+    }
+}
+
+/// SCHED_FIFO priority of job threads.
+pub const PRIO_JOB: u8 = 10;
+/// SCHED_FIFO priority of the per-CPU dispatchers (above every job).
+pub const PRIO_DISPATCH: u8 = 20;
+/// SCHED_FIFO priority of the run's main thread (the watchdog: it must be able to end the
+/// run whatever the load).
+pub const PRIO_MAIN: u8 = 30;
+
+/// Run options.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// The physical CPUs to run on; logical CPU `i` of the policy and the trace is
+    /// `cpus[i]`.
+    pub cpus: Vec<u32>,
+    /// Dispatch architecture.
+    pub arch: Arch,
+    /// Policy name (`schedlab_policy::NAMES`).
+    pub policy: String,
+    /// Fixed-priority rank of each task (0 = highest).
+    pub ranks: Vec<u32>,
+    /// Placement of tasks on CPUs (required by `partitioned` and by `pedf`/`pfp`/`cedf`).
+    pub placement: Option<Placement>,
+    /// Length of the run: releases at `t < duration` after time zero.
+    pub duration: Duration,
+    /// Without permission for SCHED_FIFO, run under SCHED_OTHER (results are flagged).
+    pub allow_non_rt: bool,
+    /// Events per trace buffer (default: estimated from the task set).
+    pub trace_capacity: Option<usize>,
+    /// Dispatchers wake this long before a release and spin until it (lower release latency,
+    /// at the price of CPU time taken from jobs).
+    pub release_spin: Duration,
+    /// After the horizon, how long to wait for threads to finish before giving up on them.
+    pub grace: Duration,
+}
+
+impl RunConfig {
+    /// A run of `policy` under `arch` on `cpus` for `duration`, ranks by task index.
+    pub fn new(
+        cpus: Vec<u32>,
+        arch: Arch,
+        policy: &str,
+        n_tasks: usize,
+        duration: Duration,
+    ) -> RunConfig {
+        RunConfig {
+            cpus,
+            arch,
+            policy: policy.to_string(),
+            ranks: (0..n_tasks as u32).collect(),
+            placement: None,
+            duration,
+            allow_non_rt: false,
+            trace_capacity: None,
+            release_spin: Duration::ZERO,
+            grace: Duration::from_ns(2_000_000_000),
+        }
+    }
+
+    /// Number of CPUs of the run.
+    pub fn m(&self) -> u32 {
+        u32::try_from(self.cpus.len()).unwrap_or(u32::MAX)
+    }
+}
+
+/// Checks the tasks.
+pub(crate) fn validate_tasks(tasks: &[RtTask]) -> Result<(), RuntimeError> {
+    if tasks.is_empty() {
+        return Err(RuntimeError::NoTasks);
+    }
+    for (i, t) in tasks.iter().enumerate() {
+        let bad = |field, message: &str| {
+            Err(RuntimeError::InvalidTask {
+                task: i,
+                field,
+                message: message.to_string(),
+            })
+        };
+        if t.wcet.is_zero() {
+            return bad("wcet", "must be greater than zero");
+        }
+        if t.period.is_zero() {
+            return bad("period", "must be greater than zero");
+        }
+        if t.deadline.is_zero() {
+            return bad("deadline", "must be greater than zero");
+        }
+        if t.wss.is_some_and(|w| w > (1 << 32)) {
+            return bad("wss", "is larger than 4 GiB");
+        }
+    }
+    Ok(())
+}

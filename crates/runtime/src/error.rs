@@ -1,0 +1,48 @@
+//! Why a run could not start or did not finish cleanly.
+
+use crate::mech::MechError;
+use schedlab_policy::PolicyError;
+
+/// A run failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RuntimeError {
+    /// A system call failed (EPERM for real-time priorities is [`MechError::NotPermitted`]).
+    #[error(transparent)]
+    Mech(#[from] MechError),
+    /// The policy could not be built.
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    /// No tasks.
+    #[error("the task set is empty: nothing to run")]
+    NoTasks,
+    /// A task's parameters cannot be run.
+    #[error("task {task}: {field} {message}")]
+    InvalidTask {
+        /// Task index.
+        task: usize,
+        /// The field.
+        field: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// A run option is invalid.
+    #[error("{field}: {message}")]
+    InvalidConfig {
+        /// The option.
+        field: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// A requested CPU does not exist or this process may not use it.
+    #[error("CPU {cpu} is not available to this process (allowed: {allowed})")]
+    CpuNotAllowed {
+        /// The CPU asked for.
+        cpu: u32,
+        /// The allowed CPUs.
+        allowed: String,
+    },
+    /// A thread of the run could not be set up.
+    #[error("thread setup failed: {0}")]
+    Setup(String),
+}

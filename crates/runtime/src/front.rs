@@ -1,0 +1,124 @@
+//! From a task set to a finished run, and the report formats of `schedlab run`, shared by the
+//! CLI (and later Python): the simulator's JSON summary and jobs CSV (the same code,
+//! `schedlab_sim::front`) plus the runtime's fields — `"arch"`, `"overheads"`, and what the
+//! run was like (`"real_time"`, `"interrupted"`, `"warnings"`, …).
+//!
+//! Fixed-priority ranks and the placement are inputs (computed by the caller with the
+//! analysis crate, like `schedlab simulate` does), so this crate never depends on the
+//! analysis (DESIGN.md).
+
+use crate::check;
+use crate::config::{Arch, RtTask, RunConfig};
+use crate::error::RuntimeError;
+use crate::run::{run, RunResult};
+use schedlab_model::TaskSet;
+use schedlab_sim::SimResult;
+use schedlab_trace::{Meta, TaskMeta};
+use serde_json::{json, Value};
+
+/// Runs `tasks` (burn bodies, working sets from the file) under `config`; returns the result
+/// and the trace metadata.
+pub fn run_taskset(tasks: &TaskSet, config: &RunConfig) -> Result<(RunResult, Meta), RuntimeError> {
+    let rt: Vec<RtTask> = tasks.iter().map(RtTask::from).collect();
+    let result = run(&rt, config)?;
+    let mut meta = Meta {
+        engine: Some("runtime".into()),
+        cpus: Some(config.m()),
+        policy: Some(config.policy.clone()),
+        tasks: tasks
+            .iter()
+            .map(|t| TaskMeta {
+                name: t.name.clone(),
+                deadline_ns: Some(t.deadline.as_ns()),
+            })
+            .collect(),
+        ..Meta::default()
+    };
+    meta.extra
+        .insert("architecture".into(), json!(config.arch.name()));
+    if let Arch::GlobalLock(k) = config.arch {
+        meta.extra.insert("lock".into(), json!(k.name()));
+    }
+    meta.extra.insert("cpu_list".into(), json!(config.cpus));
+    meta.extra
+        .insert("duration_ns".into(), json!(config.duration.as_ns()));
+    meta.extra
+        .insert("real_time".into(), json!(result.real_time));
+    meta.extra.insert("tick_hz".into(), json!(result.tick_hz));
+    Ok((result, meta))
+}
+
+/// The result in the simulator's type (for its report code); the trace is left out.
+pub fn as_sim_result(r: &RunResult) -> SimResult {
+    SimResult {
+        jobs: r.jobs.clone(),
+        per_task: r.per_task.clone(),
+        totals: r.totals.clone(),
+        trace: Vec::new(),
+        events_processed: r.events_processed,
+        horizon: r.horizon,
+    }
+}
+
+/// The JSON summary of `schedlab run --format json`: the simulator's fields plus `arch`,
+/// `lock`, `overheads` (see [`crate::overheads`]), `real_time`, `interrupted`,
+/// `dropped_events`, `tsc`, `tick_hz`, `invariant` (global-lock: fraction of the run the
+/// global scheduling invariant held, worst window) and `warnings`.
+pub fn summary_json(r: &RunResult, config: &RunConfig, primary: &dyn Fn(u32, u64) -> u64) -> Value {
+    let mut v = schedlab_sim::summary_json(
+        &as_sim_result(r),
+        &config.policy,
+        config.m(),
+        r.wall_seconds,
+    );
+    if let Value::Object(map) = &mut v {
+        map.insert("arch".into(), json!(config.arch.name()));
+        if let Arch::GlobalLock(k) = config.arch {
+            map.insert("lock".into(), json!(k.name()));
+        }
+        map.insert("cpu_list".into(), json!(config.cpus));
+        map.insert("overheads".into(), r.overheads.to_json());
+        map.insert("real_time".into(), json!(r.real_time));
+        map.insert("interrupted".into(), json!(r.interrupted));
+        map.insert("dropped_events".into(), json!(r.dropped_events));
+        map.insert("tsc".into(), json!(r.tsc));
+        map.insert("tick_hz".into(), json!(r.tick_hz));
+        if matches!(config.arch, Arch::GlobalLock(_)) {
+            let inv = check::invariant(&r.trace, config.m(), r.horizon.as_ns(), primary);
+            map.insert(
+                "invariant".into(),
+                json!({
+                    "held_fraction": inv.held_fraction(),
+                    "violated_ns": inv.violated_ns,
+                    "windows": inv.windows,
+                    "worst_window_start_ns": inv.worst.map(|w| w.0),
+                    "worst_window_ns": inv.worst.map(|w| w.1),
+                }),
+            );
+        }
+        map.insert("warnings".into(), json!(r.warnings));
+    }
+    v
+}
+
+/// The jobs CSV (the simulator's format).
+pub fn jobs_csv(r: &RunResult) -> String {
+    schedlab_sim::jobs_csv(&as_sim_result(r))
+}
+
+/// The primary priority key of a job for the invariant check, by policy: absolute deadline
+/// (EDF family), rank (FP family), release (FIFO).
+pub fn primary_key(policy: &str, tasks: &[RtTask], ranks: &[u32]) -> impl Fn(u32, u64) -> u64 {
+    let deadlines: Vec<u64> = tasks.iter().map(|t| t.deadline.as_ns()).collect();
+    let ranks = ranks.to_vec();
+    let kind = match policy {
+        "gfp" | "pfp" => 1,
+        "gfifo" => 2,
+        _ => 0,
+    };
+    move |task: u32, release: u64| match kind {
+        1 => u64::from(ranks.get(task as usize).copied().unwrap_or(u32::MAX)),
+        2 => release,
+        _ => release.saturating_add(deadlines.get(task as usize).copied().unwrap_or(0)),
+    }
+}

@@ -1,0 +1,221 @@
+//! Job threads: one per task (the thread-per-task model [ChronOS §3.3]). A job thread runs
+//! the jobs of its task one after the other, each only while a dispatcher has made it
+//! runnable on the CPU the job is linked to.
+//!
+//! # The control word
+//! Each thread has a [`JobCtl`] shared with the dispatchers; its `state` word is the
+//! thread's part of link-based scheduling ([MP §III-B]: the dispatcher's `scheduled`):
+//! - `IDLE`: no job; the thread waits on the futex;
+//! - `RUN`: execute job `seq` on logical CPU `cpu` (the dispatcher pinned the thread there);
+//! - `PARK`: unlinked while unfinished: the dispatcher sent the preemption signal and the
+//!   handler ([`JobCtl::on_signal`]) waits on the futex until `RUN` again;
+//! - `STOP`: the run is over.
+//!
+//! Transitions: a dispatcher moves `IDLE → RUN` (new job), `RUN → PARK` (preemption, by
+//! compare-and-swap) and `PARK → RUN` (resume, possibly on another CPU); the thread itself
+//! moves `RUN → IDLE` when its job completes — that store is the completion's commit point,
+//! which the dispatcher of its CPU sees as `IDLE` on its next pass. Because a dispatcher runs
+//! on the job's CPU at a higher priority, the thread never executes while its dispatcher
+//! inspects or changes its state, so these transitions never race in practice; the
+//! compare-and-swap keeps them safe anyway.
+//!
+//! Events recorded by the thread itself (its own [`TraceBuf`]): `switch-in` when its code
+//! starts or resumes (and `migrate` when on another CPU than last time), `switch-out` when a
+//! job ends. The dispatcher records `switch-out`/`preempt` when it parks the thread.
+
+use crate::config::{Body, JobCtx};
+use crate::mech::burn::{burn, WorkingSet};
+use crate::mech::clock::{thread_cputime_ns, TickClock};
+use crate::mech::futex;
+use crate::mech::preempt::OnPreempt;
+use crate::tracebuf::TraceBuf;
+use schedlab_trace::Kind;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
+
+/// No job.
+pub const IDLE: u32 = 0;
+/// Execute the current job.
+pub const RUN: u32 = 1;
+/// Unlinked while unfinished: wait.
+pub const PARK: u32 = 2;
+/// The run is over.
+pub const STOP: u32 = 3;
+
+/// "No CPU" in the CPU fields.
+pub const NONE: u32 = u32::MAX;
+
+/// What a job thread shares with the dispatchers.
+#[derive(Debug)]
+pub struct JobCtl {
+    /// Task index.
+    pub task: u32,
+    /// `IDLE`, `RUN`, `PARK` or `STOP` (see the module doc).
+    pub state: AtomicU32,
+    /// Sequence number of the job to run (written before `IDLE → RUN`).
+    pub seq: AtomicU64,
+    /// Logical CPU the job is linked to (written before `→ RUN`).
+    pub cpu: AtomicU32,
+    /// Kernel thread id (0 until the thread started).
+    pub tid: AtomicI32,
+    /// Logical CPU the thread is pinned to (dispatchers only; `NONE` at first).
+    pub pinned: AtomicU32,
+    /// Logical CPU its code last ran on (the thread only).
+    last_cpu: AtomicU32,
+    /// Inside a job (the thread only; tells the signal handler whether resuming is a
+    /// switch-in).
+    in_job: AtomicBool,
+    /// Ticks when the current job first ran.
+    pub first_run: AtomicU64,
+    /// Ticks when the last job completed.
+    pub done_ticks: AtomicU64,
+    /// CPU time the last job consumed (ns; also written when the run stops mid-job).
+    pub executed: AtomicU64,
+    /// The thread's trace buffer.
+    pub buf: TraceBuf,
+    clock: TickClock,
+}
+
+impl JobCtl {
+    /// The control block of task `task`'s thread, with a trace buffer of `capacity` events.
+    pub fn new(task: u32, capacity: usize, clock: TickClock) -> JobCtl {
+        JobCtl {
+            task,
+            state: AtomicU32::new(IDLE),
+            seq: AtomicU64::new(0),
+            cpu: AtomicU32::new(NONE),
+            tid: AtomicI32::new(0),
+            pinned: AtomicU32::new(NONE),
+            last_cpu: AtomicU32::new(NONE),
+            in_job: AtomicBool::new(false),
+            first_run: AtomicU64::new(0),
+            done_ticks: AtomicU64::new(0),
+            executed: AtomicU64::new(0),
+            buf: TraceBuf::new(capacity),
+            clock,
+        }
+    }
+
+    /// Records that the thread's code (re)starts on its assigned CPU.
+    fn switched_in(&self, seq: u64) -> u64 {
+        let cpu = self.cpu.load(Ordering::Acquire);
+        let last = self.last_cpu.swap(cpu, Ordering::Relaxed);
+        let t = self.clock.ticks();
+        self.buf.record(t, Kind::SwitchIn, cpu, self.task, seq, 0);
+        if last != NONE && last != cpu {
+            self.buf
+                .record(t, Kind::Migrate, cpu, self.task, seq, u64::from(last));
+        }
+        t
+    }
+
+    /// Waits while the state is `from` (a futex wait per wake-up).
+    fn wait_while(&self, from: u32) -> u32 {
+        loop {
+            let s = self.state.load(Ordering::Acquire);
+            if s != from {
+                return s;
+            }
+            futex::wait(&self.state, from, None);
+        }
+    }
+
+    /// Tells the thread (wherever it is) that the run is over.
+    pub fn stop(&self) {
+        self.state.store(STOP, Ordering::Release);
+        futex::wake(&self.state, u32::MAX);
+    }
+
+    /// Whether the run is over.
+    pub fn stopping(&self) -> bool {
+        self.state.load(Ordering::Relaxed) == STOP
+    }
+}
+
+impl OnPreempt for JobCtl {
+    /// The preemption signal arrived: if parked, wait until linked again; if resumed inside a
+    /// job, record the switch-in. Atomics, futex and the TSC only (async-signal-safe).
+    fn on_signal(&self) {
+        if self.state.load(Ordering::Acquire) != PARK {
+            return; // stale signal, or stopping
+        }
+        let s = self.wait_while(PARK);
+        if s == RUN && self.in_job.load(Ordering::Relaxed) {
+            self.switched_in(self.seq.load(Ordering::Relaxed));
+        }
+    }
+}
+
+/// What the job thread needs besides its control block.
+pub struct JobEnv<'a> {
+    /// The job body.
+    pub body: &'a Body,
+    /// Execution time of each job (ns of CPU time).
+    pub wcet_ns: u64,
+    /// Working-set size in bytes.
+    pub wss: Option<u64>,
+    /// Rings the dispatcher of a logical CPU (after a completion).
+    pub ring: &'a (dyn Fn(u32) + Sync),
+}
+
+/// The job thread's loop: wait for a job, run it, commit its completion, ring the CPU's
+/// dispatcher; until `STOP`. Returns an error message if a custom body panicked.
+pub fn job_loop(ctl: &JobCtl, env: &JobEnv<'_>) -> Result<(), String> {
+    let mut ws = env.wss.map(|w| WorkingSet::new(w as usize));
+    loop {
+        // Wait for a new job (a PARK seen here means: preempted before it ever ran).
+        let mut s = ctl.state.load(Ordering::Acquire);
+        while s != RUN {
+            if s == STOP {
+                return Ok(());
+            }
+            s = ctl.wait_while(s);
+        }
+        let seq = ctl.seq.load(Ordering::Acquire);
+        ctl.in_job.store(true, Ordering::Relaxed);
+        let cpu0 = thread_cputime_ns();
+        let t = ctl.switched_in(seq);
+        ctl.first_run.store(t, Ordering::Relaxed);
+        let stop = || ctl.stopping();
+        let outcome = match env.body {
+            Body::Burn => {
+                burn(env.wcet_ns, ws.as_mut(), stop);
+                Ok(())
+            }
+            Body::Custom(f) => {
+                let jc = JobCtx {
+                    task: ctl.task,
+                    seq,
+                    stop: &stop,
+                };
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&jc))).map_err(|p| {
+                    let msg = p
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| p.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "a panic".into());
+                    format!("task {} job {seq}: the job body panicked: {msg}", ctl.task)
+                })
+            }
+        };
+        let executed = thread_cputime_ns().saturating_sub(cpu0);
+        let end = ctl.clock.ticks();
+        let cpu = ctl.cpu.load(Ordering::Acquire);
+        ctl.executed.store(executed, Ordering::Relaxed);
+        if ctl.stopping() {
+            return outcome; // unfinished at the end of the run
+        }
+        outcome?;
+        ctl.buf.record(end, Kind::SwitchOut, cpu, ctl.task, seq, 0);
+        ctl.done_ticks.store(end, Ordering::Relaxed);
+        // Commit: the dispatcher of `cpu` sees IDLE and processes the completion.
+        if ctl
+            .state
+            .compare_exchange(RUN, IDLE, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return Ok(()); // STOP arrived meanwhile
+        }
+        ctl.in_job.store(false, Ordering::Relaxed);
+        (env.ring)(cpu);
+    }
+}

@@ -1,0 +1,47 @@
+//! # schedlab-runtime
+//!
+//! Runs task sets for real on Linux: one thread per task (the thread-per-task model
+//! [ChronOS §3.3]), each job burning exactly its execution time in CPU time, released
+//! synchronously at a common time zero [MP App. A], and scheduled by the *same*
+//! `schedlab-policy` code the simulator drives, enacted by a dispatch architecture:
+//!
+//! - `partitioned`: one independent scheduler per CPU, releases handled locally, no shared
+//!   state (P-EDF, P-FP);
+//! - `global-lock`: one lock (ticket, MCS or futex mutex, [ChronOS §7]) guards the policy
+//!   state; every CPU schedules for the system (GSN-EDF, ChronOS stop-the-world, [MP §II-B]).
+//!
+//! Module map:
+//! - [`mech`]: the mechanism layer (threads, priorities, futexes, clocks, burn loop,
+//!   enforced preemption, locks, signals) — the only `unsafe` code;
+//! - [`tracebuf`]: wait-free per-thread trace buffers;
+//! - [`config`]: what to run ([`RtTask`], [`RunConfig`], [`Arch`]);
+//! - [`state`]: the scheduling state an architecture drives the policy with (links, hand-over,
+//!   job records);
+//! - [`job`]: the job threads; [`dispatch`]: the per-CPU dispatcher threads;
+//! - [`run`](mod@run): one run from start to result; [`overheads`]: the overhead samples and statistics
+//!   of [MP §IV-A]; [`check`]: properties of a runtime trace (no job on two CPUs, migrations,
+//!   the global scheduling invariant of [MP §II-A]); [`front`]: from a task set to a result and
+//!   its JSON.
+//!
+//! See `docs/runtime.md` for the design, its bounds, and what is not built yet.
+
+#![deny(unsafe_code)]
+
+pub mod check;
+pub mod config;
+pub mod dispatch;
+pub mod error;
+pub mod front;
+pub mod job;
+#[allow(unsafe_code)]
+pub mod mech;
+pub mod overheads;
+pub mod run;
+pub mod state;
+pub mod tracebuf;
+
+pub use config::{Arch, Body, RtTask, RunConfig};
+pub use error::RuntimeError;
+pub use mech::lock::LockKind;
+pub use overheads::{OverheadStats, Overheads};
+pub use run::{run, RunResult};

@@ -1,0 +1,235 @@
+//! Overhead samples from a runtime trace, named and defined as in [MP §IV-A, Fig. 5]:
+//!
+//! | name | paper | from → to (events of one CPU unless said) |
+//! |---|---|---|
+//! | `release_latency` | Δev | intended release (`release.arg`) → the release handler starts (`release.time`) |
+//! | `release` | Δrel | `release` → `release-end` of the same job: the handler's own time, lock wait, queue updates and link changes included |
+//! | `ipi` | Δipi | `ipi-send` to CPU c → the next `sched-begin` on c (several notifications before one scheduler run count once, from the first) |
+//! | `schedule` | Δsch | `sched-begin` → `sched-end` on a CPU (lock wait included) |
+//! | `context_switch` | Δcxs | a `sched-end` that switched a job in (`arg = 1`) → that CPU's next `switch-in`: the decision made → the job's code running |
+//! | `lock_wait` | — | `lock-wait-begin` → `lock-wait-end` |
+//! | `release_to_run` | — | intended release → the job's first `switch-in` (end to end) |
+//!
+//! Statistics per name: count, min, mean, median, p99, p99.9, max, all samples (no outlier
+//! filter, as in [MP §IV]); percentiles by the nearest-rank rule (`p`-quantile = the
+//! `⌈p·n⌉`-th smallest sample).
+
+use schedlab_trace::{Event, Kind};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// The overhead names, in report order.
+pub const NAMES: [&str; 7] = [
+    "release_latency",
+    "release",
+    "ipi",
+    "schedule",
+    "context_switch",
+    "lock_wait",
+    "release_to_run",
+];
+
+/// Samples (ns) by overhead name; a name without samples is absent.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Overheads {
+    /// Name → samples in trace order.
+    pub samples: BTreeMap<&'static str, Vec<u64>>,
+}
+
+/// Summary statistics of one overhead.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OverheadStats {
+    /// Samples.
+    pub count: u64,
+    /// Smallest.
+    pub min_ns: u64,
+    /// Mean.
+    pub mean_ns: f64,
+    /// Median (nearest rank).
+    pub median_ns: u64,
+    /// 99th percentile (nearest rank).
+    pub p99_ns: u64,
+    /// 99.9th percentile (nearest rank).
+    pub p999_ns: u64,
+    /// Largest.
+    pub max_ns: u64,
+}
+
+/// The nearest-rank `num/den`-quantile of sorted, non-empty `s`.
+fn rank(s: &[u64], num: u64, den: u64) -> u64 {
+    let n = s.len() as u64;
+    let k = (num * n).div_ceil(den).clamp(1, n);
+    s.get((k - 1) as usize).copied().unwrap_or(0)
+}
+
+impl OverheadStats {
+    /// Statistics of `samples` (`None` if empty).
+    pub fn of(samples: &[u64]) -> Option<OverheadStats> {
+        if samples.is_empty() {
+            return None;
+        }
+        let mut s = samples.to_vec();
+        s.sort_unstable();
+        let sum: u128 = s.iter().map(|&x| u128::from(x)).sum();
+        Some(OverheadStats {
+            count: s.len() as u64,
+            min_ns: s.first().copied().unwrap_or(0),
+            mean_ns: sum as f64 / s.len() as f64,
+            median_ns: rank(&s, 1, 2),
+            p99_ns: rank(&s, 99, 100),
+            p999_ns: rank(&s, 999, 1000),
+            max_ns: s.last().copied().unwrap_or(0),
+        })
+    }
+
+    /// As the JSON object of the CLI (`count`, `min_ns`, …).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "count": self.count,
+            "min_ns": self.min_ns,
+            "mean_ns": self.mean_ns,
+            "median_ns": self.median_ns,
+            "p99_ns": self.p99_ns,
+            "p999_ns": self.p999_ns,
+            "max_ns": self.max_ns,
+        })
+    }
+}
+
+impl Overheads {
+    /// Extracts every overhead of the table above from a time-ordered trace.
+    pub fn from_trace(events: &[Event]) -> Overheads {
+        let mut o: BTreeMap<&'static str, Vec<u64>> = BTreeMap::new();
+        let mut push = |name: &'static str, v: u64| o.entry(name).or_default().push(v);
+        let mut release_start: HashMap<(u32, u64), u64> = HashMap::new();
+        let mut intended: HashMap<(u32, u64), u64> = HashMap::new();
+        let mut ran: HashSet<(u32, u64)> = HashSet::new();
+        let mut ipi_pending: HashMap<u32, u64> = HashMap::new();
+        let mut sched_begin: HashMap<u32, u64> = HashMap::new();
+        let mut decided: HashMap<u32, u64> = HashMap::new();
+        let mut lock_begin: HashMap<u32, u64> = HashMap::new();
+        for e in events {
+            let job = (e.task, e.seq);
+            match e.kind {
+                Kind::Release => {
+                    push("release_latency", e.time.saturating_sub(e.arg));
+                    release_start.insert(job, e.time);
+                    intended.insert(job, e.arg);
+                }
+                Kind::ReleaseEnd => {
+                    if let Some(s) = release_start.remove(&job) {
+                        push("release", e.time.saturating_sub(s));
+                    }
+                }
+                Kind::IpiSend => {
+                    ipi_pending.entry(e.cpu).or_insert(e.time);
+                }
+                Kind::SchedBegin => {
+                    if let Some(s) = ipi_pending.remove(&e.cpu) {
+                        push("ipi", e.time.saturating_sub(s));
+                    }
+                    sched_begin.insert(e.cpu, e.time);
+                }
+                Kind::SchedEnd => {
+                    if let Some(s) = sched_begin.remove(&e.cpu) {
+                        push("schedule", e.time.saturating_sub(s));
+                    }
+                    if e.arg == 1 {
+                        decided.insert(e.cpu, e.time);
+                    }
+                }
+                Kind::SwitchIn => {
+                    if let Some(s) = decided.remove(&e.cpu) {
+                        push("context_switch", e.time.saturating_sub(s));
+                    }
+                    if ran.insert(job) {
+                        if let Some(r) = intended.remove(&job) {
+                            push("release_to_run", e.time.saturating_sub(r));
+                        }
+                    }
+                }
+                Kind::LockWaitBegin => {
+                    lock_begin.insert(e.cpu, e.time);
+                }
+                Kind::LockWaitEnd => {
+                    if let Some(s) = lock_begin.remove(&e.cpu) {
+                        push("lock_wait", e.time.saturating_sub(s));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Overheads { samples: o }
+    }
+
+    /// Statistics by name (names without samples are absent).
+    pub fn stats(&self) -> BTreeMap<&'static str, OverheadStats> {
+        self.samples
+            .iter()
+            .filter_map(|(k, v)| OverheadStats::of(v).map(|s| (*k, s)))
+            .collect()
+    }
+
+    /// `{NAME: {"count", "min_ns", …}}` in the order of [`NAMES`].
+    pub fn to_json(&self) -> Value {
+        let stats = self.stats();
+        let mut map = serde_json::Map::new();
+        for name in NAMES {
+            if let Some(s) = stats.get(name) {
+                map.insert(name.to_string(), s.to_json());
+            }
+        }
+        Value::Object(map)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Nearest rank on 1..=1000: median = 500th, p99 = 990th, p99.9 = 999th sample.
+    #[test]
+    fn nearest_rank_percentiles() {
+        let v: Vec<u64> = (1..=1000).rev().collect();
+        let s = OverheadStats::of(&v).unwrap();
+        assert_eq!((s.count, s.min_ns, s.max_ns), (1000, 1, 1000));
+        assert_eq!((s.median_ns, s.p99_ns, s.p999_ns), (500, 990, 999));
+        assert!((s.mean_ns - 500.5).abs() < 1e-9);
+        let one = OverheadStats::of(&[7]).unwrap();
+        assert_eq!((one.median_ns, one.p999_ns), (7, 7));
+        assert!(OverheadStats::of(&[]).is_none());
+    }
+
+    /// A hand-built global-lock sequence: job τ0#0 intended at 100, handler 110–130 on CPU 0
+    /// with a lock wait 112–115, IPI to CPU 1 at 131, CPU 1 schedules 140–150 and switches
+    /// the job in at 158. Expected: Δev 10, Δrel 20, lock 3, ipi 9, sched 10, cxs 8,
+    /// release→run 58.
+    #[test]
+    fn samples_from_a_hand_built_trace() {
+        let ev = |t, k, cpu, task, seq, arg| Event::new(t, k, cpu, task, seq).with_arg(arg);
+        let none = u32::MAX;
+        let trace = vec![
+            ev(110, Kind::Release, 0, 0, 0, 100),
+            ev(112, Kind::LockWaitBegin, 0, none, 0, 0),
+            ev(115, Kind::LockWaitEnd, 0, none, 0, 0),
+            ev(130, Kind::ReleaseEnd, 0, 0, 0, 0),
+            ev(131, Kind::IpiSend, 1, none, 0, 0),
+            ev(135, Kind::IpiSend, 1, none, 0, 0),
+            ev(140, Kind::SchedBegin, 1, none, 0, 0),
+            ev(150, Kind::SchedEnd, 1, none, 0, 1),
+            ev(158, Kind::SwitchIn, 1, 0, 0, 0),
+            ev(170, Kind::SwitchIn, 1, 0, 0, 0),
+        ];
+        let o = Overheads::from_trace(&trace);
+        let one = |n: &str| o.samples.get(n).cloned().unwrap_or_default();
+        assert_eq!(one("release_latency"), vec![10]);
+        assert_eq!(one("release"), vec![20]);
+        assert_eq!(one("lock_wait"), vec![3]);
+        assert_eq!(one("ipi"), vec![9]);
+        assert_eq!(one("schedule"), vec![10]);
+        assert_eq!(one("context_switch"), vec![8]);
+        assert_eq!(one("release_to_run"), vec![58]);
+        let j = o.to_json();
+        assert_eq!(j["release"]["max_ns"], 20);
+    }
+}

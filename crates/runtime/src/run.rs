@@ -1,0 +1,628 @@
+//! One run from start to result.
+//!
+//! 1. Validate: tasks, CPUs (exist and allowed by this process's affinity), policy and
+//!    placement. Check that SCHED_FIFO is permitted (a clear error, or SCHED_OTHER with
+//!    `allow_non_rt`).
+//! 2. Calibrate the clock; preallocate every trace buffer and working set; spawn one job
+//!    thread per task and one dispatcher per CPU; each sets its own class and affinity and
+//!    reports ready.
+//! 3. Time zero = now + 5 ms; every task's first job is released at time zero plus its offset
+//!    (synchronous release [MP App. A]).
+//! 4. The calling thread becomes the watchdog (SCHED_FIFO above every other thread of the
+//!    run): it sleeps until the horizon, or until SIGINT/SIGTERM or a failing job body, then
+//!    stops the dispatchers, then the jobs; a thread that does not finish within `grace` is
+//!    left behind and reported. Overload cannot delay the end: the watchdog outranks every
+//!    thread, and the kernel's RT throttling stays on.
+//! 5. Drain the trace buffers (ticks → ns since time zero, merged by time), build the job
+//!    records and metrics (the simulator's types and accounting) and the overheads.
+//!
+//! Every thread returns to SCHED_OTHER when it leaves (a guard, also on panic); the caller's
+//! class is restored when the run returns.
+
+use crate::config::{validate_tasks, Arch, RtTask, RunConfig, PRIO_DISPATCH, PRIO_JOB, PRIO_MAIN};
+use crate::dispatch::{Dispatcher, Domain, Doorbell, Shared, Timing};
+use crate::error::RuntimeError;
+use crate::job::{job_loop, JobCtl, JobEnv};
+use crate::mech::clock::{monotonic_ns, TickClock};
+use crate::mech::lock::Locked;
+use crate::mech::sched::{self, Class, ClassGuard};
+use crate::mech::{futex, preempt, signals, MechError};
+use crate::overheads::Overheads;
+use crate::state::{RawRecord, Sched, TaskSpec, Threads};
+use schedlab_model::{Duration, Time};
+use schedlab_policy::{build, Placement, PolicyTask};
+use schedlab_sim::metrics::{summarize, TaskAcc};
+use schedlab_sim::{JobRecord, TaskMetrics, Totals};
+use schedlab_trace::Event;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Everything a run produced.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    /// Per-job records, ordered by (task, seq).
+    pub jobs: Vec<JobRecord>,
+    /// Per-task metrics.
+    pub per_task: Vec<TaskMetrics>,
+    /// Whole-run metrics.
+    pub totals: Totals,
+    /// The trace, ns since time zero, in time order.
+    pub trace: Vec<Event>,
+    /// Overhead samples by name (see [`crate::overheads`]).
+    pub overheads: Overheads,
+    /// Policy callbacks made.
+    pub events_processed: u64,
+    /// The horizon (the run's duration).
+    pub horizon: Time,
+    /// Whether threads ran under SCHED_FIFO (false: `allow_non_rt` fallback).
+    pub real_time: bool,
+    /// Ended early by SIGINT/SIGTERM.
+    pub interrupted: bool,
+    /// Trace events lost to full buffers.
+    pub dropped_events: u64,
+    /// Clock ticks per second (TSC frequency, or 1e9 for CLOCK_MONOTONIC).
+    pub tick_hz: f64,
+    /// Whether the TSC was used.
+    pub tsc: bool,
+    /// Wall time of the run (setup to results), seconds.
+    pub wall_seconds: f64,
+    /// Problems that did not stop the run (the result is still valid, but look).
+    pub warnings: Vec<String>,
+}
+
+/// Estimated events per job thread / dispatcher buffer.
+fn capacities(tasks: &[RtTask], duration: u64, cfg: &RunConfig) -> (Vec<usize>, usize) {
+    const CAP: usize = 1 << 21;
+    let jobs: Vec<usize> = tasks
+        .iter()
+        .map(|t| (duration / t.period.as_ns().max(1)) as usize + 2)
+        .collect();
+    let per_job: Vec<usize> = jobs
+        .iter()
+        .map(|j| cfg.trace_capacity.unwrap_or((j * 8 + 64).min(CAP)))
+        .collect();
+    let total: usize = jobs.iter().sum();
+    let disp = cfg
+        .trace_capacity
+        .unwrap_or((total.saturating_mul(32) + 4096).min(CAP));
+    (per_job, disp)
+}
+
+/// Checks that the CPUs exist and are allowed; returns the allowed set (for messages).
+fn validate_cpus(cpus: &[u32]) -> Result<(), RuntimeError> {
+    if cpus.is_empty() {
+        return Err(RuntimeError::InvalidConfig {
+            field: "cpus",
+            message: "no CPU given".into(),
+        });
+    }
+    let allowed = sched::allowed_cpus()?;
+    let list = allowed
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    for (i, c) in cpus.iter().enumerate() {
+        if cpus.get(..i).is_some_and(|p| p.contains(c)) {
+            return Err(RuntimeError::InvalidConfig {
+                field: "cpu-list",
+                message: format!("CPU {c} is listed twice"),
+            });
+        }
+        if !allowed.contains(c) {
+            return Err(RuntimeError::CpuNotAllowed {
+                cpu: *c,
+                allowed: list,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Runs `tasks` under `config` (see the module doc).
+pub fn run(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeError> {
+    let started = std::time::Instant::now();
+    validate_tasks(tasks)?;
+    validate_cpus(&config.cpus)?;
+    if config.duration.is_zero() {
+        return Err(RuntimeError::InvalidConfig {
+            field: "duration",
+            message: "must be greater than zero".into(),
+        });
+    }
+    let n = tasks.len();
+    let m = config.m();
+    if config.ranks.len() != n {
+        return Err(RuntimeError::InvalidConfig {
+            field: "ranks",
+            message: format!("{} priority ranks for {n} tasks", config.ranks.len()),
+        });
+    }
+    let policy_tasks: Vec<PolicyTask> = tasks
+        .iter()
+        .zip(&config.ranks)
+        .map(|(t, &rank)| PolicyTask {
+            wcet: t.wcet,
+            deadline: t.deadline,
+            period: t.period,
+            rank,
+            utility: None,
+        })
+        .collect();
+    let spec: Arc<[TaskSpec]> = tasks
+        .iter()
+        .map(|t| TaskSpec {
+            wcet: t.wcet.as_ns(),
+            deadline: t.deadline.as_ns(),
+        })
+        .collect();
+
+    // Domains: one per CPU (partitioned) or one for all (global-lock).
+    let mut warnings = Vec::new();
+    let mut domains: Vec<(u32, Domain, Vec<u32>)> = Vec::new(); // (cpu, domain, releases)
+    let mut pinned: Vec<Option<u32>> = vec![None; n];
+    match config.arch {
+        Arch::Partitioned => {
+            let Some(p) = config.placement.as_ref().filter(|p| p.domain_size == 1) else {
+                return Err(RuntimeError::InvalidConfig {
+                    field: "arch",
+                    message: format!(
+                        "`partitioned` needs a partitioned policy (pedf, pfp) with a placement of every task on a CPU, not `{}`",
+                        config.policy
+                    ),
+                });
+            };
+            if p.domain_of_task.len() != n {
+                return Err(RuntimeError::InvalidConfig {
+                    field: "placement",
+                    message: format!("{} entries for {n} tasks", p.domain_of_task.len()),
+                });
+            }
+            if let Some((i, c)) = p.domain_of_task.iter().enumerate().find(|(_, c)| **c >= m) {
+                return Err(RuntimeError::InvalidTask {
+                    task: i,
+                    field: "cpu",
+                    message: format!("is {c}, but the run has CPUs 0..{m}"),
+                });
+            }
+            if !matches!(config.policy.as_str(), "pedf" | "pfp") {
+                return Err(RuntimeError::InvalidConfig {
+                    field: "policy",
+                    message: format!(
+                        "`partitioned` runs `pedf` or `pfp`, not `{}` (use --arch global-lock for global policies)",
+                        config.policy
+                    ),
+                });
+            }
+            let local = Placement {
+                domain_of_task: vec![0; n],
+                domain_size: 1,
+            };
+            for c in 0..m {
+                let policy = build(&config.policy, &policy_tasks, 1, Some(local.clone()))?;
+                let mine: Vec<u32> = (0..n as u32)
+                    .filter(|&i| p.domain_of_task.get(i as usize) == Some(&c))
+                    .collect();
+                for &i in &mine {
+                    if let Some(s) = pinned.get_mut(i as usize) {
+                        *s = Some(c);
+                    }
+                }
+                let st = Sched::new(policy, c, spec.clone());
+                domains.push((c, Domain::Own(Box::new(st)), mine));
+            }
+        }
+        Arch::GlobalLock(kind) => {
+            let policy = build(&config.policy, &policy_tasks, m, config.placement.clone())?;
+            let st = Arc::new(Locked::new(
+                kind,
+                m as usize,
+                Sched::new(policy, 0, spec.clone()),
+            ));
+            for c in 0..m {
+                let mine: Vec<u32> = (0..n as u32).filter(|i| i % m == c).collect();
+                domains.push((c, Domain::Locked(st.clone()), mine));
+            }
+        }
+    }
+
+    // Real-time permission (the caller's class is restored when `_restore` drops).
+    let _restore = ClassGuard::new();
+    let real_time = match sched::set_class(0, Class::Fifo(PRIO_MAIN)) {
+        Ok(()) => true,
+        Err(MechError::NotPermitted { what }) => {
+            if !config.allow_non_rt {
+                return Err(MechError::NotPermitted { what }.into());
+            }
+            warnings.push(
+                "SCHED_FIFO not permitted: ran under SCHED_OTHER (--allow-non-rt); timing results are not real-time".into(),
+            );
+            false
+        }
+        Err(e) => return Err(e.into()),
+    };
+    preempt::install()?;
+    let _capture = signals::Capture::new()?;
+
+    let clock = TickClock::new(20_000_000);
+    let duration = config.duration.as_ns();
+    let (job_caps, disp_cap) = capacities(tasks, duration, config);
+    let ctls: Vec<Arc<JobCtl>> = (0..n)
+        .map(|i| {
+            let cap = job_caps.get(i).copied().unwrap_or(1024);
+            Arc::new(JobCtl::new(i as u32, cap, clock))
+        })
+        .collect();
+    for (i, p) in pinned.iter().enumerate() {
+        if let (Some(c), Some(ctl)) = (p, ctls.get(i)) {
+            ctl.pinned.store(*c, Ordering::Relaxed);
+        }
+    }
+    let shared = Arc::new(Shared {
+        clock,
+        t0: AtomicU64::new(0),
+        go: AtomicU32::new(0),
+        stop: AtomicBool::new(false),
+        bells: (0..m).map(|_| Doorbell::default()).collect(),
+        timing: tasks
+            .iter()
+            .map(|t| Timing {
+                offset: t.offset.as_ns(),
+                period: t.period.as_ns(),
+            })
+            .collect(),
+        horizon_ns: duration,
+        release_spin_ns: config.release_spin.as_ns(),
+        next_timer: (0..m).map(|_| AtomicU64::new(u64::MAX)).collect(),
+    });
+    let phys: Arc<Vec<u32>> = Arc::new(config.cpus.clone());
+    let ready = Arc::new(AtomicU32::new(0));
+    let errors: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
+    let failed = Arc::new(AtomicBool::new(false));
+    let class = |p: u8| {
+        if real_time {
+            Class::Fifo(p)
+        } else {
+            Class::Other
+        }
+    };
+    let report = |errors: &Mutex<Vec<String>>, msg: String| {
+        if let Ok(mut e) = errors.lock() {
+            e.push(msg);
+        }
+    };
+
+    // Job threads.
+    let mut job_handles = Vec::with_capacity(n);
+    for (i, t) in tasks.iter().enumerate() {
+        let Some(ctl) = ctls.get(i).cloned() else {
+            continue;
+        };
+        let (sh, phys, ready, errors, failed) = (
+            shared.clone(),
+            phys.clone(),
+            ready.clone(),
+            errors.clone(),
+            failed.clone(),
+        );
+        let body = t.body.clone();
+        let (wcet_ns, wss) = (t.wcet.as_ns(), t.wss);
+        let cls = class(PRIO_JOB);
+        let affinity: Vec<u32> = match pinned.get(i).copied().flatten() {
+            Some(c) => vec![phys.get(c as usize).copied().unwrap_or(0)],
+            None => phys.to_vec(),
+        };
+        let h = std::thread::Builder::new()
+            .name(format!("sl-task{i}"))
+            .spawn(move || {
+                let _other = ClassGuard::to_other();
+                ctl.tid.store(sched::gettid(), Ordering::Relaxed);
+                let setup =
+                    sched::set_affinity(0, &affinity).and_then(|()| sched::set_class(0, cls));
+                let _reg = preempt::Registration::new(ctl.clone() as Arc<dyn preempt::OnPreempt>);
+                if let Err(e) = setup {
+                    report(&errors, format!("task {i}: {e}"));
+                }
+                ready.fetch_add(1, Ordering::Release);
+                signals::notify();
+                let ring = |cpu: u32| {
+                    if let Some(b) = sh.bells.get(cpu as usize) {
+                        b.ring();
+                    }
+                };
+                let env = JobEnv {
+                    body: &body,
+                    wcet_ns,
+                    wss,
+                    ring: &ring,
+                };
+                if let Err(msg) = job_loop(&ctl, &env) {
+                    report(&errors, msg);
+                    failed.store(true, Ordering::Release);
+                    signals::notify();
+                }
+                drop(phys);
+            });
+        match h {
+            Ok(h) => job_handles.push(h),
+            Err(e) => {
+                shared.stop.store(true, Ordering::Release);
+                for c in &ctls {
+                    c.stop();
+                }
+                return Err(RuntimeError::Setup(format!(
+                    "spawn the thread of task {i}: {e}"
+                )));
+            }
+        }
+    }
+
+    // Dispatchers.
+    let mut disp_handles = Vec::with_capacity(m as usize);
+    for (cpu, domain, releases) in domains {
+        let base = match &domain {
+            Domain::Own(_) => cpu,
+            Domain::Locked(_) => 0,
+        };
+        let d = Dispatcher {
+            cpu,
+            base,
+            releases,
+            timers: cpu == base,
+            domain,
+            buf: crate::tracebuf::TraceBuf::new(disp_cap),
+        };
+        let (shared, ctls, phys, ready, errors) = (
+            shared.clone(),
+            ctls.clone(),
+            phys.clone(),
+            ready.clone(),
+            errors.clone(),
+        );
+        let cls = class(PRIO_DISPATCH);
+        let h = std::thread::Builder::new()
+            .name(format!("sl-cpu{cpu}"))
+            .spawn(move || {
+                let _other = ClassGuard::to_other();
+                let p = phys.get(cpu as usize).copied().unwrap_or(0);
+                if let Err(e) = sched::set_affinity(0, &[p]).and_then(|()| sched::set_class(0, cls))
+                {
+                    report(&errors, format!("dispatcher of CPU {cpu}: {e}"));
+                }
+                ready.fetch_add(1, Ordering::Release);
+                signals::notify();
+                while shared.go.load(Ordering::Acquire) == 0 {
+                    futex::wait(&shared.go, 0, None);
+                }
+                if shared.stop.load(Ordering::Acquire) {
+                    return d;
+                }
+                let th = Threads {
+                    ctls: &ctls,
+                    phys: &phys,
+                };
+                d.run(&shared, &th)
+            });
+        match h {
+            Ok(h) => disp_handles.push(h),
+            Err(e) => {
+                warnings.push(format!("spawn the dispatcher of CPU {cpu}: {e}"));
+                failed.store(true, Ordering::Release);
+            }
+        }
+    }
+
+    // Wait until every thread is set up (5 s at most).
+    let total = (job_handles.len() + disp_handles.len()) as u32;
+    let setup_deadline = monotonic_ns() + 5_000_000_000;
+    loop {
+        let seen = signals::EVENTS.load(Ordering::Acquire);
+        if ready.load(Ordering::Acquire) >= total || monotonic_ns() >= setup_deadline {
+            break;
+        }
+        futex::wait(&signals::EVENTS, seen, Some(setup_deadline));
+    }
+    let setup_errors: Vec<String> = errors.lock().map(|e| e.clone()).unwrap_or_default();
+    let setup_failed = !setup_errors.is_empty() || ready.load(Ordering::Acquire) < total;
+    // Time zero, then go.
+    let t0 = monotonic_ns() + 5_000_000;
+    shared.t0.store(t0, Ordering::Release);
+    if setup_failed {
+        shared.stop.store(true, Ordering::Release);
+    }
+    shared.go.store(1, Ordering::Release);
+    futex::wake(&shared.go, u32::MAX);
+
+    // Watchdog: until the horizon, an interrupt or a failure.
+    let interrupts0 = signals::INTERRUPTS.load(Ordering::Acquire);
+    let end = t0 + duration;
+    let mut interrupted = false;
+    if !setup_failed {
+        loop {
+            let seen = signals::EVENTS.load(Ordering::Acquire);
+            if signals::INTERRUPTS.load(Ordering::Acquire) != interrupts0 {
+                interrupted = true;
+                break;
+            }
+            if failed.load(Ordering::Acquire) || monotonic_ns() >= end {
+                break;
+            }
+            futex::wait(&signals::EVENTS, seen, Some(end));
+        }
+    }
+    // Stop: dispatchers first (no new decisions), then the jobs. An early end (interrupt,
+    // failure) moves the horizon of the accounting to the stop time.
+    let stopped_at = monotonic_ns().saturating_sub(t0).min(duration);
+    let horizon_ns = if interrupted || failed.load(Ordering::Acquire) {
+        stopped_at
+    } else {
+        duration
+    };
+    shared.stop.store(true, Ordering::Release);
+    for b in &shared.bells {
+        b.ring();
+    }
+    let grace_end = monotonic_ns() + config.grace.as_ns();
+    let mut dispatchers = Vec::new();
+    let mut left_behind = 0usize;
+    for h in disp_handles {
+        wait_finished(&h, grace_end);
+        if h.is_finished() {
+            match h.join() {
+                Ok(d) => dispatchers.push(d),
+                Err(_) => warnings.push("a dispatcher panicked".into()),
+            }
+        } else {
+            left_behind += 1;
+        }
+    }
+    for c in &ctls {
+        c.stop();
+    }
+    for h in job_handles {
+        wait_finished(&h, grace_end);
+        if h.is_finished() {
+            if h.join().is_err() {
+                warnings.push("a job thread panicked".into());
+            }
+        } else {
+            left_behind += 1;
+        }
+    }
+    if left_behind > 0 {
+        warnings.push(format!(
+            "{left_behind} thread(s) did not finish within the grace period and were left running (a job body that ignores stop_requested?)"
+        ));
+    }
+    let errs: Vec<String> = errors.lock().map(|e| e.clone()).unwrap_or_default();
+    if setup_failed {
+        return Err(RuntimeError::Setup(if errs.is_empty() {
+            "not every thread of the run started within 5 s".into()
+        } else {
+            errs.join("; ")
+        }));
+    }
+    warnings.extend(errs);
+    drop(_capture);
+
+    // Drain.
+    let mut clock = shared.clock;
+    clock.refit();
+    let conv = |ticks: u64| clock.to_mono_ns(ticks).saturating_sub(t0);
+    let mut trace: Vec<Event> = Vec::new();
+    let mut dropped = 0u64;
+    let mut raw: Vec<RawRecord> = Vec::new();
+    let (mut calls, mut switches) = (0u64, 0u64);
+    let mut mech_errors = (0u64, None::<String>);
+    let mut shared_state: Option<Arc<Locked<Sched>>> = None;
+    let mut take = |s: &mut Sched, raw: &mut Vec<RawRecord>| {
+        raw.append(&mut s.records);
+        raw.extend(s.unfinished(&ctls));
+        calls += s.policy_calls;
+        switches += s.context_switches;
+        mech_errors.0 += s.mech_errors.0;
+        if mech_errors.1.is_none() {
+            mech_errors.1 = s.mech_errors.1.take();
+        }
+    };
+    for d in dispatchers {
+        dropped += d.buf.dropped();
+        trace.extend(d.buf.events());
+        match d.domain {
+            Domain::Own(mut s) => take(&mut s, &mut raw),
+            Domain::Locked(l) => shared_state = Some(l),
+        }
+    }
+    if let Some(l) = shared_state {
+        let mut g = l.lock(0);
+        take(&mut g, &mut raw);
+    }
+    for c in &ctls {
+        dropped += c.buf.dropped();
+        trace.extend(c.buf.events());
+    }
+    for e in &mut trace {
+        e.time = conv(e.time);
+        if e.kind == schedlab_trace::Kind::Complete {
+            e.arg = conv(e.arg);
+        }
+    }
+    trace.sort_by_key(|e| e.time);
+    if dropped > 0 {
+        warnings.push(format!(
+            "{dropped} trace events were dropped (full buffers): overheads and trace checks are incomplete; raise the trace capacity"
+        ));
+    }
+    if mech_errors.0 > 0 {
+        warnings.push(format!(
+            "{} mechanism calls failed, first: {}",
+            mech_errors.0,
+            mech_errors.1.unwrap_or_default()
+        ));
+    }
+
+    // Records and metrics (the simulator's accounting).
+    let horizon = Time::from_ns(horizon_ns);
+    let mut jobs: Vec<JobRecord> = raw
+        .into_iter()
+        .filter(|r| r.release_ns < horizon_ns)
+        .map(|r| to_record(r, &conv, horizon_ns))
+        .collect();
+    jobs.sort_unstable_by_key(|j| (j.task, j.seq));
+    let mut accs = vec![TaskAcc::default(); n];
+    for j in &jobs {
+        if let Some(a) = accs.get_mut(j.task as usize) {
+            a.add(j, horizon);
+        }
+    }
+    let (per_task, totals) = summarize(&accs, &vec![None; n], switches);
+    let overheads = Overheads::from_trace(&trace);
+    Ok(RunResult {
+        jobs,
+        per_task,
+        totals,
+        trace,
+        overheads,
+        events_processed: calls,
+        horizon,
+        real_time,
+        interrupted,
+        dropped_events: dropped,
+        tick_hz: clock.frequency_hz(),
+        tsc: clock.is_tsc(),
+        wall_seconds: started.elapsed().as_secs_f64(),
+        warnings,
+    })
+}
+
+/// Waits (polling every millisecond) until `h` finished or CLOCK_MONOTONIC reaches `until`.
+fn wait_finished<T>(h: &std::thread::JoinHandle<T>, until: u64) {
+    while !h.is_finished() && monotonic_ns() < until {
+        crate::mech::clock::sleep_until(monotonic_ns() + 1_000_000);
+    }
+}
+
+/// A live record as a [`JobRecord`] with the simulator's horizon rules: a completion after
+/// the horizon counts as unfinished.
+fn to_record(r: RawRecord, conv: &impl Fn(u64) -> u64, horizon: u64) -> JobRecord {
+    let completion = r.completion_ticks.map(conv).filter(|&c| c <= horizon);
+    let tardiness = match completion {
+        Some(c) => c.saturating_sub(r.deadline_ns),
+        None if r.deadline_ns <= horizon => horizon - r.deadline_ns,
+        None => 0,
+    };
+    JobRecord {
+        task: r.task,
+        seq: r.seq,
+        release: Time::from_ns(r.release_ns),
+        deadline: Time::from_ns(r.deadline_ns),
+        start: r.start_ticks.map(|t| Time::from_ns(conv(t))),
+        completion: completion.map(Time::from_ns),
+        cpus_used: r.cpus_used,
+        preemptions: r.preemptions,
+        migrations: r.migrations,
+        executed: Duration::from_ns(r.executed_ns),
+        tardiness: Duration::from_ns(tardiness),
+        aborted: false,
+    }
+}

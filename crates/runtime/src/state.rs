@@ -1,0 +1,550 @@
+//! The scheduling state an architecture drives a policy with: the policy itself, the jobs it
+//! holds, the hand-over of jobs to it, and the two link maps of link-based scheduling
+//! [MP §III-B] — `assigned` (what each CPU *should* run) and `scheduled` (what its dispatcher
+//! has made runnable there).
+//!
+//! `global-lock` keeps one [`Sched`] for all CPUs behind its lock; `partitioned` gives each
+//! CPU its own (a policy instance on one CPU, only that CPU's tasks), owned by that CPU's
+//! dispatcher. Every method is called by the dispatcher of a CPU of the domain, with
+//! exclusive access.
+//!
+//! # Semantics (the simulator's, DESIGN.md)
+//! - Jobs of a task are handed to the policy in order: a release while the task's previous
+//!   job is unfinished waits in the task's backlog and is handed over (`ready`) when that job
+//!   completes; a late job keeps running to completion.
+//! - After every policy callback, `assigned` is the policy's links with *link swaps*: a
+//!   linked job that is still scheduled on another CPU of the domain stays there and the two
+//!   CPUs exchange links (as GSN-EDF and G-EDF-MP do [MP §III-C]), so a job is never made
+//!   runnable on two CPUs and never migrates needlessly. The set of linked jobs is the
+//!   policy's.
+//! - Trace: `ready`, `link`/`unlink` (on `assigned` changes) and `complete` are recorded at
+//!   decision time under the lock, all events of one operation (a release, a timer, a
+//!   scheduling step) with one timestamp taken at its end — they become visible to the other
+//!   CPUs atomically, when the lock is released — so the trace shows the scheduler's view as
+//!   it changed; [`crate::check::invariant`] checks the global scheduling invariant on it.
+
+use crate::job::{JobCtl, IDLE, PARK, RUN};
+use crate::mech::{futex, preempt, sched};
+use crate::tracebuf::TraceBuf;
+use schedlab_model::Duration;
+use schedlab_policy::{CpuId, Ctx, Decisions, JobId, JobInfo, Policy, Progress, TaskId, TimerId};
+use schedlab_trace::Kind;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::Ordering;
+
+/// Static facts of a task.
+#[derive(Clone, Copy, Debug)]
+pub struct TaskSpec {
+    /// WCET (ns).
+    pub wcet: u64,
+    /// Relative deadline (ns).
+    pub deadline: u64,
+}
+
+/// A job's record while the run is live (times of the thread in raw ticks, converted at
+/// the end).
+#[derive(Clone, Debug, Default)]
+pub struct RawRecord {
+    /// Task index.
+    pub task: u32,
+    /// Job number.
+    pub seq: u64,
+    /// Intended release, ns since time zero.
+    pub release_ns: u64,
+    /// Absolute deadline, ns since time zero.
+    pub deadline_ns: u64,
+    /// Ticks when the job's code first ran.
+    pub start_ticks: Option<u64>,
+    /// Ticks when it completed.
+    pub completion_ticks: Option<u64>,
+    /// CPU time it consumed (ns).
+    pub executed_ns: u64,
+    /// Times it was unlinked and parked before completing.
+    pub preemptions: u32,
+    /// Times it was made runnable on another CPU than the last one.
+    pub migrations: u32,
+    /// Logical CPUs it was made runnable on, in order of first use.
+    pub cpus_used: Vec<u32>,
+}
+
+#[derive(Debug)]
+struct Live {
+    rec: RawRecord,
+    /// Given to its thread (`seq` written) already.
+    dispatched: bool,
+    last_cpu: Option<u32>,
+    /// Dispatcher-side estimate of executed time: sum of closed run segments …
+    acc_ns: u64,
+    /// … plus the open one since this time (ns since time zero).
+    since_ns: Option<u64>,
+}
+
+#[derive(Debug, Default)]
+struct TaskRun {
+    current: Option<Live>,
+    backlog: VecDeque<(u64, u64)>,
+}
+
+/// Where a dispatcher records events: its buffer, its clock and its logical CPU.
+pub struct Emit<'a> {
+    /// Trace buffer of the calling dispatcher.
+    pub buf: &'a TraceBuf,
+    /// The run's clock.
+    pub clock: &'a crate::mech::clock::TickClock,
+    /// Logical CPU of the calling dispatcher.
+    pub cpu: u32,
+}
+
+impl Emit<'_> {
+    /// Records an event now; returns the ticks.
+    pub fn now(&self, kind: Kind, cpu: u32, task: u32, seq: u64, arg: u64) -> u64 {
+        let t = self.clock.ticks();
+        self.buf.record(t, kind, cpu, task, seq, arg);
+        t
+    }
+}
+
+/// The view of the threads the state needs to enact decisions.
+pub struct Threads<'a> {
+    /// Control blocks by task index.
+    pub ctls: &'a [std::sync::Arc<JobCtl>],
+    /// Physical CPU of each logical CPU.
+    pub phys: &'a [u32],
+}
+
+/// A scheduling domain's state (see the module doc).
+pub struct Sched {
+    policy: Box<dyn Policy>,
+    /// First logical CPU of the domain.
+    base: u32,
+    assigned: Vec<Option<JobId>>,
+    scheduled: Vec<Option<JobId>>,
+    tasks: Vec<TaskRun>,
+    spec: std::sync::Arc<[TaskSpec]>,
+    out: Decisions,
+    /// Armed timers: (at ns, serial) → id, and id → (at, serial).
+    timers: BTreeMap<(u64, u64), u64>,
+    timer_of: HashMap<u64, (u64, u64)>,
+    timer_serial: u64,
+    /// Finished jobs.
+    pub records: Vec<RawRecord>,
+    /// Policy callbacks made.
+    pub policy_calls: u64,
+    /// Switch-ins enacted.
+    pub context_switches: u64,
+    /// Mechanism failures (e.g. a failed `sched_setaffinity`), counted, first message kept.
+    pub mech_errors: (u64, Option<String>),
+    /// Local CPUs whose dispatcher must reschedule (filled by the methods, drained by the
+    /// caller).
+    pub need: Vec<bool>,
+    /// Decision events of the current operation, recorded with one timestamp at its end
+    /// (preallocated: pushing within the capacity does not allocate).
+    staged: Vec<(Kind, u32, u32, u64, u64)>,
+}
+
+struct View<'a> {
+    tasks: &'a [TaskRun],
+    now: u64,
+}
+
+impl Progress for View<'_> {
+    /// Dispatcher-side estimate: time between switch-in and switch-out decisions.
+    fn executed(&self, job: JobId) -> Duration {
+        match self
+            .tasks
+            .get(job.task.0 as usize)
+            .and_then(|t| t.current.as_ref())
+        {
+            Some(l) if l.rec.seq == job.seq => {
+                Duration::from_ns(l.acc_ns + l.since_ns.map_or(0, |s| self.now.saturating_sub(s)))
+            }
+            _ => Duration::ZERO,
+        }
+    }
+}
+
+impl Sched {
+    /// The state of a domain of `policy.cpus()` CPUs starting at logical CPU `base`, for
+    /// tasks `spec` (all tasks of the run, by index).
+    pub fn new(policy: Box<dyn Policy>, base: u32, spec: std::sync::Arc<[TaskSpec]>) -> Sched {
+        let k = policy.cpus() as usize;
+        Sched {
+            policy,
+            base,
+            assigned: vec![None; k],
+            scheduled: vec![None; k],
+            tasks: (0..spec.len()).map(|_| TaskRun::default()).collect(),
+            spec,
+            out: Decisions::new(),
+            timers: BTreeMap::new(),
+            timer_of: HashMap::new(),
+            timer_serial: 0,
+            records: Vec::new(),
+            policy_calls: 0,
+            context_switches: 0,
+            mech_errors: (0, None),
+            need: vec![false; k],
+            staged: Vec::with_capacity(64 + 4 * k),
+        }
+    }
+
+    fn stage(&mut self, kind: Kind, cpu: u32, task: u32, seq: u64, arg: u64) {
+        self.staged.push((kind, cpu, task, seq, arg));
+    }
+
+    /// Records the staged decision events with one timestamp (now).
+    fn flush(&mut self, em: &Emit<'_>) {
+        if self.staged.is_empty() {
+            return;
+        }
+        let t = em.clock.ticks();
+        for &(kind, cpu, task, seq, arg) in &self.staged {
+            em.buf.record(t, kind, cpu, task, seq, arg);
+        }
+        self.staged.clear();
+    }
+
+    /// Number of CPUs of the domain.
+    pub fn k(&self) -> u32 {
+        self.assigned.len() as u32
+    }
+
+    /// The earliest armed policy timer (ns since time zero).
+    pub fn next_timer(&self) -> Option<u64> {
+        self.timers.keys().next().map(|(at, _)| *at)
+    }
+
+    fn call(&mut self, now: u64, f: impl FnOnce(&mut dyn Policy, &Ctx<'_>, &mut Decisions)) {
+        self.policy_calls += 1;
+        let view = View {
+            tasks: &self.tasks,
+            now,
+        };
+        let ctx = Ctx {
+            now: schedlab_model::Time::from_ns(now),
+            progress: &view,
+        };
+        self.out.clear();
+        f(&mut *self.policy, &ctx, &mut self.out);
+        for c in std::mem::take(&mut self.out.cancels) {
+            if let Some(k) = self.timer_of.remove(&c.0) {
+                self.timers.remove(&k);
+            }
+        }
+        for r in std::mem::take(&mut self.out.timers) {
+            if let Some(k) = self.timer_of.remove(&r.id.0) {
+                self.timers.remove(&k);
+            }
+            self.timer_serial += 1;
+            let key = (r.at.as_ns().max(now), self.timer_serial);
+            self.timers.insert(key, r.id.0);
+            self.timer_of.insert(r.id.0, key);
+        }
+        // The links themselves are read back from the policy by `remap`.
+    }
+
+    /// A job of `task` arrived (intended release `release_ns`): hand it over now or queue it
+    /// behind the task's unfinished job.
+    pub fn release(&mut self, em: &Emit<'_>, now: u64, task: u32, seq: u64, release_ns: u64) {
+        if let Some(t) = self.tasks.get_mut(task as usize) {
+            t.backlog.push_back((seq, release_ns));
+        }
+        self.hand_over(em, now, task);
+        self.remap();
+        self.flush(em);
+    }
+
+    fn hand_over(&mut self, em: &Emit<'_>, now: u64, task: u32) {
+        let Some(spec) = self.spec.get(task as usize).copied() else {
+            return;
+        };
+        let Some(t) = self.tasks.get_mut(task as usize) else {
+            return;
+        };
+        if t.current.is_some() {
+            return;
+        }
+        let Some((seq, release_ns)) = t.backlog.pop_front() else {
+            return;
+        };
+        let deadline_ns = release_ns.saturating_add(spec.deadline);
+        t.current = Some(Live {
+            rec: RawRecord {
+                task,
+                seq,
+                release_ns,
+                deadline_ns,
+                ..RawRecord::default()
+            },
+            dispatched: false,
+            last_cpu: None,
+            acc_ns: 0,
+            since_ns: None,
+        });
+        self.stage(Kind::Ready, em.cpu, task, seq, release_ns);
+        let info = JobInfo {
+            id: JobId::new(TaskId(task), seq),
+            release: schedlab_model::Time::from_ns(release_ns),
+            deadline: schedlab_model::Time::from_ns(deadline_ns),
+            wcet: Duration::from_ns(spec.wcet),
+        };
+        self.call(now, |p, ctx, out| p.on_release(ctx, &info, out));
+    }
+
+    /// Fires the policy timers due at `now`.
+    pub fn fire_timers(&mut self, em: &Emit<'_>, now: u64) {
+        while let Some((&(at, serial), &id)) = self.timers.iter().next() {
+            if at > now {
+                break;
+            }
+            self.timers.remove(&(at, serial));
+            self.timer_of.remove(&id);
+            self.call(now, |p, ctx, out| p.on_timer(ctx, TimerId(id), out));
+            self.remap();
+        }
+        self.flush(em);
+    }
+
+    /// Recomputes `assigned` from the policy's links with link swaps, records link changes
+    /// and marks the CPUs that must reschedule in `need`.
+    fn remap(&mut self) {
+        let k = self.assigned.len();
+        let mut a: Vec<Option<JobId>> = (0..k as u32)
+            .map(|c| self.policy.linked(CpuId(c)))
+            .collect();
+        // Link swaps: each swap settles one job on the CPU it is scheduled on (≤ k swaps).
+        let mut budget = 2 * k + 2;
+        let mut c = 0;
+        while c < k && budget > 0 {
+            let here = a.get(c).copied().flatten();
+            let elsewhere = here.and_then(|j| {
+                self.scheduled
+                    .iter()
+                    .position(|s| *s == Some(j))
+                    .filter(|&s| s != c)
+            });
+            match elsewhere {
+                Some(s) if a.get(s).copied().flatten() != here => {
+                    a.swap(c, s);
+                    budget -= 1;
+                }
+                _ => c += 1,
+            }
+        }
+        for (c, new) in a.into_iter().enumerate() {
+            let Some(old) = self.assigned.get(c).copied() else {
+                continue;
+            };
+            if old != new {
+                let cpu = self.base + c as u32;
+                match (old, new) {
+                    (_, Some(j)) => self.stage(Kind::Link, cpu, j.task.0, j.seq, 0),
+                    (Some(j), None) => self.stage(Kind::Unlink, cpu, j.task.0, j.seq, 0),
+                    (None, None) => {}
+                }
+                if let Some(slot) = self.assigned.get_mut(c) {
+                    *slot = new;
+                }
+            }
+            let differs = self.scheduled.get(c).copied() != Some(new);
+            if let Some(n) = self.need.get_mut(c) {
+                *n |= differs;
+            }
+        }
+    }
+
+    /// The job scheduled on local CPU `c` completed (its thread committed): account it, tell
+    /// the policy, hand over the task's next job.
+    fn complete(&mut self, em: &Emit<'_>, now: u64, c: usize, ctl: &JobCtl) {
+        let Some(j) = self.scheduled.get_mut(c).and_then(Option::take) else {
+            return;
+        };
+        let Some(mut live) = self
+            .tasks
+            .get_mut(j.task.0 as usize)
+            .and_then(|t| t.current.take())
+        else {
+            return;
+        };
+        let done = ctl.done_ticks.load(Ordering::Relaxed);
+        live.rec.completion_ticks = Some(done);
+        live.rec.start_ticks = Some(ctl.first_run.load(Ordering::Relaxed));
+        live.rec.executed_ns = ctl.executed.load(Ordering::Relaxed);
+        let cpu = self.base + c as u32;
+        self.stage(Kind::Complete, cpu, j.task.0, j.seq, done);
+        self.records.push(live.rec);
+        self.call(now, |p, ctx, out| p.on_complete(ctx, j, out));
+        self.hand_over(em, now, j.task.0);
+        self.remap();
+    }
+
+    /// The scheduling step of the dispatcher of local CPU `c` (the CPU it runs on): process a
+    /// completion of the job scheduled there, then make `scheduled` equal `assigned` —
+    /// park the old job (state `PARK` + preemption signal), pin and release the new one.
+    /// Returns whether a job was switched in. `wake_ticks` is when the dispatcher got the
+    /// CPU (the moment the old job stopped executing).
+    pub fn schedule(
+        &mut self,
+        em: &Emit<'_>,
+        th: &Threads<'_>,
+        c: usize,
+        now: u64,
+        wake_ticks: u64,
+    ) -> bool {
+        let switched = self.schedule_step(em, th, c, now, wake_ticks);
+        self.flush(em);
+        switched
+    }
+
+    fn schedule_step(
+        &mut self,
+        em: &Emit<'_>,
+        th: &Threads<'_>,
+        c: usize,
+        now: u64,
+        wake_ticks: u64,
+    ) -> bool {
+        if let Some(n) = self.need.get_mut(c) {
+            *n = false;
+        }
+        let cpu = self.base + c as u32;
+        // A completed job: its thread moved RUN → IDLE.
+        for _ in 0..4 {
+            let Some(j) = self.scheduled.get(c).copied().flatten() else {
+                break;
+            };
+            let Some(ctl) = th.ctls.get(j.task.0 as usize) else {
+                break;
+            };
+            if ctl.state.load(Ordering::Acquire) != IDLE {
+                break;
+            }
+            self.complete(em, now, c, ctl);
+        }
+        let old = self.scheduled.get(c).copied().flatten();
+        let new = self.assigned.get(c).copied().flatten();
+        if old == new {
+            return false;
+        }
+        if let Some(a) = old {
+            if let Some(ctl) = th.ctls.get(a.task.0 as usize) {
+                match ctl
+                    .state
+                    .compare_exchange(RUN, PARK, Ordering::AcqRel, Ordering::Acquire)
+                {
+                    Ok(_) => {
+                        let tid = ctl.tid.load(Ordering::Relaxed);
+                        if let Err(e) = preempt::send(tid) {
+                            self.mech_error(e.to_string());
+                        }
+                    }
+                    Err(IDLE) => {
+                        // Completed after all (cannot happen while this dispatcher holds
+                        // the CPU, handled anyway): account it and start over.
+                        self.complete(em, now, c, ctl);
+                        return self.schedule_step(em, th, c, now, wake_ticks);
+                    }
+                    Err(_) => {}
+                }
+            }
+            if let Some(slot) = self.scheduled.get_mut(c) {
+                *slot = None;
+            }
+            if let Some(live) = self.live_mut(a) {
+                live.rec.preemptions += 1;
+                if let Some(s) = live.since_ns.take() {
+                    live.acc_ns += now.saturating_sub(s);
+                }
+            }
+            em.buf
+                .record(wake_ticks, Kind::SwitchOut, cpu, a.task.0, a.seq, 0);
+            em.buf
+                .record(wake_ticks, Kind::Preempt, cpu, a.task.0, a.seq, 0);
+        }
+        let Some(b) = new else {
+            return false;
+        };
+        let Some(ctl) = th.ctls.get(b.task.0 as usize) else {
+            return false;
+        };
+        if ctl.pinned.load(Ordering::Relaxed) != cpu {
+            let phys = th.phys.get(cpu as usize).copied().unwrap_or(0);
+            match sched::set_affinity(ctl.tid.load(Ordering::Relaxed), &[phys]) {
+                Ok(()) => ctl.pinned.store(cpu, Ordering::Relaxed),
+                Err(e) => self.mech_error(e.to_string()),
+            }
+        }
+        let Some(live) = self.live_mut(b) else {
+            return false;
+        };
+        if !live.dispatched {
+            ctl.seq.store(b.seq, Ordering::Relaxed);
+            ctl.first_run.store(0, Ordering::Relaxed);
+            live.dispatched = true;
+        }
+        if live.last_cpu.is_some_and(|l| l != cpu) {
+            live.rec.migrations += 1;
+        }
+        live.last_cpu = Some(cpu);
+        if !live.rec.cpus_used.contains(&cpu) {
+            live.rec.cpus_used.push(cpu);
+        }
+        live.since_ns = Some(now);
+        ctl.cpu.store(cpu, Ordering::Release);
+        let prev = ctl.state.swap(RUN, Ordering::AcqRel);
+        if prev == crate::job::STOP {
+            ctl.state.store(prev, Ordering::Release);
+            return false;
+        }
+        futex::wake(&ctl.state, 1);
+        if let Some(slot) = self.scheduled.get_mut(c) {
+            *slot = Some(b);
+        }
+        self.context_switches += 1;
+        true
+    }
+
+    fn live_mut(&mut self, j: JobId) -> Option<&mut Live> {
+        self.tasks
+            .get_mut(j.task.0 as usize)
+            .and_then(|t| t.current.as_mut())
+            .filter(|l| l.rec.seq == j.seq)
+    }
+
+    fn mech_error(&mut self, msg: String) {
+        self.mech_errors.0 += 1;
+        self.mech_errors.1.get_or_insert(msg);
+    }
+
+    /// At the end of the run: the unfinished jobs (current and waiting), with the CPU time
+    /// their threads reported.
+    pub fn unfinished(&mut self, ctls: &[std::sync::Arc<JobCtl>]) -> Vec<RawRecord> {
+        let mut out = Vec::new();
+        for (i, t) in self.tasks.iter_mut().enumerate() {
+            if let Some(mut live) = t.current.take() {
+                if live.dispatched {
+                    if let Some(ctl) = ctls.get(i) {
+                        // Reset to 0 when the job was dispatched: non-zero only if it ran.
+                        let fr = ctl.first_run.load(Ordering::Relaxed);
+                        if fr != 0 {
+                            live.rec.start_ticks = Some(fr);
+                            live.rec.executed_ns = ctl.executed.load(Ordering::Relaxed);
+                        }
+                    }
+                }
+                out.push(live.rec);
+            }
+            let spec = self.spec.get(i).copied();
+            for (seq, release_ns) in t.backlog.drain(..) {
+                out.push(RawRecord {
+                    task: i as u32,
+                    seq,
+                    release_ns,
+                    deadline_ns: release_ns.saturating_add(spec.map_or(0, |s| s.deadline)),
+                    ..RawRecord::default()
+                });
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,168 @@
+//! Real short runs on two CPUs (1–2 s each). Pass/fail depends only on correctness properties
+//! (every job accounted for, no job on two CPUs at once, no migration under partitioning,
+//! the global invariant holding most of the time), never on timing; the measured numbers are
+//! printed (`cargo test -- --nocapture`) and reported in docs/runtime.md.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use schedlab_model::Duration;
+use schedlab_policy::Placement;
+use schedlab_runtime::config::{Arch, RtTask, RunConfig};
+use schedlab_runtime::front::primary_key;
+use schedlab_runtime::{check, run, LockKind, RunResult};
+use std::sync::Mutex;
+
+/// Real runs must not overlap each other (they would compete for the same two CPUs).
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn ms(x: u64) -> Duration {
+    Duration::from_ns(x * 1_000_000)
+}
+
+fn us(x: u64) -> Duration {
+    Duration::from_ns(x * 1_000)
+}
+
+/// The two CPUs of the run: the first two this process may use (skips if fewer).
+fn cpus() -> Option<Vec<u32>> {
+    let allowed = schedlab_runtime::mech::sched::allowed_cpus().ok()?;
+    (allowed.len() >= 2).then(|| allowed[..2].to_vec())
+}
+
+/// U = 0.6 per CPU with periods 10–50 ms (the reference load), implicit deadlines.
+fn taskset() -> Vec<RtTask> {
+    let t = |c: u64, p: u64| RtTask::new(us(c), ms(p), ms(p));
+    vec![
+        t(3_000, 10),  // 0.30
+        t(4_000, 20),  // 0.20
+        t(7_500, 25),  // 0.30
+        t(6_000, 30),  // 0.20
+        t(8_000, 40),  // 0.20
+        t(10_000, 50), // 0.20
+    ]
+}
+
+fn config(arch: Arch, policy: &str, n: usize, secs: u64) -> Option<RunConfig> {
+    let mut c = RunConfig::new(cpus()?, arch, policy, n, ms(secs * 1000));
+    c.allow_non_rt = true;
+    Some(c)
+}
+
+/// Every released job is accounted for exactly once: jobs of a task are 0..k without gaps,
+/// each either completed (with start ≤ completion) or reported unfinished at the horizon
+/// (then it counts as a miss if its deadline fell within the horizon).
+fn every_job_once(r: &RunResult, tasks: &[RtTask]) {
+    for (i, t) in tasks.iter().enumerate() {
+        let jobs: Vec<_> = r.jobs.iter().filter(|j| j.task == i as u32).collect();
+        let expected = (r.horizon.as_ns() - t.offset.as_ns()).div_ceil(t.period.as_ns());
+        assert_eq!(jobs.len() as u64, expected, "task {i}: released jobs");
+        for (k, j) in jobs.iter().enumerate() {
+            assert_eq!(j.seq, k as u64, "task {i}: job numbers");
+            assert_eq!(
+                j.release.as_ns(),
+                t.offset.as_ns() + k as u64 * t.period.as_ns()
+            );
+            if let Some(c) = j.completion {
+                let s = j.start.expect("a completed job has started");
+                assert!(s <= c && j.release <= s, "task {i} job {k}: {s:?} {c:?}");
+                assert!(
+                    j.executed >= t.wcet,
+                    "task {i} job {k}: executed {:?}",
+                    j.executed
+                );
+            }
+        }
+    }
+    let unfinished = r.jobs.iter().filter(|j| j.completion.is_none()).count() as u64;
+    assert_eq!(r.totals.completed + unfinished, r.totals.jobs);
+}
+
+fn print(name: &str, r: &RunResult) {
+    eprintln!(
+        "{name}: rt={} jobs={} completed={} misses={} preemptions={} migrations={} dropped={} warnings={:?}",
+        r.real_time,
+        r.totals.jobs,
+        r.totals.completed,
+        r.totals.deadline_misses,
+        r.totals.preemptions,
+        r.totals.migrations,
+        r.dropped_events,
+        r.warnings
+    );
+    for (k, s) in r.overheads.stats() {
+        eprintln!(
+            "  {k:16} n={:6} min={:7} median={:7} mean={:9.0} p99={:8} max={:8}",
+            s.count, s.min_ns, s.median_ns, s.mean_ns, s.p99_ns, s.max_ns
+        );
+    }
+}
+
+#[test]
+fn partitioned_pedf_runs_every_job_without_migrating() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let tasks = taskset();
+    let Some(mut c) = config(Arch::Partitioned, "pedf", tasks.len(), 1) else {
+        return;
+    };
+    // 0.30+0.30+0.20 on CPU 0, 0.20+0.20+0.20 on CPU 1.
+    c.placement = Some(Placement {
+        domain_of_task: vec![0, 1, 0, 1, 0, 1],
+        domain_size: 1,
+    });
+    let r = run(&tasks, &c).unwrap();
+    print("partitioned pedf", &r);
+    every_job_once(&r, &tasks);
+    assert!(check::parallel_execution(&r.trace).is_empty());
+    for (task, cpus) in check::cpus_per_task(&r.trace) {
+        let want = c.placement.as_ref().unwrap().domain_of_task[task as usize];
+        assert_eq!(
+            cpus.into_iter().collect::<Vec<_>>(),
+            vec![want],
+            "task {task}"
+        );
+    }
+    assert_eq!(r.totals.migrations, 0);
+    assert!(r.jobs.iter().all(|j| j.cpus_used.len() <= 1));
+}
+
+fn global(kind: LockKind, policy: &str) {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let tasks = taskset();
+    let Some(c) = config(Arch::GlobalLock(kind), policy, tasks.len(), 2) else {
+        return;
+    };
+    let r = run(&tasks, &c).unwrap();
+    print(&format!("global-lock {} {policy}", kind.name()), &r);
+    every_job_once(&r, &tasks);
+    let par = check::parallel_execution(&r.trace);
+    assert!(par.is_empty(), "{par:?}");
+    let inv = check::invariant(
+        &r.trace,
+        2,
+        r.horizon.as_ns(),
+        primary_key(policy, &tasks, &c.ranks),
+    );
+    eprintln!(
+        "  invariant held {:.5} of {} ns; {} windows, worst {:?}",
+        inv.held_fraction(),
+        inv.checked_ns,
+        inv.windows,
+        inv.worst
+    );
+    assert!(inv.held_fraction() >= 0.999, "{inv:?}");
+}
+
+#[test]
+fn global_lock_gedf_ticket() {
+    global(LockKind::Ticket, "gedf");
+}
+
+#[test]
+fn global_lock_gfp_mcs() {
+    global(LockKind::Mcs, "gfp");
+}
+
+#[test]
+fn global_lock_gedf_mutex() {
+    global(LockKind::Mutex, "gedf");
+}
