@@ -206,6 +206,12 @@ enum BenchCommand {
         /// CPU counts (comma-separated).
         #[arg(long, value_delimiter = ',', default_value = "4,16,64")]
         cpus: Vec<u32>,
+        /// Tasks per CPU (comma-separated; n = this × m), for the cost-per-job curve in n.
+        #[arg(long, value_delimiter = ',', default_value = "5")]
+        tasks_per_cpu: Vec<u32>,
+        /// Runs per configuration; the median wall time is reported.
+        #[arg(long, default_value_t = 1)]
+        repeat: u32,
         /// Policies (comma-separated).
         #[arg(long, value_delimiter = ',', default_value = "gedf,pedf")]
         policies: Vec<String>,
@@ -332,6 +338,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             what:
                 BenchCommand::Sim {
                     cpus,
+                    tasks_per_cpu,
+                    repeat,
                     policies,
                     duration,
                     seed,
@@ -340,6 +348,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             bench_sim::run_bench(&bench_sim::Options {
                 cpus,
+                tasks_per_cpu,
+                repeat,
                 policies,
                 duration: duration
                     .parse()
