@@ -297,7 +297,10 @@ fn overheads_from_a_file() {
     assert!(e.to_string().contains("did you mean `partitioned`?"), "{e}");
 }
 
-fn zero_file_case() -> impl Strategy<Value = (Vec<(u64, u64, u64, u64)>, u32, usize)> {
+/// Tasks `(C, D, T, offset)`, CPUs, policy index.
+type Case = (Vec<(u64, u64, u64, u64)>, u32, usize);
+
+fn zero_file_case() -> impl Strategy<Value = Case> {
     (
         prop::collection::vec((1u64..20, 0u64..10, 10u64..60, 0u64..15), 1..6),
         1u32..4,
@@ -360,7 +363,7 @@ proptest! {
         let r = sim(&ts, policy, m, 300, Some(o));
         let first = d[0] + d[1] + d[3] + d[4];
         for j in &r.jobs {
-            let c = ts.iter().nth(j.task as usize).unwrap().wcet.as_ns();
+            let c = ts.get(j.task as usize).unwrap().wcet.as_ns();
             if let Some(done) = j.completion {
                 prop_assert!(j.executed.as_ns() >= c, "{:?}", j);
                 prop_assert!(done.as_ns() >= j.release.as_ns() + first + c, "{:?}", j);
