@@ -122,6 +122,17 @@ pub fn summary_json(result: &SimResult, policy: &str, cpus: u32, wall_seconds: f
         "migrations": t.migrations,
         "context_switches": t.context_switches,
         "aur": t.aur,
+        "overheads": result.overheads.as_ref().map(|o| json!({
+            "file": o.source,
+            "arch": (!o.arch.is_empty()).then_some(&o.arch),
+            "stat": o.stat.key(),
+            "charged_ns": {
+                "release": o.charged.release,
+                "dispatch": o.charged.dispatch,
+                "cpmd": o.charged.cpmd,
+                "interrupt": o.charged.interrupt,
+            },
+        })),
         "per_task": per_task,
         "events": result.events_processed,
         "wall_seconds": wall_seconds,
