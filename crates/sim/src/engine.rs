@@ -273,6 +273,7 @@ impl<'a> Engine<'a> {
         }));
     }
 
+    #[inline]
     fn emit(&mut self, time: Time, kind: Kind, cpu: u32, task: u32, seq: u64, arg: u64) {
         if self.cfg.record_trace {
             if self.oh.as_ref().is_some_and(|o| o.pending_n > 0) {
@@ -807,6 +808,7 @@ impl<'a> Engine<'a> {
 impl Engine<'_> {
     /// Rule 1: a job released at `now` becomes visible after `delay`; rule 4: its handler
     /// interferes with the job on the handler CPU from `now + Δev`.
+    #[cold]
     fn delay_release(&mut self, now: Time, task: usize, delay: Duration) -> Result<(), SimError> {
         let Some(oh) = &self.oh else {
             return Ok(());
@@ -826,6 +828,7 @@ impl Engine<'_> {
     }
 
     /// Rule 1: the oldest delayed release of `task` reaches the ready queue.
+    #[cold]
     fn make_visible(&mut self, now: Time, task: usize) {
         let Some(rt) = self.rt.get_mut(task) else {
             return;
@@ -852,6 +855,7 @@ impl Engine<'_> {
 
     /// Rule 4: the job executing on the CPU that handles `task`'s release makes no progress
     /// for Δrel from `now` (its completion moves later).
+    #[cold]
     fn interfere(&mut self, now: Time, task: usize) -> Result<(), SimError> {
         let Some(oh) = &mut self.oh else {
             return Ok(());
@@ -895,6 +899,7 @@ impl Engine<'_> {
 
     /// Trace of rule 2: the dispatch on `cpu` runs from `now` (SchedBegin) to `end` (SchedEnd,
     /// then SwitchIn, emitted once time passes `end`).
+    #[cold]
     fn begin_dispatch(&mut self, now: Time, cpu: u32, task: u32, seq: u64, end: Time) {
         if !self.cfg.record_trace {
             return;
@@ -915,6 +920,7 @@ impl Engine<'_> {
     }
 
     /// Emits the SwitchIns owed before `time` (each after its SchedEnd).
+    #[cold]
     fn flush_dispatches(&mut self, time: u64) {
         let Some(oh) = &mut self.oh else {
             return;
@@ -929,15 +935,22 @@ impl Engine<'_> {
 
     /// The end of an execution on `cpu` in the trace: SwitchOut, or SchedEnd if the job is
     /// taken off before its dispatch ended (it never executed there).
+    #[inline]
     fn emit_switch_out(&mut self, now: Time, cpu: u32, task: u32, seq: u64) {
-        if self
-            .oh
-            .as_mut()
-            .is_some_and(|oh| oh.cancel_pending(cpu, now.as_ns()))
+        if self.cfg.record_trace
+            && self.oh.as_ref().is_some_and(|oh| oh.pending_n > 0)
+            && self.cancel_dispatch(now, cpu)
         {
             self.emit(now, Kind::SchedEnd, cpu, task, seq, 0);
         } else {
             self.emit(now, Kind::SwitchOut, cpu, task, seq, 0);
         }
+    }
+
+    #[cold]
+    fn cancel_dispatch(&mut self, now: Time, cpu: u32) -> bool {
+        self.oh
+            .as_mut()
+            .is_some_and(|oh| oh.cancel_pending(cpu, now.as_ns()))
     }
 }

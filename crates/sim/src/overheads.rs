@@ -316,6 +316,7 @@ impl<'a> State<'a> {
 
     /// A job of `task` finished (`on`: the CPU it was executing on, if any; `last`: the CPU it
     /// last ran on): the source of what follows, and the handler CPU of the next release.
+    #[cold]
     pub(crate) fn finished(&mut self, task: usize, on: Option<u32>, last: Option<u32>) -> Source {
         let source = on.map_or(Source::Remote, |cpu| Source::Cpu { cpu, finish: true });
         if let Some(t) = self.tasks.get_mut(task) {
@@ -329,6 +330,7 @@ impl<'a> State<'a> {
     }
 
     /// Rules 2 and 3 for switching a job of `task` in on `cpu`: (dispatch delay, CPMD).
+    #[cold]
     pub(crate) fn switch_in(
         &mut self,
         task: usize,
