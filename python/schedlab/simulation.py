@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Optional, Sequence, Union
 
 import numpy as np
@@ -31,6 +32,9 @@ def simulate(
     exec: str = "wcet",
     abort_late: bool = False,
     jobs: Optional[str] = "numpy",
+    overheads: Union[str, "os.PathLike[str]", dict, None] = None,
+    overhead_arch: Optional[str] = None,
+    overhead_stat: str = "avg",
 ) -> dict:
     """Simulates ``taskset`` and returns the fields of ``schedlab simulate --format json``.
 
@@ -41,11 +45,23 @@ def simulate(
     ``uniform:LO..HI``, ``normal:MEAN,SD`` (fractions of the WCET) or ``overrun:PROB,FACTOR``. ``jobs``: ``"numpy"``
     (a structured array of :data:`JOB_DTYPE` under ``result["jobs_records"]``), ``"dicts"`` (a
     list of dicts) or ``None`` (no per-job records).
+
+    ``overheads``: an overhead file (path, TOML) or a dict of the same structure
+    (``{"schema": 1, "arch": {...}, "cpmd": {...}}``, see ``docs/overheads.md``) to charge
+    run-time overheads; ``overhead_arch`` picks its architecture section (default: the only
+    one), ``overhead_stat`` its statistic (``"avg"`` or ``"max"``). The result's
+    ``"overheads"`` then names them and gives the time charged per kind (``charged_ns``).
     """
     ts = taskset if isinstance(taskset, TaskSet) else TaskSet(taskset)
+    overheads_path = overheads_json = None
+    if isinstance(overheads, dict):
+        overheads_json = json.dumps(overheads)
+    elif overheads is not None:
+        overheads_path = os.fspath(overheads)
     out = json.loads(_native.simulate(
         ts.to_json(), cpus, policy, priorities, str(duration), seed, partition, cluster_size,
-        arrivals, exec, abort_late, jobs is not None,
+        arrivals, exec, abort_late, jobs is not None, overheads_path, overheads_json,
+        overhead_arch, overhead_stat,
     ))
     table = out.pop("jobs_table", None)
     if table is not None:

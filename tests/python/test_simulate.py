@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -37,3 +39,33 @@ def test_bad_options_raise():
         schedlab.simulate(TABLE_6_2, cpus=4, policy="cedf")
     with pytest.raises(schedlab.Error, match="exec"):
         schedlab.simulate(TABLE_6_2, cpus=4, exec="fast")
+
+
+MP = {"schema": 1, "arch": {"message-passing": {
+    "release_latency": {"avg": [[0, 1]]}, "release": {"avg": [[0, 1]]},
+    "ipi": {"avg": [[0, 1]]}, "schedule": {"avg": [[0, 1]]}, "context_switch": {"avg": [[0, 1]]},
+    "request": {"avg": [[0, 2]]}, "dsp": {"avg": [[0, 3]]}}}}
+
+
+def test_overheads_from_a_dict_and_a_file():
+    # The message-passing round trip of crates/sim/tests/overheads.rs: τ2 waits for τ0's
+    # completion at 9 on CPU0, then the client idles Δreq + Δdsp + Δipi + Δsch + Δcxs = 8.
+    ts = [{"wcet": 4, "period": 10}, {"wcet": 6, "period": 20}, {"wcet": 3, "period": 20}]
+    r = schedlab.simulate(ts, cpus=2, policy="gedf", duration=20, overheads=MP, jobs="dicts")
+    t2 = next(j for j in r["jobs_records"] if j["task"] == 2)
+    assert (t2["start_ns"], t2["completion_ns"]) == (17, 20)
+    assert r["overheads"] == {"file": "dict", "arch": "message-passing", "stat": "avg",
+                              "charged_ns": {"release": 8, "dispatch": 17, "cpmd": 0,
+                                             "interrupt": 0}}
+    assert schedlab.simulate(ts, cpus=2, duration=20)["overheads"] is None
+    with pytest.raises(schedlab.Error, match="no `max` values"):
+        schedlab.simulate(ts, cpus=2, duration=20, overheads=MP, overhead_stat="max")
+    example = Path(__file__).parents[2] / "examples" / "overheads" / "illustrative.toml"
+    with pytest.raises(schedlab.Error, match="several architectures"):
+        schedlab.simulate(ts, cpus=2, duration=20, overheads=example)
+    r = schedlab.simulate(ts, cpus=2, duration="1ms", overheads=example,
+                          overhead_arch="partitioned", overhead_stat="max")
+    assert r["overheads"]["arch"] == "partitioned" and r["overheads"]["stat"] == "max"
+    with pytest.raises(schedlab.Error, match="unknown overhead `relase`"):
+        bad = {"schema": 1, "arch": {"x": {"relase": {"avg": [[0, 1]]}}}}
+        schedlab.simulate(ts, cpus=2, duration=20, overheads=bad)

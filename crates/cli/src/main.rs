@@ -153,6 +153,15 @@ enum Command {
         /// Abort a job at its deadline instead of letting it finish late.
         #[arg(long)]
         abort_late: bool,
+        /// Charge run-time overheads from an overhead file (docs/overheads.md).
+        #[arg(long)]
+        overheads: Option<PathBuf>,
+        /// Architecture section of the overhead file (default: its only one).
+        #[arg(long)]
+        overhead_arch: Option<String>,
+        /// Overhead statistic: avg (typical behaviour) or max.
+        #[arg(long, default_value = "avg")]
+        overhead_stat: String,
         /// Write per-job records as CSV.
         #[arg(long)]
         jobs_csv: Option<PathBuf>,
@@ -371,6 +380,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             arrivals,
             exec,
             abort_late,
+            overheads,
+            overhead_arch,
+            overhead_stat,
             jobs_csv,
             trace,
             gantt,
@@ -389,6 +401,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 arrivals,
                 exec,
                 abort_late,
+                overheads,
+                overhead_arch,
+                overhead_stat,
                 jobs_csv,
                 trace,
                 gantt,

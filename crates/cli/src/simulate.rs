@@ -1,14 +1,16 @@
 //! `schedlab simulate FILE --cpus M --policy NAME [--priorities dm|rm|given] --duration 10s
 //! [--seed S] [--partition H] [--cluster-size K] [--arrivals A] [--exec E] [--abort-late]
+//! [--overheads F [--overhead-arch NAME] [--overhead-stat avg|max]]
 //! [--jobs-csv F] [--trace F] [--gantt F] [--perfetto F] [--format table|json]`.
 
 use crate::output::outln;
 use anyhow::{anyhow, bail, Context, Result};
 use schedlab_analysis::placement::for_policy;
 use schedlab_analysis::{Priorities, System};
+use schedlab_model::overheads::{OverheadFile, Stat};
 use schedlab_model::{file, Duration};
 use schedlab_policy::Placement;
-use schedlab_sim::{jobs_csv, run, summary_json, Arrivals, ExecTime, SimConfig};
+use schedlab_sim::{jobs_csv, run, summary_json, Arrivals, ExecTime, Overheads, SimConfig};
 use schedlab_trace::gantt::{to_svg, GanttOptions};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -26,6 +28,9 @@ pub(crate) struct Options {
     pub(crate) arrivals: String,
     pub(crate) exec: String,
     pub(crate) abort_late: bool,
+    pub(crate) overheads: Option<PathBuf>,
+    pub(crate) overhead_arch: Option<String>,
+    pub(crate) overhead_stat: String,
     pub(crate) jobs_csv: Option<PathBuf>,
     pub(crate) trace: Option<PathBuf>,
     pub(crate) gantt: Option<PathBuf>,
@@ -74,6 +79,18 @@ pub(crate) fn run_command(o: &Options) -> Result<()> {
     config.seed = o.seed;
     config.record_trace = o.trace.is_some() || o.gantt.is_some() || o.perfetto.is_some();
     config.record_jobs = o.jobs_csv.is_some();
+    if let Some(path) = &o.overheads {
+        let file = OverheadFile::load(path)?;
+        config.overheads = Some(Overheads::from_file(
+            &file,
+            &path.display().to_string(),
+            o.overhead_arch.as_deref(),
+            Stat::parse(&o.overhead_stat)?,
+            tasks.len() as u64,
+        )?);
+    } else if o.overhead_arch.is_some() {
+        bail!("--overhead-arch needs --overheads FILE");
+    }
     let started = Instant::now();
     let (result, meta) = run(tasks, &o.policy, &ranks, placement, &config)?;
     let wall = started.elapsed().as_secs_f64();
@@ -119,6 +136,23 @@ pub(crate) fn run_command(o: &Options) -> Result<()> {
         t.context_switches,
         t.aur.map(|a| format!(", AUR {a:.4}")).unwrap_or_default()
     )?;
+    if let Some(oh) = &result.overheads {
+        let c = oh.charged;
+        outln!(
+            "  overheads ({}, {}{}): release {}, dispatch {}, cpmd {}, interrupt {}",
+            oh.source,
+            if oh.arch.is_empty() {
+                "no arch"
+            } else {
+                &oh.arch
+            },
+            format_args!(", {}", oh.stat.key()),
+            Duration::from_ns(c.release),
+            Duration::from_ns(c.dispatch),
+            Duration::from_ns(c.cpmd),
+            Duration::from_ns(c.interrupt)
+        )?;
+    }
     outln!(
         "  {:>5} {:>8} {:>7} {:>14} {:>14}",
         "task",

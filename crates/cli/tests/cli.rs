@@ -309,3 +309,62 @@ fn simulate_reports_the_documented_json_and_files() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown packing heuristic `xyz`"));
 }
+
+#[test]
+fn simulate_charges_overheads_from_the_example_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let set = root.join("examples/avionics.toml");
+    let oh = root.join("examples/overheads/illustrative.toml");
+    let (set, oh) = (set.to_str().unwrap(), oh.to_str().unwrap());
+    let args = [
+        "simulate",
+        set,
+        "--policy",
+        "gedf",
+        "--duration",
+        "200ms",
+        "--format",
+        "json",
+    ];
+    let out = schedlab(&args);
+    assert!(out.status.success());
+    let plain: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(plain["overheads"], Value::Null);
+
+    let mut with = args.to_vec();
+    with.extend(["--overheads", oh, "--overhead-arch", "message-passing"]);
+    let out = schedlab(&with);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let o = &v["overheads"];
+    assert_eq!(o["file"], oh);
+    assert_eq!(o["arch"], "message-passing");
+    assert_eq!(o["stat"], "avg");
+    for kind in ["release", "dispatch"] {
+        assert!(o["charged_ns"][kind].as_u64().unwrap() > 0, "{o}");
+    }
+    assert_eq!(o["charged_ns"]["interrupt"], 0, "the DSP shields the jobs");
+    assert_eq!(v["jobs"], plain["jobs"]);
+    // Overheads delay jobs: the worst response time cannot shrink below the plain one here
+    // (no job starts earlier; every dispatch costs time).
+    assert!(v["max_response_ns"].as_u64() > plain["max_response_ns"].as_u64());
+
+    let mut several = args.to_vec();
+    several.extend(["--overheads", oh]);
+    let out = schedlab(&several);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "describes several architectures (global-lock, message-passing, partitioned); choose one"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    several.extend(["--overhead-stat", "median"]);
+    let out = schedlab(&several);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`median` is neither `avg` nor `max`"));
+}

@@ -3,7 +3,8 @@
 //! The vocabulary every other schedlab crate speaks: integer-nanosecond [`Time`] and
 //! [`Duration`], the sporadic [`Task`] `(C, D, T)` with its optional attributes, ordered
 //! [`TaskSet`]s, [`Platform`]s of identical CPUs, task-set files in JSON and TOML ([`file`]),
-//! exact rational comparison ([`exact`]) and the typed [`ModelError`].
+//! exact rational comparison ([`exact`]), the overhead file of measured run-time overheads
+//! ([`overheads`]) and the typed [`ModelError`].
 //!
 //! ```
 //! use schedlab_model::file::{parse_str, Format};
@@ -17,6 +18,7 @@ pub mod error;
 pub mod exact;
 pub mod extensions;
 pub mod file;
+pub mod overheads;
 pub mod platform;
 pub mod size;
 pub mod task;

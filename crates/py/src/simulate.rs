@@ -4,9 +4,10 @@ use crate::{err, parse_json, platform_and_priorities};
 use pyo3::prelude::*;
 use schedlab_analysis::placement::for_policy;
 use schedlab_analysis::System;
+use schedlab_model::overheads::{OverheadFile, Stat};
 use schedlab_model::Duration;
 use schedlab_policy::Placement;
-use schedlab_sim::{run, summary_json, Arrivals, ExecTime, SimConfig};
+use schedlab_sim::{run, summary_json, Arrivals, ExecTime, Overheads, SimConfig};
 use serde_json::{json, Value};
 use std::time::Instant;
 
@@ -15,7 +16,8 @@ use std::time::Instant;
 #[pyfunction]
 #[pyo3(signature = (text, cpus=None, policy="gedf", priorities="dm", duration="1s", seed=1,
                     partition="ffd", cluster_size=None, arrivals="periodic", exec="wcet",
-                    abort_late=false, jobs=true))]
+                    abort_late=false, jobs=true, overheads_path=None, overheads_json=None,
+                    overhead_arch=None, overhead_stat="avg"))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn simulate(
     py: Python<'_>,
@@ -31,6 +33,10 @@ pub(crate) fn simulate(
     exec: &str,
     abort_late: bool,
     jobs: bool,
+    overheads_path: Option<&str>,
+    overheads_json: Option<&str>,
+    overhead_arch: Option<&str>,
+    overhead_stat: &str,
 ) -> PyResult<String> {
     let f = parse_json(text)?;
     let (cpus, priorities) = platform_and_priorities(&f, cpus, priorities)?;
@@ -55,6 +61,25 @@ pub(crate) fn simulate(
     config.abort_late = abort_late;
     config.seed = seed;
     config.record_jobs = jobs;
+    let file = match (overheads_path, overheads_json) {
+        (Some(path), _) => Some((
+            OverheadFile::load(std::path::Path::new(path)).map_err(err)?,
+            path,
+        )),
+        (None, Some(text)) => {
+            let value: Value = serde_json::from_str(text).map_err(err)?;
+            Some((OverheadFile::from_value(&value).map_err(err)?, "dict"))
+        }
+        (None, None) => None,
+    };
+    if let Some((file, source)) = file {
+        let stat = Stat::parse(overhead_stat).map_err(err)?;
+        let n = f.tasks.len() as u64;
+        config.overheads =
+            Some(Overheads::from_file(&file, source, overhead_arch, stat, n).map_err(err)?);
+    } else if overhead_arch.is_some() {
+        return Err(err("overhead_arch= needs overheads="));
+    }
     let tasks = f.tasks;
     let policy = policy.to_string();
     let (result, wall) = py

@@ -57,6 +57,9 @@ pub fn as_sim_result(r: &RunResult) -> SimResult {
         trace: Vec::new(),
         events_processed: r.events_processed,
         horizon: r.horizon,
+        // Simulated overhead charges do not apply; the measured ones are added by
+        // `summary_json`.
+        overheads: None,
     }
 }
 

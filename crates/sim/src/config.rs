@@ -7,6 +7,7 @@
 //! for bit, and adding a task does not change the draws of the others.
 
 use crate::error::SimError;
+use crate::overheads::Overheads;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use schedlab_model::{Duration, Task};
@@ -25,6 +26,11 @@ pub struct SimTask {
     pub offset: Duration,
     /// Utility of a job that meets its deadline (for AUR).
     pub utility: Option<f64>,
+    /// Working-set size in bytes (CPMD with overheads; `None` counts as 0).
+    pub wss: Option<u64>,
+    /// The CPU whose interrupts the task's first release uses when release handlers run on
+    /// the jobs' CPUs (overheads only; `None` = CPU 0): the first CPU of its partition.
+    pub home_cpu: Option<u32>,
 }
 
 impl SimTask {
@@ -36,11 +42,18 @@ impl SimTask {
             period,
             offset: Duration::ZERO,
             utility: None,
+            wss: None,
+            home_cpu: None,
         }
     }
     /// The same task with its first release at `offset`.
     pub fn with_offset(mut self, offset: Duration) -> SimTask {
         self.offset = offset;
+        self
+    }
+    /// The same task with a working-set size in bytes.
+    pub fn with_wss(mut self, wss: u64) -> SimTask {
+        self.wss = Some(wss);
         self
     }
     /// The same task with a utility.
@@ -58,6 +71,8 @@ impl From<&Task> for SimTask {
             period: t.period,
             offset: t.offset,
             utility: t.utility,
+            wss: t.wss,
+            home_cpu: t.cpu,
         }
     }
 }
@@ -127,6 +142,9 @@ pub struct SimConfig {
     /// Keep per-job records in [`crate::SimResult::jobs`] (metrics are computed either way;
     /// turn off for long benchmark runs to keep memory constant).
     pub record_jobs: bool,
+    /// Run-time overheads to charge (`None`: zero overheads, the default); see
+    /// [`crate::overheads`].
+    pub overheads: Option<Overheads>,
 }
 
 impl SimConfig {
@@ -141,6 +159,7 @@ impl SimConfig {
             seed: 0,
             record_trace: false,
             record_jobs: true,
+            overheads: None,
         }
     }
 

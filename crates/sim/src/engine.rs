@@ -35,6 +35,12 @@
 //! does not hold (finished, not yet handed over), links one job to two CPUs, or names a CPU
 //! outside `0..cpus` stops the run with [`SimError::PolicyViolation`].
 //!
+//! With [`SimConfig::overheads`], the hooks at the end of this file charge them
+//! ([`crate::overheads`]): a release reaches the policy later (an engine-internal `VISIBLE`
+//! release event; its handler's interference is an `IRQ` release event), a switch-in starts a
+//! dispatch (the job's execution segment starts `δ` later, its demand may grow by CPMD), and
+//! the trace brackets each dispatch with SchedBegin/SchedEnd.
+//!
 //! # Horizon
 //! Arrivals at `t < duration` are simulated; at `t = duration` only completions and aborts
 //! are recorded (so a job completing exactly at the horizon is complete), without calling the
@@ -45,7 +51,11 @@
 use crate::config::{validate_task, SimConfig, SimTask, TaskRng};
 use crate::error::SimError;
 use crate::metrics::{summarize, JobRecord, TaskAcc, TaskMetrics, Totals};
-use crate::queue::{Ev, EventQueue, Source, ABORT, ARRIVAL, COMPLETION, HANDOVER, RELEASE, TIMER};
+use crate::overheads::{OverheadReport, PendingSwitchIn, Source, State as OverheadState};
+use crate::queue::{
+    Ev, EventQueue, Source as QueueSource, ABORT, ARRIVAL, COMPLETION, HANDOVER, IRQ, RELEASE,
+    TIMER, VISIBLE,
+};
 use schedlab_model::{Duration, Time};
 use schedlab_policy::{Ctx, Decisions, JobId, JobInfo, Policy, Progress, TaskId, TimerId};
 use schedlab_trace::{Event, Kind, NO_CPU};
@@ -66,6 +76,8 @@ pub struct SimResult {
     pub events_processed: u64,
     /// The horizon (`duration`).
     pub horizon: Time,
+    /// What overheads were charged (`None` without [`SimConfig::overheads`]).
+    pub overheads: Option<OverheadReport>,
 }
 
 /// Simulates `tasks` under `policy` for `config.duration` of virtual time.
@@ -133,6 +145,8 @@ struct TaskRt {
     /// over and retiring a job moves no record and reuses its `cpus_used` buffer).
     live: Live,
     active: bool,
+    /// Released jobs not yet visible to the policy (overheads: release delay).
+    in_flight: VecDeque<Waiting>,
     rng: TaskRng,
     acc: TaskAcc,
 }
@@ -213,6 +227,8 @@ struct Engine<'a> {
     jobs: Vec<JobRecord>,
     context_switches: u64,
     events_processed: u64,
+    /// Overhead charging (`None`: zero overheads).
+    oh: Option<OverheadState<'a>>,
 }
 
 impl<'a> Engine<'a> {
@@ -239,6 +255,7 @@ impl<'a> Engine<'a> {
                         seg_start: Time::ZERO,
                     },
                     active: false,
+                    in_flight: VecDeque::new(),
                     rng: TaskRng::new(cfg.seed, i as u32),
                     acc: TaskAcc::default(),
                 }
@@ -262,6 +279,10 @@ impl<'a> Engine<'a> {
             jobs: Vec::new(),
             context_switches: 0,
             events_processed: 0,
+            oh: cfg
+                .overheads
+                .as_ref()
+                .map(|o| OverheadState::new(o, tasks, cfg.cpus)),
         }
     }
 
@@ -275,8 +296,12 @@ impl<'a> Engine<'a> {
         });
     }
 
+    #[inline]
     fn emit(&mut self, time: Time, kind: Kind, cpu: u32, task: u32, seq: u64, arg: u64) {
         if self.cfg.record_trace {
+            if self.oh.as_ref().is_some_and(|o| o.pending_n > 0) {
+                self.flush_dispatches(time.as_ns());
+            }
             self.trace
                 .push(Event::new(time.as_ns(), kind, cpu, task, seq).with_arg(arg));
         }
@@ -310,7 +335,7 @@ impl<'a> Engine<'a> {
             }
             // An arrival stays queued until `release` knows the task's next arrival time and
             // replaces it (one sift-down instead of a pop and a push).
-            if source != Source::Arrival {
+            if source != QueueSource::Arrival {
                 self.queue.pop(source);
             }
             instant = Some(ev.time);
@@ -358,6 +383,9 @@ impl<'a> Engine<'a> {
         let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
             return Ok(());
         };
+        if let Some(oh) = &mut self.oh {
+            oh.finished(task, live.last_cpu, live.last_cpu);
+        }
         live.rec.completion = Some(now);
         live.rec.tardiness = now.saturating_since(live.rec.deadline);
         let cpu = live.last_cpu.unwrap_or(NO_CPU);
@@ -380,10 +408,18 @@ impl<'a> Engine<'a> {
             Some(live) if live.rec.seq == seq => {}
             _ => return Ok(()), // completed in time
         }
+        let was_on = self
+            .rt
+            .get(task)
+            .and_then(TaskRt::current)
+            .and_then(|l| l.running_on);
         self.stop_running(now, task);
         let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
             return Ok(());
         };
+        if let Some(oh) = &mut self.oh {
+            oh.finished(task, was_on, live.last_cpu);
+        }
         live.rec.aborted = true;
         live.rec.tardiness = Duration::ZERO;
         let cpu = live.last_cpu.unwrap_or(NO_CPU);
@@ -414,12 +450,15 @@ impl<'a> Engine<'a> {
         };
         if let Some(c) = live.running_on.take() {
             live.rec.executed += now.saturating_since(live.seg_start);
+            if live.rec.executed.is_zero() {
+                live.rec.start = None; // taken off during its dispatch (overheads)
+            }
             let seq = live.rec.seq;
             if let Some(slot) = self.running.get_mut(c as usize) {
                 *slot = None;
             }
             self.queue.clear_completion(c);
-            self.emit(now, Kind::SwitchOut, c, task as u32, seq, 0);
+            self.emit_switch_out(now, c, task as u32, seq);
         }
     }
 
@@ -443,9 +482,20 @@ impl<'a> Engine<'a> {
             return Ok(());
         };
         let (arrivals, horizon) = (self.cfg.arrivals, self.horizon);
+        if kind == IRQ {
+            return self.interfere(now, task);
+        }
+        if kind == VISIBLE {
+            self.make_visible(now, task);
+        }
+        let release_delay = self
+            .oh
+            .as_ref()
+            .map_or(Duration::ZERO, |o| o.model.release_delay());
         let Some(rt) = self.rt.get_mut(task) else {
             return Ok(());
         };
+        let mut direct_job = None;
         if kind == ARRIVAL {
             let seq = rt.next_seq;
             rt.next_seq += 1;
@@ -458,8 +508,11 @@ impl<'a> Engine<'a> {
                 deadline,
             };
             // A job whose task is idle goes straight to the policy (no queueing).
-            let direct = (!rt.active && rt.backlog.is_empty()).then_some(job);
-            if direct.is_none() {
+            let direct =
+                (release_delay.is_zero() && !rt.active && rt.backlog.is_empty()).then_some(job);
+            if !release_delay.is_zero() {
+                rt.in_flight.push_back(job);
+            } else if direct.is_none() {
                 rt.backlog.push_back(job);
             }
             let delay = rt.rng.delay(arrivals);
@@ -469,12 +522,23 @@ impl<'a> Engine<'a> {
                 .and_then(|t| t.checked_add(delay));
             self.queue
                 .advance_arrival(next.filter(|&t| t < horizon).map(Time::as_ns));
-            self.emit(now, Kind::Release, NO_CPU, task as u32, seq, now.as_ns());
-            if let Some(job) = direct {
-                return self.start(now, task, spec, job);
+            if !release_delay.is_zero() {
+                return self.delay_release(now, task, release_delay);
             }
+            self.emit(now, Kind::Release, NO_CPU, task as u32, seq, now.as_ns());
+            direct_job = direct;
         }
-        self.hand_over(now, task, spec)
+        if let Some(oh) = &mut self.oh {
+            oh.source = if kind == HANDOVER {
+                oh.handover_source(task)
+            } else {
+                oh.release_source(task)
+            };
+        }
+        match direct_job {
+            Some(job) => self.start(now, task, spec, job),
+            None => self.hand_over(now, task, spec),
+        }
     }
 
     /// Gives the oldest waiting job of `task` to the policy if the task has no current job.
@@ -531,6 +595,9 @@ impl<'a> Engine<'a> {
             return Ok(()); // cancelled or re-armed
         }
         self.timers.remove(&id);
+        if let Some(oh) = &mut self.oh {
+            oh.source = Source::Remote;
+        }
         self.call(now, |p, ctx, out| p.on_timer(ctx, TimerId(id), out))
     }
 
@@ -566,6 +633,9 @@ impl<'a> Engine<'a> {
                 self.touched.push(c as u32);
             }
             self.desired[c] = link.job;
+            if let Some(oh) = &mut self.oh {
+                oh.link_source[c] = oh.source;
+            }
         }
         self.out.clear();
         Ok(())
@@ -631,12 +701,15 @@ impl<'a> Engine<'a> {
         };
         live.running_on = None;
         live.rec.executed += now.saturating_since(live.seg_start);
+        if live.rec.executed.is_zero() {
+            live.rec.start = None; // taken off during its dispatch (overheads)
+        }
         let seq = live.rec.seq;
         let unfinished = live.rec.executed < live.demand;
         if unfinished {
             live.rec.preemptions += 1;
         }
-        self.emit(now, Kind::SwitchOut, cpu, task as u32, seq, 0);
+        self.emit_switch_out(now, cpu, task as u32, seq);
         if unfinished {
             self.emit(now, Kind::Preempt, cpu, task as u32, seq, 0);
         }
@@ -654,10 +727,22 @@ impl<'a> Engine<'a> {
                 format!("linked {j} to CPU {cpu} while it stays linked to CPU {other}"),
             ));
         }
+        // Overheads (crate::overheads, rules 2 and 3): dispatch delay, cache reload.
+        let (delay, reload) = match &mut self.oh {
+            Some(oh) => oh.switch_in(task, cpu, live.last_cpu, !live.rec.executed.is_zero()),
+            None => (Duration::ZERO, Duration::ZERO),
+        };
+        let seg_start = now
+            .checked_add(delay)
+            .ok_or(SimError::Overflow("the end of a dispatch"))?;
+        live.demand = live
+            .demand
+            .checked_add(reload)
+            .ok_or(SimError::Overflow("a demand with CPMD"))?;
         live.running_on = Some(cpu);
-        live.seg_start = now;
+        live.seg_start = seg_start;
         if live.rec.start.is_none() {
-            live.rec.start = Some(now);
+            live.rec.start = Some(seg_start);
         }
         if !live.rec.cpus_used.contains(&cpu) {
             live.rec.cpus_used.push(cpu);
@@ -668,7 +753,7 @@ impl<'a> Engine<'a> {
         }
         live.last_cpu = Some(cpu);
         let seq = live.rec.seq;
-        let done_at = now.checked_add(live.demand.saturating_sub(live.rec.executed));
+        let done_at = seg_start.checked_add(live.demand.saturating_sub(live.rec.executed));
         if let Some(slot) = self.running.get_mut(cpu as usize) {
             *slot = Some(task as u32);
         }
@@ -678,7 +763,11 @@ impl<'a> Engine<'a> {
             None => self.queue.clear_completion(cpu),
         }
         self.emit(now, Kind::Link, cpu, task as u32, seq, 0);
-        self.emit(now, Kind::SwitchIn, cpu, task as u32, seq, 0);
+        if delay.is_zero() {
+            self.emit(now, Kind::SwitchIn, cpu, task as u32, seq, 0);
+        } else {
+            self.begin_dispatch(now, cpu, task as u32, seq, seg_start);
+        }
         if let Some(l) = from {
             self.emit(now, Kind::Migrate, cpu, task as u32, seq, u64::from(l));
         }
@@ -693,13 +782,16 @@ impl<'a> Engine<'a> {
             if let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) {
                 if let Some(cpu) = live.running_on {
                     live.rec.executed += h.saturating_since(live.seg_start);
+                    if live.rec.executed.is_zero() {
+                        live.rec.start = None; // still in its dispatch (overheads)
+                    }
                     live.seg_start = h;
                     still_running = Some((cpu, live.rec.seq));
                 }
             }
             // Close the execution interval in the trace (the run ends; not a preemption).
             if let Some((cpu, seq)) = still_running {
-                self.emit(h, Kind::SwitchOut, cpu, task as u32, seq, 0);
+                self.emit_switch_out(h, cpu, task as u32, seq);
             }
             let mut pending: Vec<JobRecord> = Vec::new();
             if let Some(rt) = self.rt.get_mut(task) {
@@ -707,7 +799,8 @@ impl<'a> Engine<'a> {
                     rt.active = false;
                     pending.push(rt.live.rec.take());
                 }
-                pending.extend(rt.backlog.drain(..).map(|w| {
+                let not_started = rt.backlog.drain(..).chain(rt.in_flight.drain(..));
+                pending.extend(not_started.map(|w| {
                     JobRecord::fresh(task as u32, w.seq, w.release, w.deadline, Vec::new())
                 }));
             }
@@ -736,6 +829,155 @@ impl<'a> Engine<'a> {
             trace: self.trace,
             events_processed: self.events_processed,
             horizon: h,
+            overheads: self.oh.as_ref().map(OverheadState::report),
         }
+    }
+}
+
+/// The hooks of overhead charging (crate::overheads; no-ops without overheads).
+impl Engine<'_> {
+    /// Rule 1: a job released at `now` becomes visible after `delay`; rule 4: its handler
+    /// interferes with the job on the handler CPU from `now + Δev`.
+    #[cold]
+    fn delay_release(&mut self, now: Time, task: usize, delay: Duration) -> Result<(), SimError> {
+        let Some(oh) = &self.oh else {
+            return Ok(());
+        };
+        let (latency, interference) = (oh.model.release_latency, oh.model.interference());
+        if !interference.is_zero() {
+            if latency.is_zero() {
+                self.interfere(now, task)?;
+            } else if let Some(t) = now.checked_add(latency).filter(|&t| t < self.horizon) {
+                self.push(t, RELEASE, task as u64, IRQ);
+            }
+        }
+        if let Some(t) = now.checked_add(delay).filter(|&t| t < self.horizon) {
+            self.push(t, RELEASE, task as u64, VISIBLE);
+        }
+        Ok(())
+    }
+
+    /// Rule 1: the oldest delayed release of `task` reaches the ready queue.
+    #[cold]
+    fn make_visible(&mut self, now: Time, task: usize) {
+        let Some(rt) = self.rt.get_mut(task) else {
+            return;
+        };
+        let Some(w) = rt.in_flight.pop_front() else {
+            return;
+        };
+        let (seq, release) = (w.seq, w.release);
+        rt.backlog.push_back(w);
+        if let Some(oh) = &mut self.oh {
+            let d = oh.model.release_delay().as_ns();
+            oh.charged.release = oh.charged.release.saturating_add(d);
+        }
+        // Release: `arg` = the intended release time, `time` = when the handler finished.
+        self.emit(
+            now,
+            Kind::Release,
+            NO_CPU,
+            task as u32,
+            seq,
+            release.as_ns(),
+        );
+    }
+
+    /// Rule 4: the job executing on the CPU that handles `task`'s release makes no progress
+    /// for Δrel from `now` (its completion moves later).
+    #[cold]
+    fn interfere(&mut self, now: Time, task: usize) -> Result<(), SimError> {
+        let Some(oh) = &mut self.oh else {
+            return Ok(());
+        };
+        let d = oh.model.interference();
+        let h = oh.irq_cpu(task);
+        let Some(j) = self.running.get(h as usize).copied().flatten() else {
+            return Ok(()); // an idle CPU absorbs the handler
+        };
+        let Some(live) = self.rt.get_mut(j as usize).and_then(TaskRt::current_mut) else {
+            return Ok(());
+        };
+        if now > live.seg_start {
+            live.rec.executed += now.saturating_since(live.seg_start);
+            live.seg_start = now;
+        }
+        live.seg_start = live
+            .seg_start
+            .checked_add(d)
+            .ok_or(SimError::Overflow("an interrupted execution"))?;
+        if live.rec.executed.is_zero() && live.rec.start.is_some() {
+            live.rec.start = Some(live.seg_start);
+        }
+        oh.charged.interrupt = oh.charged.interrupt.saturating_add(d.as_ns());
+        if let Some(Some(p)) = oh.pending.get_mut(h as usize) {
+            p.time = live.seg_start.as_ns();
+        }
+        let seq = live.rec.seq;
+        let done_at = live
+            .seg_start
+            .checked_add(live.demand.saturating_sub(live.rec.executed));
+        match done_at.filter(|&t| t <= self.horizon) {
+            Some(t) => self.queue.set_completion(h, t.as_ns(), j, seq),
+            None => self.queue.clear_completion(h),
+        }
+        Ok(())
+    }
+
+    /// Trace of rule 2: the dispatch on `cpu` runs from `now` (SchedBegin) to `end` (SchedEnd,
+    /// then SwitchIn, emitted once time passes `end`).
+    #[cold]
+    fn begin_dispatch(&mut self, now: Time, cpu: u32, task: u32, seq: u64, end: Time) {
+        if !self.cfg.record_trace {
+            return;
+        }
+        self.emit(now, Kind::SchedBegin, cpu, task, seq, 0);
+        if let Some(oh) = &mut self.oh {
+            if let Some(slot) = oh.pending.get_mut(cpu as usize) {
+                if slot.is_none() {
+                    oh.pending_n += 1;
+                }
+                *slot = Some(PendingSwitchIn {
+                    time: end.as_ns(),
+                    task,
+                    seq,
+                });
+            }
+        }
+    }
+
+    /// Emits the SwitchIns owed before `time` (each after its SchedEnd).
+    #[cold]
+    fn flush_dispatches(&mut self, time: u64) {
+        let Some(oh) = &mut self.oh else {
+            return;
+        };
+        for (cpu, p) in oh.take_pending_before(time) {
+            for kind in [Kind::SchedEnd, Kind::SwitchIn] {
+                self.trace
+                    .push(Event::new(p.time, kind, cpu, p.task, p.seq));
+            }
+        }
+    }
+
+    /// The end of an execution on `cpu` in the trace: SwitchOut, or SchedEnd if the job is
+    /// taken off before its dispatch ended (it never executed there).
+    #[inline]
+    fn emit_switch_out(&mut self, now: Time, cpu: u32, task: u32, seq: u64) {
+        if self.cfg.record_trace
+            && self.oh.as_ref().is_some_and(|oh| oh.pending_n > 0)
+            && self.cancel_dispatch(now, cpu)
+        {
+            self.emit(now, Kind::SchedEnd, cpu, task, seq, 0);
+        } else {
+            self.emit(now, Kind::SwitchOut, cpu, task, seq, 0);
+        }
+    }
+
+    #[cold]
+    fn cancel_dispatch(&mut self, now: Time, cpu: u32) -> bool {
+        self.oh
+            .as_mut()
+            .is_some_and(|oh| oh.cancel_pending(cpu, now.as_ns()))
     }
 }

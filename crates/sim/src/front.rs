@@ -47,8 +47,25 @@ pub fn run(
         .zip(ranks)
         .map(|(t, &r)| PolicyTask::from_task(t, r))
         .collect();
+    // A task's home CPU (where its first release interrupt lands when release handlers run
+    // on the jobs' CPUs): the first CPU of its partition or cluster.
+    let home: Vec<Option<u32>> = match &placement {
+        Some(p) => p
+            .domain_of_task
+            .iter()
+            .map(|&d| d.checked_mul(p.domain_size))
+            .collect(),
+        None => tasks.iter().map(|t| t.cpu).collect(),
+    };
     let mut p = build(policy, &policy_tasks, config.cpus, placement)?;
-    let sim_tasks: Vec<SimTask> = tasks.iter().map(SimTask::from).collect();
+    let sim_tasks: Vec<SimTask> = tasks
+        .iter()
+        .zip(home)
+        .map(|(t, home_cpu)| SimTask {
+            home_cpu,
+            ..SimTask::from(t)
+        })
+        .collect();
     let result = simulate(&sim_tasks, p.as_mut(), config)?;
     let meta = Meta {
         engine: Some("sim".into()),
@@ -105,6 +122,17 @@ pub fn summary_json(result: &SimResult, policy: &str, cpus: u32, wall_seconds: f
         "migrations": t.migrations,
         "context_switches": t.context_switches,
         "aur": t.aur,
+        "overheads": result.overheads.as_ref().map(|o| json!({
+            "file": o.source,
+            "arch": (!o.arch.is_empty()).then_some(&o.arch),
+            "stat": o.stat.key(),
+            "charged_ns": {
+                "release": o.charged.release,
+                "dispatch": o.charged.dispatch,
+                "cpmd": o.charged.cpmd,
+                "interrupt": o.charged.interrupt,
+            },
+        })),
         "per_task": per_task,
         "events": result.events_processed,
         "wall_seconds": wall_seconds,

@@ -1,7 +1,7 @@
 //! # schedlab-sim
 //!
 //! The discrete-event simulator: drives any [`schedlab_policy::Policy`] in virtual time with
-//! exact integer-nanosecond arithmetic and zero overheads, enacting its link decisions at once
+//! exact integer-nanosecond arithmetic and (by default) zero overheads, enacting its link decisions at once
 //! (link-based scheduling, [MP §III-B]), and measures the schedule with the metrics of
 //! [ChronOS §8.6] (DSR, AUR, schedulability, tardiness) plus response times, preemptions,
 //! migrations and context switches.
@@ -11,6 +11,8 @@
 //! - [`engine`]: the event loop ([`simulate`]); its module doc fixes the same-instant event
 //!   order, the decision semantics and the horizon rules.
 //! - [`metrics`]: per-job records and per-task / whole-run metrics.
+//! - [`overheads`]: run-time overheads from an overhead file, charged as delays in virtual
+//!   time (off by default) [MP §IV-A, App. B; RTPS §V].
 //! - [`front`]: one call from a task set and a policy name to a result ([`run`]), and the
 //!   report formats of `schedlab simulate` (JSON summary, jobs CSV).
 //!
@@ -38,6 +40,7 @@ pub mod engine;
 pub mod error;
 pub mod front;
 pub mod metrics;
+pub mod overheads;
 mod parse;
 mod queue;
 
@@ -51,3 +54,4 @@ pub use engine::{simulate, SimResult};
 pub use error::SimError;
 pub use front::{jobs_csv, run, summary_json, RunError};
 pub use metrics::{JobRecord, TaskMetrics, Totals};
+pub use overheads::{Charged, Interrupts, OverheadReport, Overheads};

@@ -23,9 +23,14 @@ pub(crate) const COMPLETION: u8 = 0;
 pub(crate) const ABORT: u8 = 1;
 pub(crate) const RELEASE: u8 = 2;
 pub(crate) const TIMER: u8 = 3;
-/// `Ev::arg` of a RELEASE event: a new arrival, or the hand-over of a waiting job.
+/// `Ev::arg` of a RELEASE event: a new arrival, or the hand-over of a waiting job (at one
+/// instant and task, in this order).
 pub(crate) const ARRIVAL: u64 = 0;
 pub(crate) const HANDOVER: u64 = 1;
+/// With overheads (`crate::overheads`): a delayed release becomes visible to the policy / its
+/// release handler starts on a CPU.
+pub(crate) const VISIBLE: u64 = 2;
+pub(crate) const IRQ: u64 = 3;
 
 /// A pending event. Field order is the total event order: time, class, then `order` (task
 /// index, or the arming serial for timers), then `arg` (job seq, arrival/hand-over, timer
