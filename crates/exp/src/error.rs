@@ -37,7 +37,7 @@ impl fmt::Display for Problems {
             if n == 1 { "" } else { "s" }
         )?;
         for p in &self.problems {
-            write!(f, "\n  {}:{p}", self.file)?;
+            write!(f, "\n  {}:{}: {}", self.file, p.line, p.message)?;
         }
         Ok(())
     }

@@ -114,13 +114,18 @@ fn read(top: &Table<'_, '_, '_, '_>, default_title: &str, base: &Path) -> Option
     let simulations = top.tables("simulation");
     top.finish();
 
-    let (variable, points) = match &sweep {
-        Some(s) => read_sweep(s)?,
+    // Keep reading after a bad sweep (with a stand-in variable) so that the other sections'
+    // problems are reported too; the experiment is discarded anyway.
+    let sweep = match &sweep {
+        Some(s) => read_sweep(s),
         None => {
             top.missing("sweep", "the swept variable and its points");
-            return None;
+            None
         }
     };
+    let (variable, points) = sweep
+        .clone()
+        .unwrap_or((Variable::UtilizationPerCpu, Vec::new()));
     let (cpus, cluster_size) = match &platform {
         Some(p) => read_platform(p, variable),
         None if variable == Variable::Cpus => (Some(Vec::new()), None),
@@ -173,6 +178,7 @@ fn read(top: &Table<'_, '_, '_, '_>, default_title: &str, base: &Path) -> Option
         }
         labels.push(&e.label);
     }
+    let _ = sweep?;
     Some(Experiment {
         title,
         seed,
