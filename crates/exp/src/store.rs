@@ -357,7 +357,8 @@ impl Store {
         text
     }
 
-    /// Reads chunk text back (every line must parse).
+    /// Reads chunk text back (every line must parse; floats are read back exactly, the
+    /// `float_roundtrip` parser of serde_json).
     pub fn decode(path: &Path, text: &str) -> Result<Vec<SetResult>, ExpError> {
         text.lines()
             .enumerate()
@@ -377,6 +378,14 @@ impl Store {
             &self.chunks.join(chunk.file_name()),
             Store::encode(results).as_bytes(),
         )
+    }
+
+    /// Stores chunk text produced by [`Store::encode`] elsewhere (a Dask worker) as it is,
+    /// after checking that every line parses.
+    pub fn write_chunk_text(&self, chunk: &Chunk, text: &str) -> Result<(), ExpError> {
+        let path = self.chunks.join(chunk.file_name());
+        Store::decode(&path, text)?;
+        write_durably(&path, text.as_bytes())
     }
 
     /// Reads a finished chunk.
