@@ -17,5 +17,6 @@ from .taskset import Task, TaskSet, load
 from .analysis import Result, analyze, tests
 from .generate import generate, utilizations
 from .simulation import simulate
+from . import experiment
 
-__all__ = ["Error", "Task", "TaskSet", "load", "Result", "analyze", "tests", "generate", "utilizations", "simulate"]
+__all__ = ["Error", "Task", "TaskSet", "load", "Result", "analyze", "tests", "generate", "utilizations", "simulate", "experiment"]

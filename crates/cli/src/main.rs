@@ -6,6 +6,7 @@
 mod analyze;
 mod bench_cmd;
 mod bench_sim;
+mod experiment;
 mod gen_cmd;
 mod output;
 mod report;
@@ -200,6 +201,8 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Run an experiment file (sweeps, resumable) or re-plot one: see docs/experiments.md.
+    Experiment(experiment::ExperimentArgs),
     /// List every test with its citation, assumptions and complexity.
     Tests {
         /// Output format.
@@ -430,6 +433,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             })?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Experiment(args) => experiment::run(args),
         Command::Tests { format } => {
             tests_cmd::run(matches!(format, OutputFormat::Json))?;
             Ok(ExitCode::SUCCESS)

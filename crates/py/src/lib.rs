@@ -13,6 +13,7 @@ use schedlab_model::file::{self, Format, TaskFile};
 use serde_json::Value;
 
 mod convert;
+mod experiment;
 mod generate;
 mod simulate;
 
@@ -133,5 +134,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(generate::generate, m)?)?;
     m.add_function(wrap_pyfunction!(generate::utilizations, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment::experiment_prepare, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment::experiment_chunk, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment::experiment_store, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment::experiment_finish, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment::experiment_run, m)?)?;
     Ok(())
 }

@@ -1,0 +1,216 @@
+//! Acceptance-ratio plots (SVG and PNG) with `plotters`, styled like the schedulability
+//! figures of the papers (e.g. [MP Fig. 8], [RTPS Fig. 3]): the swept variable on the x axis
+//! with its unit, the fraction of task sets accepted on the y axis, one line with markers per
+//! evaluation (and platform, when there are several), a legend, and the experiment's title.
+//!
+//! Text is rendered with DejaVu Sans compiled into the binary (`assets/`, Bitstream Vera
+//! licence), so PNG output needs no system font library.
+
+use crate::config::Experiment;
+use crate::error::ExpError;
+use crate::summary::Row;
+use plotters::prelude::*;
+use plotters::style::{register_font, FontStyle};
+use std::path::Path;
+use std::sync::Once;
+
+/// Plot size in pixels.
+pub const SIZE: (u32, u32) = (960, 640);
+
+const FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+
+fn fonts() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // Cannot fail for the bundled font; if it did, text would be missing, not a crash.
+        let _ = register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+}
+
+/// Colours of the series (colour-blind-safe palette of Wong, Nature Methods 2011, with black).
+const COLOURS: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(0, 0, 0),
+    RGBColor(240, 228, 66),
+];
+
+/// One line of the plot.
+struct Series {
+    label: String,
+    points: Vec<(f64, f64)>,
+}
+
+fn series(e: &Experiment, rows: &[Row]) -> Vec<Series> {
+    let platforms = e.platforms();
+    let many = platforms.len() > 1 && e.variable != crate::config::Variable::Cpus;
+    let mut out = Vec::new();
+    for ev in &e.evaluations {
+        let groups: Vec<Option<u32>> = if many {
+            platforms.iter().map(|&m| Some(m)).collect()
+        } else {
+            vec![None]
+        };
+        for m in groups {
+            let points: Vec<(f64, f64)> = rows
+                .iter()
+                .filter(|r| r.evaluation == ev.label && m.is_none_or(|m| r.cpus == m) && r.sets > 0)
+                .map(|r| (r.x, r.ratio))
+                .collect();
+            let label = match m {
+                Some(m) => format!("{} (m = {m})", ev.label),
+                None => ev.label.clone(),
+            };
+            out.push(Series { label, points });
+        }
+    }
+    out
+}
+
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    e: &Experiment,
+    rows: &[Row],
+) -> Result<(), String> {
+    let err = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    root.fill(&WHITE).map_err(err)?;
+    let xs = e.points.iter().copied();
+    let (mut lo, mut hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+        (a.min(x), b.max(x))
+    });
+    if !lo.is_finite() || !hi.is_finite() {
+        (lo, hi) = (0.0, 1.0);
+    }
+    if hi - lo < 1e-12 {
+        lo -= 0.5;
+        hi += 0.5;
+    }
+    let pad = (hi - lo) * 0.02;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(&e.title, ("sans-serif", 24))
+        .margin(16)
+        .x_label_area_size(56)
+        .y_label_area_size(72)
+        .build_cartesian_2d((lo - pad)..(hi + pad), -0.02f64..1.02f64)
+        .map_err(err)?;
+    let platforms = e.platforms();
+    let subtitle = if e.variable == crate::config::Variable::Cpus {
+        String::new()
+    } else {
+        format!(
+            " (m = {})",
+            platforms
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    chart
+        .configure_mesh()
+        .x_desc(format!("{}{subtitle}", e.variable.axis_label()))
+        .y_desc("schedulable task sets (fraction)")
+        .axis_desc_style(("sans-serif", 18))
+        .label_style(("sans-serif", 15))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(err)?;
+    for (i, s) in series(e, rows).into_iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let style = ShapeStyle::from(&colour).stroke_width(2);
+        let marker = i % 3;
+        chart
+            .draw_series(LineSeries::new(s.points.iter().copied(), style))
+            .map_err(err)?
+            .label(s.label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+        let points = s.points.clone();
+        match marker {
+            0 => {
+                chart
+                    .draw_series(points.iter().map(|&p| Circle::new(p, 4, colour.filled())))
+                    .map_err(err)?;
+            }
+            1 => {
+                chart
+                    .draw_series(
+                        points
+                            .iter()
+                            .map(|&p| TriangleMarker::new(p, 5, colour.filled())),
+                    )
+                    .map_err(err)?;
+            }
+            _ => {
+                chart
+                    .draw_series(points.iter().map(|&p| Cross::new(p, 4, style)))
+                    .map_err(err)?;
+            }
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 15))
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)?;
+    Ok(())
+}
+
+/// The acceptance plot as SVG text.
+pub fn svg(e: &Experiment, rows: &[Row]) -> Result<String, String> {
+    fonts();
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, SIZE).into_drawing_area();
+        draw(root, e, rows)?;
+    }
+    Ok(text)
+}
+
+/// The acceptance plot as PNG bytes.
+pub fn png(e: &Experiment, rows: &[Row]) -> Result<Vec<u8>, String> {
+    fonts();
+    let (w, h) = SIZE;
+    let mut rgb = vec![0u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
+        draw(root, e, rows)?;
+    }
+    let mut out = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut out, w, h);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().map_err(|x| x.to_string())?;
+        writer.write_image_data(&rgb).map_err(|x| x.to_string())?;
+    }
+    Ok(out)
+}
+
+/// Writes `acceptance.svg` and `acceptance.png` into `dir`; returns the SVG text (for the
+/// HTML report).
+pub fn write_plots(
+    e: &Experiment,
+    rows: &[Row],
+    store: &crate::store::Store,
+) -> Result<String, ExpError> {
+    let dir: &Path = store.dir();
+    let svg_text = svg(e, rows).map_err(|message| ExpError::Plot {
+        path: dir.join("acceptance.svg"),
+        message,
+    })?;
+    store.write_output("acceptance.svg", svg_text.as_bytes())?;
+    let png_bytes = png(e, rows).map_err(|message| ExpError::Plot {
+        path: dir.join("acceptance.png"),
+        message,
+    })?;
+    store.write_output("acceptance.png", &png_bytes)?;
+    Ok(svg_text)
+}

@@ -1,0 +1,255 @@
+//! The outputs of a finished experiment: `summary.csv`, `sets.csv`, the plots, `report.md`
+//! and a self-contained `report.html` (the SVG plot inlined): the configuration, the plot,
+//! where each evaluation drops below 100% and 50% acceptance, and the run's metadata.
+
+use crate::config::{EvalKind, Experiment, ShapeKind};
+use crate::error::ExpError;
+use crate::plot::write_plots;
+use crate::store::{DurableWriter, Manifest, Store};
+use crate::summary::{aggregate, first_below, summary_csv, Row, SETS_HEADER};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// What [`finish`] wrote.
+#[derive(Clone, Debug)]
+pub struct Outputs {
+    /// The aggregated rows.
+    pub rows: Vec<Row>,
+    /// `report.html`.
+    pub report_html: PathBuf,
+    /// `report.md`.
+    pub report_md: PathBuf,
+    /// `summary.csv`.
+    pub summary_csv: PathBuf,
+}
+
+/// Aggregates the stored chunks and writes every output file. `elapsed` is the wall time of
+/// the run that just finished, if any (re-plotting has none).
+pub fn finish(
+    store: &Store,
+    manifest: &Manifest,
+    elapsed: Option<f64>,
+) -> Result<Outputs, ExpError> {
+    let e = &manifest.config;
+    let mut sets = DurableWriter::create(&store.dir().join("sets.csv"))?;
+    sets.writer()
+        .write_all(SETS_HEADER.as_bytes())
+        .map_err(|x| ExpError::io(store.dir().join("sets.csv"), x))?;
+    let rows = aggregate(e, store, Some(sets.writer()))?;
+    sets.commit()?;
+    let summary_csv = store.write_output("summary.csv", summary_csv(&rows).as_bytes())?;
+    let svg = write_plots(e, &rows, store)?;
+    let md = markdown(manifest, &rows, elapsed);
+    let report_md = store.write_output("report.md", md.as_bytes())?;
+    let html = html(manifest, &rows, elapsed, &svg);
+    let report_html = store.write_output("report.html", html.as_bytes())?;
+    Ok(Outputs {
+        rows,
+        report_html,
+        report_md,
+        summary_csv,
+    })
+}
+
+/// Configuration lines (Markdown list items without the bullet).
+fn config_lines(e: &Experiment) -> Vec<String> {
+    let g = &e.generator;
+    let platforms = e
+        .platforms()
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let shape = match g.shape {
+        ShapeKind::FixedSum => format!(
+            "fixed-sum: utilization vector by `{}`",
+            g.method.as_deref().unwrap_or("randfixedsum")
+        ),
+        ShapeKind::Count => format!(
+            "count: independent utilizations `{}`",
+            g.util_dist.as_deref().unwrap_or("?")
+        ),
+        ShapeKind::Fill => format!(
+            "fill: utilizations `{}` until the total would exceed U",
+            g.util_dist.as_deref().unwrap_or("?")
+        ),
+        ShapeKind::Grow => format!(
+            "grow: from {} tasks, one `{}` task at a time while U ≤ m; sets binned by realised U",
+            g.grow_start
+                .map_or_else(|| "m + 1".to_string(), |s| s.to_string()),
+            g.util_dist.as_deref().unwrap_or("?")
+        ),
+    };
+    let n = match (g.tasks, g.tasks_per_cpu) {
+        (Some(n), _) => format!("n = {n}"),
+        (_, Some(k)) => format!("n = {k}·m"),
+        _ => "n decided by the shape or the sweep".to_string(),
+    };
+    let first = e.points.first().copied().unwrap_or(0.0);
+    let last = e.points.last().copied().unwrap_or(0.0);
+    let mut lines = vec![
+        format!("platforms: m = {platforms}"),
+        format!(
+            "generator: {shape}; {n}; periods `{}`; deadlines `{}`; WCET rounding `{}`",
+            g.periods, g.deadlines, g.rounding
+        ),
+        format!(
+            "sweep: {} from {first} to {last} ({} points), {} task sets per point and platform",
+            e.variable.axis_label(),
+            e.points.len(),
+            e.samples
+        ),
+        format!("seed {}, chunks of {} sets", e.seed, e.chunk_size),
+    ];
+    for ev in &e.evaluations {
+        lines.push(match &ev.kind {
+            EvalKind::Analysis { test, priorities } => {
+                format!("`{}`: analysis `{test}` (priorities {priorities})", ev.label)
+            }
+            EvalKind::Simulation {
+                policy,
+                duration,
+                exec,
+                arrivals,
+                ..
+            } => format!(
+                "`{}`: simulation under `{policy}` for {duration}, execution `{exec}`, arrivals `{arrivals}`; schedulable = no deadline missed",
+                ev.label
+            ),
+        });
+    }
+    if let Some(o) = &e.overheads {
+        lines.push(format!(
+            "overheads: `{}` (recorded; applied once the simulator supports overheads)",
+            o.display()
+        ));
+    }
+    lines
+}
+
+/// Rows of the threshold table: evaluation, m, last point at 100%, first below 100%, first
+/// below 50%.
+fn threshold_rows(e: &Experiment, rows: &[Row]) -> Vec<[String; 5]> {
+    let mut out = Vec::new();
+    for ev in &e.evaluations {
+        for m in e.platforms() {
+            let mine: Vec<&Row> = rows
+                .iter()
+                .filter(|r| r.evaluation == ev.label && r.cpus == m && r.sets > 0)
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let show = |r: Option<&Row>| {
+                r.map_or_else(
+                    || "—".to_string(),
+                    |r| format!("{} ({:.1}%)", r.x, 100.0 * r.ratio),
+                )
+            };
+            let below100 = first_below(rows, &ev.label, m, 1.0);
+            let last_full = mine
+                .iter()
+                .take_while(|r| r.ratio >= 1.0)
+                .last()
+                .map(|r| r.x.to_string())
+                .unwrap_or_else(|| "—".into());
+            out.push([
+                ev.label.clone(),
+                m.to_string(),
+                last_full,
+                show(below100),
+                show(first_below(rows, &ev.label, m, 0.5)),
+            ]);
+        }
+    }
+    out
+}
+
+fn metadata_lines(m: &Manifest, rows: &[Row], elapsed: Option<f64>) -> Vec<String> {
+    let sets: u64 = m.config.samples * m.config.cells().len() as u64;
+    let mut lines = vec![
+        format!("schedlab {} (git {})", m.schedlab_version, m.git_revision),
+        format!(
+            "machine: {} ({} {}, {} logical CPUs)",
+            m.machine.hostname, m.machine.os, m.machine.arch, m.machine.cpus
+        ),
+        format!("started {} from `{}`", m.started_utc, m.experiment_file),
+        format!("config hash {}", m.config_hash),
+        format!(
+            "{sets} task sets (or sequences) generated; {} summary rows",
+            rows.len()
+        ),
+    ];
+    if let Some(t) = elapsed {
+        lines.push(format!("this run: {t:.1} s wall"));
+    }
+    lines
+}
+
+fn markdown(m: &Manifest, rows: &[Row], elapsed: Option<f64>) -> String {
+    let e = &m.config;
+    let mut s = format!("# {}\n\n## Configuration\n\n", e.title);
+    for l in config_lines(e) {
+        let _ = writeln!(s, "- {l}");
+    }
+    s.push_str("\n## Acceptance ratio\n\n![acceptance ratio](acceptance.svg)\n\n(PNG: `acceptance.png`; numbers with 95% Wilson intervals: `summary.csv`; every set: `sets.csv`.)\n\n");
+    s.push_str("## Where acceptance drops\n\n| evaluation | m | last point at 100% | first point below 100% | first point below 50% |\n|---|---|---|---|---|\n");
+    for r in threshold_rows(e, rows) {
+        let _ = writeln!(s, "| {} |", r.join(" | "));
+    }
+    s.push_str("\n## Run\n\n");
+    for l in metadata_lines(m, rows, elapsed) {
+        let _ = writeln!(s, "- {l}");
+    }
+    s
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Markdown's inline code to HTML.
+fn inline(s: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in escape(s).split('`').enumerate() {
+        if i % 2 == 1 {
+            let _ = write!(out, "<code>{part}</code>");
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
+}
+
+fn html(m: &Manifest, rows: &[Row], elapsed: Option<f64>, svg: &str) -> String {
+    let e = &m.config;
+    let mut s = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n<style>body{{font-family:sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#222}}table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:.3em .6em;text-align:left}}code{{background:#f3f3f3;padding:0 .2em}}svg{{max-width:100%;height:auto}}</style></head><body>\n<h1>{}</h1>\n<h2>Configuration</h2>\n<ul>\n",
+        escape(&e.title),
+        escape(&e.title)
+    );
+    for l in config_lines(e) {
+        let _ = writeln!(s, "<li>{}</li>", inline(&l));
+    }
+    s.push_str("</ul>\n<h2>Acceptance ratio</h2>\n");
+    // The SVG is inlined without its XML declaration (it is not allowed inside HTML).
+    let body = svg.find("<svg").and_then(|i| svg.get(i..)).unwrap_or(svg);
+    s.push_str(body);
+    s.push_str("\n<p>Numbers with 95% Wilson intervals: <code>summary.csv</code>; every set: <code>sets.csv</code>.</p>\n<h2>Where acceptance drops</h2>\n<table><tr><th>evaluation</th><th>m</th><th>last point at 100%</th><th>first point below 100%</th><th>first point below 50%</th></tr>\n");
+    for r in threshold_rows(e, rows) {
+        s.push_str("<tr>");
+        for c in r {
+            let _ = write!(s, "<td>{}</td>", escape(&c));
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</table>\n<h2>Run</h2>\n<ul>\n");
+    for l in metadata_lines(m, rows, elapsed) {
+        let _ = writeln!(s, "<li>{}</li>", inline(&l));
+    }
+    s.push_str("</ul>\n</body></html>\n");
+    s
+}

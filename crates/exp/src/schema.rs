@@ -1,0 +1,835 @@
+//! Reading and validating an experiment file (TOML; the schema is in `docs/experiments.md`).
+//!
+//! The whole file is checked before anything runs and every problem is reported with its line:
+//! unknown keys (with a suggestion), wrong types, missing keys, unknown tests and policies
+//! (with a suggestion), unreadable distributions and times, empty sweeps and bad ranges, and —
+//! by preparing the generator of every cell — parameters the generator rejects (e.g. `U > n`
+//! for RandFixedSum).
+
+use crate::config::{EvalKind, Evaluation, Experiment, GeneratorConfig, ShapeKind, Variable};
+use crate::error::{ExpError, Problems};
+use crate::reader::{At, Reader, Table};
+use schedlab_analysis::{registry, Priorities};
+use schedlab_gen::util_vec::VecMethod;
+use schedlab_gen::{DeadlineSpec, PeriodDist, Rounding, UtilDist};
+use schedlab_model::error::suggest;
+use schedlab_model::Duration;
+use schedlab_sim::{Arrivals, ExecTime};
+use std::ops::Range;
+use std::path::Path;
+use toml::de::DeTable;
+
+/// Default task sets per chunk.
+pub const DEFAULT_CHUNK_SIZE: u64 = 25;
+/// Largest number of points of a sweep.
+pub const MAX_POINTS: usize = 100_000;
+/// Packing heuristics of partitioned simulations.
+const HEURISTICS: [&str; 8] = ["ff", "ffd", "bf", "bfd", "wf", "wfd", "nf", "nfd"];
+
+/// Reads and validates the experiment file at `path`.
+pub fn load(path: &Path) -> Result<Experiment, ExpError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ExpError::io(path, e))?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "experiment".into());
+    parse(&text, &path.display().to_string(), &stem, base)
+}
+
+/// Validates experiment-file `text`; `file` names it in messages, `default_title` is used when
+/// the file has no `title`, relative paths (overheads) are resolved against `base`.
+pub fn parse(
+    text: &str,
+    file: &str,
+    default_title: &str,
+    base: &Path,
+) -> Result<Experiment, ExpError> {
+    let reader = Reader::new(text);
+    let invalid = |reader: Reader<'_>| {
+        ExpError::Invalid(Problems {
+            file: file.to_string(),
+            problems: reader.into_problems(),
+        })
+    };
+    let doc = match DeTable::parse(text) {
+        Ok(d) => d,
+        Err(e) => {
+            let span = e.span().unwrap_or(0..0);
+            reader.problem(&span, format!("not valid TOML: {}", e.message().trim()));
+            return Err(invalid(reader));
+        }
+    };
+    let top = Table::new(&reader, String::new(), doc.get_ref(), doc.span());
+    let experiment = read(&top, default_title, base);
+    if reader.count() > 0 {
+        return Err(invalid(reader));
+    }
+    match experiment {
+        Some(e) => {
+            check_generators(&e, &top, &reader);
+            if reader.count() > 0 {
+                Err(invalid(reader))
+            } else {
+                Ok(e)
+            }
+        }
+        None => {
+            reader.problem(&(0..0), "the file could not be read");
+            Err(invalid(reader))
+        }
+    }
+}
+
+fn read(top: &Table<'_, '_, '_, '_>, default_title: &str, base: &Path) -> Option<Experiment> {
+    let title = top
+        .str("title")
+        .map_or_else(|| default_title.to_string(), |t| t.0);
+    let seed = top.u64("seed").map_or(1, |s| s.0);
+    let samples = positive(top, "samples", top.u64("samples"), "task sets per point");
+    let chunk_size = top
+        .u64("chunk_size")
+        .map(|c| positive(top, "chunk_size", Some(c), "task sets per chunk"))
+        .unwrap_or(Some(DEFAULT_CHUNK_SIZE));
+    let overheads = top.str("overheads").and_then(|(p, span)| {
+        let path = base.join(&p);
+        if path.is_file() {
+            Some(path)
+        } else {
+            top_problem(
+                top,
+                &span,
+                format!(
+                    "`overheads`: no file `{}` (paths are relative to the experiment file)",
+                    path.display()
+                ),
+            );
+            None
+        }
+    });
+    let platform = top.table("platform");
+    let generator = top.table("generator");
+    let sweep = top.table("sweep");
+    let analyses = top.tables("analysis");
+    let simulations = top.tables("simulation");
+    top.finish();
+
+    // Keep reading after a bad sweep (with a stand-in variable) so that the other sections'
+    // problems are reported too; the experiment is discarded anyway.
+    let sweep = match &sweep {
+        Some(s) => read_sweep(s),
+        None => {
+            top.missing("sweep", "the swept variable and its points");
+            None
+        }
+    };
+    let (variable, points) = sweep
+        .clone()
+        .unwrap_or((Variable::UtilizationPerCpu, Vec::new()));
+    let (cpus, cluster_size) = match &platform {
+        Some(p) => read_platform(p, variable),
+        None if variable == Variable::Cpus => (Some(Vec::new()), None),
+        None => {
+            top.missing("platform", "`[platform]` with `cpus = [m, …]`");
+            (None, None)
+        }
+    };
+    let generator = match &generator {
+        Some(g) => read_generator(g, variable),
+        None => {
+            top.missing("generator", "`[generator]`");
+            None
+        }
+    };
+    let platforms: Vec<u32> = match (variable, &cpus) {
+        (Variable::Cpus, _) => points.iter().map(|&x| x as u32).collect(),
+        (_, Some(c)) => c.clone(),
+        _ => Vec::new(),
+    };
+    let mut evaluations = Vec::new();
+    for a in &analyses {
+        if let Some(e) = read_analysis(a) {
+            evaluations.push((e, a.span.clone()));
+        }
+    }
+    for s in &simulations {
+        if let Some(e) = read_simulation(s, cluster_size, &platforms) {
+            evaluations.push((e, s.span.clone()));
+        }
+    }
+    if analyses.is_empty() && simulations.is_empty() {
+        top_problem(
+            top,
+            &top.span,
+            "nothing to evaluate: add `[[analysis]]` or `[[simulation]]` sections".into(),
+        );
+    }
+    let mut labels: Vec<&str> = Vec::new();
+    for (e, span) in &evaluations {
+        if labels.contains(&e.label.as_str()) {
+            top_problem(
+                top,
+                span,
+                format!(
+                    "two evaluations are labelled `{}`: give one a distinct `label`",
+                    e.label
+                ),
+            );
+        }
+        labels.push(&e.label);
+    }
+    let _ = sweep?;
+    Some(Experiment {
+        title,
+        seed,
+        samples: samples?,
+        chunk_size: chunk_size?,
+        cpus: cpus?,
+        generator: generator?,
+        variable,
+        points,
+        evaluations: evaluations.into_iter().map(|(e, _)| e).collect(),
+        overheads,
+    })
+}
+
+fn top_problem(t: &Table<'_, '_, '_, '_>, span: &Range<usize>, message: String) {
+    t.reader().problem(span, message);
+}
+
+fn positive(
+    t: &Table<'_, '_, '_, '_>,
+    key: &'static str,
+    v: Option<At<u64>>,
+    what: &str,
+) -> Option<u64> {
+    match v {
+        None => {
+            t.missing(key, what);
+            None
+        }
+        Some((0, span)) => {
+            t.reader()
+                .problem(&span, format!("`{}` must be at least 1", t.name(key)));
+            None
+        }
+        Some((x, _)) => Some(x),
+    }
+}
+
+fn read_sweep(s: &Table<'_, '_, '_, '_>) -> Option<(Variable, Vec<f64>)> {
+    let variable = s.str("variable");
+    let points = s.f64_list("points");
+    let from = s.f64("from");
+    let to = s.f64("to");
+    let step = s.f64("step");
+    s.finish();
+    let variable = match variable {
+        None => {
+            s.missing(
+                "variable",
+                "one of utilization, utilization_per_cpu, tasks, cpus",
+            );
+            None
+        }
+        Some((name, span)) => {
+            let v = Variable::parse(&name);
+            if v.is_none() {
+                s.reader().problem(
+                    &span,
+                    format!(
+                        "unknown sweep variable `{name}`{}",
+                        hint(&name, &Variable::NAMES)
+                    ),
+                );
+            }
+            v
+        }
+    };
+    let values = match (points, &from, &to, &step) {
+        (Some(_), Some(_), _, _) | (Some(_), _, Some(_), _) | (Some(_), _, _, Some(_)) => {
+            s.reader().problem(
+                &s.span,
+                format!(
+                    "`{}`: give either `points = [...]` or `from`, `to`, `step`, not both",
+                    s.path
+                ),
+            );
+            None
+        }
+        (Some((p, span)), None, None, None) => {
+            if p.is_empty() {
+                s.reader().problem(
+                    &span,
+                    format!(
+                        "`{}` is empty: the sweep needs at least one point",
+                        s.name("points")
+                    ),
+                );
+                None
+            } else if let Some(w) = p.windows(2).find(|w| w[0] >= w[1]) {
+                s.reader().problem(
+                    &span,
+                    format!(
+                        "`{}` must be strictly increasing ({} is followed by {})",
+                        s.name("points"),
+                        w[0],
+                        w[1]
+                    ),
+                );
+                None
+            } else if p.len() > MAX_POINTS {
+                s.reader().problem(
+                    &span,
+                    format!("{} points exceed the limit of {MAX_POINTS}", p.len()),
+                );
+                None
+            } else {
+                Some((p, span))
+            }
+        }
+        (None, Some((a, sa)), Some((b, _)), Some((st, sst))) => {
+            if *st <= 0.0 {
+                s.reader().problem(
+                    sst,
+                    format!("`{}` must be greater than 0, got {st}", s.name("step")),
+                );
+                None
+            } else if a > b {
+                s.reader().problem(
+                    sa,
+                    format!(
+                        "bad range: `{}` = {a} is greater than `{}` = {b} (the sweep is empty)",
+                        s.name("from"),
+                        s.name("to")
+                    ),
+                );
+                None
+            } else if (b - a) / st > MAX_POINTS as f64 {
+                s.reader().problem(
+                    sst,
+                    format!("bad range: {a}..{b} by {st} has more than {MAX_POINTS} points"),
+                );
+                None
+            } else {
+                // Points a + i·step up to b (with a tolerance for decimal steps), rounded to
+                // 12 significant decimals so that 0.1 + 2·0.1 prints as 0.3.
+                let count = ((b - a) / st + 1e-9).floor() as usize + 1;
+                let p = (0..count)
+                    .map(|i| round12(a + i as f64 * st))
+                    .collect::<Vec<f64>>();
+                Some((p, sa.clone()))
+            }
+        }
+        (None, _, _, _) => {
+            s.reader().problem(
+                &s.span,
+                format!(
+                    "`{}` needs its points: `points = [...]`, or all of `from`, `to`, `step`",
+                    s.path
+                ),
+            );
+            None
+        }
+    };
+    let variable = variable?;
+    let (points, span) = values?;
+    match variable {
+        Variable::Tasks | Variable::Cpus => {
+            if let Some(bad) = points
+                .iter()
+                .find(|x| x.fract() != 0.0 || **x < 1.0 || **x > f64::from(u32::MAX))
+            {
+                s.reader().problem(
+                    &span,
+                    format!(
+                        "sweeping `{}` needs whole numbers ≥ 1, got {bad}",
+                        if variable == Variable::Tasks {
+                            "tasks"
+                        } else {
+                            "cpus"
+                        }
+                    ),
+                );
+                return None;
+            }
+        }
+        _ => {
+            if let Some(bad) = points.iter().find(|x| **x < 0.0) {
+                s.reader()
+                    .problem(&span, format!("utilization points must be ≥ 0, got {bad}"));
+                return None;
+            }
+        }
+    }
+    Some((variable, points))
+}
+
+fn round12(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let digits = 12 - x.abs().log10().ceil() as i32;
+    let f = 10f64.powi(digits.clamp(-300, 300));
+    (x * f).round() / f
+}
+
+fn read_platform(p: &Table<'_, '_, '_, '_>, variable: Variable) -> (Option<Vec<u32>>, Option<u32>) {
+    let cpus = p.f64_list("cpus");
+    let cluster = p.u64("cluster_size");
+    p.finish();
+    let cluster_size = match cluster {
+        Some((0, span)) => {
+            p.reader().problem(
+                &span,
+                format!("`{}` must be at least 1", p.name("cluster_size")),
+            );
+            None
+        }
+        Some((k, _)) => u32::try_from(k).ok(),
+        None => None,
+    };
+    let cpus = match (cpus, variable) {
+        (Some((_, span)), Variable::Cpus) => {
+            p.reader().problem(
+                &span,
+                "`platform.cpus` conflicts with `sweep.variable = \"cpus\"` (the points are the CPU counts)",
+            );
+            None
+        }
+        (None, Variable::Cpus) => Some(Vec::new()),
+        (None, _) => {
+            p.missing("cpus", "a list of CPU counts, e.g. `cpus = [8]`");
+            None
+        }
+        (Some((list, span)), _) => {
+            if list.is_empty() {
+                p.reader().problem(
+                    &span,
+                    "`platform.cpus` is empty: give at least one CPU count",
+                );
+                None
+            } else if let Some(bad) = list
+                .iter()
+                .find(|x| x.fract() != 0.0 || **x < 1.0 || **x > 4096.0)
+            {
+                p.reader().problem(
+                    &span,
+                    format!("`platform.cpus` must hold whole numbers in 1..=4096, got {bad}"),
+                );
+                None
+            } else {
+                let mut out: Vec<u32> = Vec::new();
+                for x in list {
+                    let m = x as u32;
+                    if out.contains(&m) {
+                        p.reader()
+                            .problem(&span, format!("`platform.cpus` lists {m} twice"));
+                    }
+                    out.push(m);
+                }
+                Some(out)
+            }
+        }
+    };
+    (cpus, cluster_size)
+}
+
+fn hint(name: &str, known: &[&str]) -> String {
+    match suggest(name, known) {
+        Some(s) => format!("; did you mean `{s}`?"),
+        None => format!(" (use one of {})", known.join(", ")),
+    }
+}
+
+/// Checks a string form with `parse`, recording its message at the value's line.
+fn check<T, E: std::fmt::Display>(
+    t: &Table<'_, '_, '_, '_>,
+    key: &str,
+    v: &At<String>,
+    parse: impl Fn(&str) -> Result<T, E>,
+) -> Option<T> {
+    match parse(&v.0) {
+        Ok(x) => Some(x),
+        Err(e) => {
+            t.reader().problem(&v.1, format!("`{}`: {e}", t.name(key)));
+            None
+        }
+    }
+}
+
+fn read_generator(g: &Table<'_, '_, '_, '_>, variable: Variable) -> Option<GeneratorConfig> {
+    let shape = g.str("shape");
+    let method = g.str("method");
+    let util_dist = g.str("util_dist");
+    let tasks = g.u64("tasks");
+    let tasks_per_cpu = g.u64("tasks_per_cpu");
+    let utilization = g.f64("utilization");
+    let utilization_per_cpu = g.f64("utilization_per_cpu");
+    let grow_start = g.u64("grow_start");
+    let periods = g.str("periods");
+    let deadlines = g.str("deadlines");
+    let rounding = g.str("rounding");
+    g.finish();
+    let before = g.reader().count();
+    let shape = match &shape {
+        None => {
+            g.missing("shape", "one of fixed-sum, count, fill, grow");
+            None
+        }
+        Some((name, span)) => {
+            let s = ShapeKind::parse(name);
+            if s.is_none() {
+                g.reader().problem(
+                    span,
+                    format!(
+                        "unknown generator shape `{name}`{}",
+                        hint(name, &ShapeKind::NAMES)
+                    ),
+                );
+            }
+            s
+        }
+    };
+    if let Some(m) = &method {
+        check(g, "method", m, VecMethod::parse);
+    }
+    if let Some(d) = &util_dist {
+        check(g, "util_dist", d, UtilDist::parse);
+    }
+    let periods = periods.unwrap_or_else(|| ("loguniform:10ms..1000ms/1ms".into(), g.span.clone()));
+    check(g, "periods", &periods, PeriodDist::parse);
+    let deadlines = deadlines.unwrap_or_else(|| ("implicit".into(), g.span.clone()));
+    check(g, "deadlines", &deadlines, DeadlineSpec::parse);
+    let rounding = rounding.unwrap_or_else(|| ("floor".into(), g.span.clone()));
+    check(g, "rounding", &rounding, Rounding::parse);
+    for (key, v) in [
+        ("tasks", &tasks),
+        ("tasks_per_cpu", &tasks_per_cpu),
+        ("grow_start", &grow_start),
+    ] {
+        if let Some((0, span)) = v {
+            g.reader()
+                .problem(span, format!("`{}` must be at least 1", g.name(key)));
+        }
+    }
+    if let (Some(_), Some((_, span))) = (&tasks, &tasks_per_cpu) {
+        g.reader().problem(
+            span,
+            "give `tasks` or `tasks_per_cpu`, not both".to_string(),
+        );
+    }
+    if let (Some(_), Some((_, span))) = (&utilization, &utilization_per_cpu) {
+        g.reader().problem(
+            span,
+            "give `utilization` or `utilization_per_cpu`, not both".to_string(),
+        );
+    }
+    for (key, v) in [
+        ("utilization", &utilization),
+        ("utilization_per_cpu", &utilization_per_cpu),
+    ] {
+        if let Some((u, span)) = v {
+            if *u < 0.0 {
+                g.reader()
+                    .problem(span, format!("`{}` must be ≥ 0, got {u}", g.name(key)));
+            } else if variable.is_utilization() {
+                g.reader().problem(
+                    span,
+                    format!(
+                        "`{}` is set by the sweep over {}; remove it",
+                        g.name(key),
+                        variable_name(variable)
+                    ),
+                );
+            }
+        }
+    }
+    if let (Some(_), Variable::Tasks) = (&tasks, variable) {
+        if let Some((_, span)) = &tasks {
+            g.reader().problem(
+                span,
+                "`generator.tasks` is set by the sweep over tasks; remove it",
+            );
+        }
+    }
+    if let Some(shape) = shape {
+        let has_n = tasks.is_some() || tasks_per_cpu.is_some() || variable == Variable::Tasks;
+        let has_u =
+            utilization.is_some() || utilization_per_cpu.is_some() || variable.is_utilization();
+        let need = |ok: bool, what: &str| {
+            if !ok {
+                g.reader()
+                    .problem(&g.span, format!("shape `{}`: {what}", shape_name(shape)));
+            }
+        };
+        let forbid = |v: Option<&Range<usize>>, what: &str| {
+            if let Some(span) = v {
+                g.reader()
+                    .problem(span, format!("shape `{}` {what}", shape_name(shape)));
+            }
+        };
+        match shape {
+            ShapeKind::FixedSum => {
+                need(
+                    has_n,
+                    "needs `tasks` or `tasks_per_cpu` (or a sweep over tasks)",
+                );
+                need(
+                    has_u,
+                    "needs a utilization sweep, or `utilization` / `utilization_per_cpu`",
+                );
+                forbid(
+                    util_dist.as_ref().map(|v| &v.1),
+                    "draws a utilization vector: use `method`, not `util_dist`",
+                );
+            }
+            ShapeKind::Count => {
+                need(
+                    has_n,
+                    "needs `tasks` or `tasks_per_cpu` (or a sweep over tasks)",
+                );
+                need(util_dist.is_some(), "needs `util_dist`");
+                need(!variable.is_utilization(), "draws utilizations independently, so it cannot sweep utilization (use `fill` or `grow`)");
+                forbid(
+                    method.as_ref().map(|v| &v.1),
+                    "takes `util_dist`, not `method`",
+                );
+            }
+            ShapeKind::Fill => {
+                need(
+                    has_u,
+                    "needs a utilization sweep, or `utilization` / `utilization_per_cpu`",
+                );
+                need(util_dist.is_some(), "needs `util_dist`");
+                forbid(
+                    tasks.as_ref().or(tasks_per_cpu.as_ref()).map(|v| &v.1),
+                    "decides the number of tasks itself: remove `tasks`",
+                );
+                forbid(
+                    method.as_ref().map(|v| &v.1),
+                    "takes `util_dist`, not `method`",
+                );
+                need(
+                    variable != Variable::Tasks,
+                    "decides the number of tasks itself, so it cannot sweep tasks",
+                );
+            }
+            ShapeKind::Grow => {
+                need(util_dist.is_some(), "needs `util_dist`");
+                need(variable.is_utilization(), "yields sets of every utilization, binned by the sweep: sweep `utilization` or `utilization_per_cpu`");
+                forbid(
+                    tasks.as_ref().or(tasks_per_cpu.as_ref()).map(|v| &v.1),
+                    "decides the number of tasks itself: remove `tasks`",
+                );
+                forbid(
+                    method.as_ref().map(|v| &v.1),
+                    "takes `util_dist`, not `method`",
+                );
+            }
+        }
+        if shape != ShapeKind::Grow {
+            forbid(
+                grow_start.as_ref().map(|v| &v.1),
+                "has no `grow_start` (only `grow` does)",
+            );
+        }
+    }
+    if g.reader().count() > before {
+        return None;
+    }
+    Some(GeneratorConfig {
+        shape: shape?,
+        method: method.map(|m| m.0),
+        util_dist: util_dist.map(|d| d.0),
+        tasks: tasks.map(|t| t.0),
+        tasks_per_cpu: tasks_per_cpu.map(|t| t.0),
+        utilization: utilization.map(|u| u.0),
+        utilization_per_cpu: utilization_per_cpu.map(|u| u.0),
+        grow_start: grow_start.map(|s| s.0),
+        periods: periods.0,
+        deadlines: deadlines.0,
+        rounding: rounding.0,
+    })
+}
+
+fn shape_name(s: ShapeKind) -> &'static str {
+    match s {
+        ShapeKind::FixedSum => "fixed-sum",
+        ShapeKind::Count => "count",
+        ShapeKind::Fill => "fill",
+        ShapeKind::Grow => "grow",
+    }
+}
+
+fn variable_name(v: Variable) -> &'static str {
+    match v {
+        Variable::Utilization => "utilization",
+        Variable::UtilizationPerCpu => "utilization_per_cpu",
+        Variable::Tasks => "tasks",
+        Variable::Cpus => "cpus",
+    }
+}
+
+fn priorities(t: &Table<'_, '_, '_, '_>) -> String {
+    match t.str("priorities") {
+        None => "dm".into(),
+        Some((p, span)) => {
+            if Priorities::parse(&p).is_err() || p == "given" {
+                t.reader().problem(
+                    &span,
+                    format!(
+                        "`{}`: unknown priority assignment `{p}` (use dm or rm; generated tasks have no given priorities)",
+                        t.name("priorities")
+                    ),
+                );
+            }
+            p
+        }
+    }
+}
+
+fn read_analysis(a: &Table<'_, '_, '_, '_>) -> Option<Evaluation> {
+    let test = a.str("test");
+    let label = a.str("label");
+    let priorities = priorities(a);
+    a.finish();
+    let Some((spec, span)) = test else {
+        a.missing("test", "a test name or spec, e.g. `gedf` or `gedf-rta:rounds=50` (`schedlab tests` lists them)");
+        return None;
+    };
+    if let Err(e) = registry::by_name(&spec) {
+        a.reader()
+            .problem(&span, format!("`{}`: {e}", a.name("test")));
+        return None;
+    }
+    Some(Evaluation {
+        label: label.map_or_else(|| spec.clone(), |l| l.0),
+        kind: EvalKind::Analysis {
+            test: spec,
+            priorities,
+        },
+    })
+}
+
+fn read_simulation(
+    s: &Table<'_, '_, '_, '_>,
+    platform_cluster: Option<u32>,
+    platforms: &[u32],
+) -> Option<Evaluation> {
+    let policy = s.str("policy");
+    let label = s.str("label");
+    let duration = s.str("duration");
+    let exec = s.str("exec");
+    let arrivals = s.str("arrivals");
+    let partition = s.str("partition");
+    let abort_late = s.bool("abort_late");
+    let cluster = s.u64("cluster_size");
+    let priorities = priorities(s);
+    s.finish();
+    let before = s.reader().count();
+    let Some((policy, pspan)) = policy else {
+        s.missing(
+            "policy",
+            &format!("one of {}", schedlab_policy::NAMES.join(", ")),
+        );
+        return None;
+    };
+    if !schedlab_policy::NAMES.contains(&policy.as_str()) {
+        s.reader().problem(
+            &pspan,
+            format!(
+                "unknown policy `{policy}`{}",
+                hint(&policy, schedlab_policy::NAMES)
+            ),
+        );
+    }
+    let duration = duration.unwrap_or_else(|| ("10s".into(), s.span.clone()));
+    if let Some(d) = check(s, "duration", &duration, |t| t.parse::<Duration>()) {
+        if d.is_zero() {
+            s.reader().problem(
+                &duration.1,
+                format!("`{}` must be greater than 0", s.name("duration")),
+            );
+        }
+    }
+    let exec = exec.unwrap_or_else(|| ("wcet".into(), s.span.clone()));
+    check(s, "exec", &exec, ExecTime::parse);
+    let arrivals = arrivals.unwrap_or_else(|| ("periodic".into(), s.span.clone()));
+    check(s, "arrivals", &arrivals, Arrivals::parse);
+    let partition = partition.unwrap_or_else(|| ("ffd".into(), s.span.clone()));
+    if !HEURISTICS.contains(&partition.0.as_str()) {
+        s.reader().problem(
+            &partition.1,
+            format!(
+                "unknown packing heuristic `{}`{}",
+                partition.0,
+                hint(&partition.0, &HEURISTICS)
+            ),
+        );
+    }
+    let cluster_size = cluster
+        .and_then(|(k, _)| u32::try_from(k).ok())
+        .or(platform_cluster);
+    if policy == "cedf" {
+        match cluster_size {
+            None | Some(0) => s.reader().problem(
+                &pspan,
+                "policy `cedf` needs `cluster_size` (here or in `[platform]`)",
+            ),
+            Some(k) => {
+                if let Some(m) = platforms.iter().find(|&&m| m % k != 0) {
+                    s.reader().problem(
+                        &pspan,
+                        format!("cluster size {k} does not divide the platform's {m} CPUs"),
+                    );
+                }
+            }
+        }
+    }
+    if s.reader().count() > before {
+        return None;
+    }
+    Some(Evaluation {
+        label: label.map_or_else(|| format!("sim-{policy}"), |l| l.0),
+        kind: EvalKind::Simulation {
+            policy,
+            duration: duration.0,
+            exec: exec.0,
+            arrivals: arrivals.0,
+            partition: partition.0,
+            priorities,
+            abort_late: abort_late.is_some_and(|a| a.0),
+            cluster_size,
+        },
+    })
+}
+
+/// Prepares the generator of every cell: parameters it rejects (e.g. `U > n`) are reported at
+/// the sweep, at most three per platform.
+fn check_generators(e: &Experiment, top: &Table<'_, '_, '_, '_>, reader: &Reader<'_>) {
+    let span = top
+        .table("sweep")
+        .map_or_else(|| top.span.clone(), |s| s.span.clone());
+    for m in e.platforms() {
+        let mut bad = Vec::new();
+        let cells = e.cells();
+        for cell in cells.iter().filter(|c| c.cpus == m) {
+            if let Err(err) = e.gen_spec(*cell).and_then(|s| s.generator()) {
+                bad.push(format!("{}: {err}", e.describe(*cell)));
+            }
+        }
+        for b in bad.iter().take(3) {
+            reader.problem(&span, format!("generator on m = {m} at {b}"));
+        }
+        if bad.len() > 3 {
+            reader.problem(
+                &span,
+                format!(
+                    "generator on m = {m}: {} more points rejected",
+                    bad.len() - 3
+                ),
+            );
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! Aggregation of stored results: one [`Row`] per evaluation × platform × point with the
+//! acceptance ratio and its 95% Wilson score interval (Wilson 1927; Brown, Cai & DasGupta
+//! 2001 recommend it over the normal interval for small counts and ratios near 0 or 1), plus
+//! means of the other metrics. Chunks are read one at a time, so memory does not grow with
+//! the number of sets; `sets.csv` (one row per set × evaluation) is written as they stream by.
+
+use crate::chunk::{chunks, SetResult};
+use crate::config::Experiment;
+use crate::error::ExpError;
+use crate::store::Store;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// The 97.5% quantile of the standard normal distribution (two-sided 95%).
+const Z95: f64 = 1.959_963_984_540_054;
+
+/// The 95% Wilson score interval of `k` successes in `n` trials (`(0, 1)` for `n = 0`).
+pub fn wilson(k: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let n_f = n as f64;
+    let p = k as f64 / n_f;
+    let z2 = Z95 * Z95;
+    let denom = 1.0 + z2 / n_f;
+    let center = (p + z2 / (2.0 * n_f)) / denom;
+    let half = Z95 / denom * (p * (1.0 - p) / n_f + z2 / (4.0 * n_f * n_f)).sqrt();
+    ((center - half).max(0.0), (center + half).min(1.0))
+}
+
+/// One line of `summary.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// Evaluation label.
+    pub evaluation: String,
+    /// CPUs.
+    pub cpus: u32,
+    /// Index of the point.
+    pub point: usize,
+    /// The point as declared.
+    pub x: f64,
+    /// The point as utilization per CPU, where that applies.
+    pub x_per_cpu: Option<f64>,
+    /// Sets evaluated.
+    pub sets: u64,
+    /// Sets accepted (schedulable).
+    pub accepted: u64,
+    /// `accepted / sets`.
+    pub ratio: f64,
+    /// Lower end of the 95% Wilson interval.
+    pub ci_low: f64,
+    /// Upper end of the 95% Wilson interval.
+    pub ci_high: f64,
+    /// Mean realised utilization.
+    pub mean_utilization: f64,
+    /// Mean number of tasks.
+    pub mean_tasks: f64,
+    /// Mean of the largest tardiness (bound or observed), over the sets that have one.
+    pub mean_max_tardiness_ns: Option<f64>,
+    /// Mean DSR (simulations).
+    pub mean_dsr: Option<f64>,
+    /// Mean AUR (simulations of tasks with utilities).
+    pub mean_aur: Option<f64>,
+    /// Mean preemptions per set (simulations).
+    pub mean_preemptions: Option<f64>,
+    /// Mean migrations per set (simulations).
+    pub mean_migrations: Option<f64>,
+}
+
+#[derive(Default, Clone)]
+struct Mean {
+    sum: f64,
+    n: u64,
+}
+
+impl Mean {
+    fn add(&mut self, v: Option<f64>) {
+        if let Some(v) = v {
+            self.sum += v;
+            self.n += 1;
+        }
+    }
+    fn get(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.sum / self.n as f64)
+    }
+}
+
+#[derive(Default, Clone)]
+struct Acc {
+    sets: u64,
+    accepted: u64,
+    utilization: Mean,
+    tasks: Mean,
+    tardiness: Mean,
+    dsr: Mean,
+    aur: Mean,
+    preemptions: Mean,
+    migrations: Mean,
+}
+
+/// The header of `sets.csv`.
+pub const SETS_HEADER: &str =
+    "evaluation,m,x,set,step,tasks,utilization,status,schedulable,max_tardiness_ns,dsr,aur,preemptions,migrations,jobs\n";
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+/// Aggregates every stored chunk (in plan order); writes each set's rows to `sets` if given.
+pub fn aggregate(
+    e: &Experiment,
+    store: &Store,
+    mut sets: Option<&mut dyn std::io::Write>,
+) -> Result<Vec<Row>, ExpError> {
+    // (evaluation, m, point) → accumulator
+    let mut acc: BTreeMap<(usize, u32, usize), Acc> = BTreeMap::new();
+    for chunk in chunks(e) {
+        let results: Vec<SetResult> = store.read_chunk(&chunk)?;
+        for r in &results {
+            let x = e.points.get(r.point).copied().unwrap_or(f64::NAN);
+            for (i, o) in r.outcomes.iter().enumerate() {
+                let a = acc.entry((i, r.cpus, r.point)).or_default();
+                a.sets += 1;
+                a.accepted += u64::from(o.schedulable);
+                a.utilization.add(Some(r.utilization));
+                a.tasks.add(Some(r.tasks as f64));
+                a.tardiness.add(o.max_tardiness_ns.map(|t| t as f64));
+                a.dsr.add(o.dsr);
+                a.aur.add(o.aur);
+                a.preemptions.add(o.preemptions.map(|p| p as f64));
+                a.migrations.add(o.migrations.map(|p| p as f64));
+                if let Some(w) = sets.as_deref_mut() {
+                    let label = e.evaluations.get(i).map_or("?", |ev| ev.label.as_str());
+                    writeln!(
+                        w,
+                        "{},{},{x},{},{},{},{},{},{},{},{},{},{},{},{}",
+                        csv_field(label),
+                        r.cpus,
+                        r.set,
+                        opt(r.step),
+                        r.tasks,
+                        r.utilization,
+                        o.status,
+                        o.schedulable,
+                        opt(o.max_tardiness_ns),
+                        opt(o.dsr),
+                        opt(o.aur),
+                        opt(o.preemptions),
+                        opt(o.migrations),
+                        opt(o.jobs)
+                    )
+                    .map_err(|x| ExpError::io(store.dir().join("sets.csv"), x))?;
+                }
+            }
+        }
+    }
+    Ok(acc
+        .into_iter()
+        .map(|((i, m, p), a)| {
+            let x = e.points.get(p).copied().unwrap_or(f64::NAN);
+            let (ci_low, ci_high) = wilson(a.accepted, a.sets);
+            Row {
+                evaluation: e
+                    .evaluations
+                    .get(i)
+                    .map_or_else(|| format!("#{i}"), |ev| ev.label.clone()),
+                cpus: m,
+                point: p,
+                x,
+                x_per_cpu: e.per_cpu(m, x),
+                sets: a.sets,
+                accepted: a.accepted,
+                ratio: if a.sets > 0 {
+                    a.accepted as f64 / a.sets as f64
+                } else {
+                    0.0
+                },
+                ci_low,
+                ci_high,
+                mean_utilization: a.utilization.get().unwrap_or(0.0),
+                mean_tasks: a.tasks.get().unwrap_or(0.0),
+                mean_max_tardiness_ns: a.tardiness.get(),
+                mean_dsr: a.dsr.get(),
+                mean_aur: a.aur.get(),
+                mean_preemptions: a.preemptions.get(),
+                mean_migrations: a.migrations.get(),
+            }
+        })
+        .collect())
+}
+
+/// Quotes a CSV field if it needs it.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn f(v: f64) -> String {
+    format!("{v:.6}")
+}
+
+fn fo(v: Option<f64>) -> String {
+    v.map(f).unwrap_or_default()
+}
+
+/// `summary.csv`: one row per evaluation × platform × point.
+pub fn summary_csv(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "evaluation,m,x,x_per_cpu,ratio,ci_low,ci_high,sets,accepted,mean_utilization,mean_tasks,mean_max_tardiness_ns,mean_dsr,mean_aur,mean_preemptions,mean_migrations\n",
+    );
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            csv_field(&r.evaluation),
+            r.cpus,
+            r.x,
+            fo(r.x_per_cpu),
+            f(r.ratio),
+            f(r.ci_low),
+            f(r.ci_high),
+            r.sets,
+            r.accepted,
+            f(r.mean_utilization),
+            f(r.mean_tasks),
+            fo(r.mean_max_tardiness_ns),
+            fo(r.mean_dsr),
+            fo(r.mean_aur),
+            fo(r.mean_preemptions),
+            fo(r.mean_migrations)
+        );
+    }
+    out
+}
+
+/// The first point (in sweep order) where an evaluation's ratio is below `threshold`.
+pub fn first_below<'r>(
+    rows: &'r [Row],
+    evaluation: &str,
+    m: u32,
+    threshold: f64,
+) -> Option<&'r Row> {
+    rows.iter()
+        .filter(|r| r.evaluation == evaluation && r.cpus == m && r.sets > 0)
+        .find(|r| r.ratio < threshold)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_intervals_by_hand() {
+        // z² = 3.841459; 5 of 10: centre (0.5 + 0.192073)/1.384146 = 0.5, half-width
+        // 1.959964/1.384146 · √(0.025 + 0.0096036) = 1.416010 · 0.186020 = 0.263406.
+        let (lo, hi) = wilson(5, 10);
+        assert!((lo - 0.236594).abs() < 1e-5, "{lo}");
+        assert!((hi - 0.763406).abs() < 1e-5, "{hi}");
+        // 0 of 10: centre = half-width = 0.192073/1.384146 = 0.138767 ⇒ [0, 0.277533].
+        let (lo, hi) = wilson(0, 10);
+        assert_eq!(lo, 0.0);
+        assert!((hi - 0.277533).abs() < 1e-5, "{hi}");
+        // Symmetry: k of n mirrors n−k of n.
+        let (a, b) = wilson(10, 10);
+        assert!((a - (1.0 - 0.277533)).abs() < 1e-5 && (b - 1.0).abs() < 1e-12);
+        assert_eq!(wilson(0, 0), (0.0, 1.0));
+    }
+
+    #[test]
+    fn csv_quoting() {
+        assert_eq!(csv_field("gedf"), "gedf");
+        assert_eq!(
+            csv_field("gedf-rta:rounds=3,min_step=1"),
+            "\"gedf-rta:rounds=3,min_step=1\""
+        );
+    }
+}

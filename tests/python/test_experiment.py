@@ -1,0 +1,77 @@
+"""schedlab.experiment: local runs and a real Dask LocalCluster (3 worker processes on
+loopback) give identical output folders; bad files raise schedlab.Error with their lines."""
+
+from pathlib import Path
+
+import pytest
+
+import schedlab
+
+EXPERIMENT = """
+title = "python test"
+seed = 3
+samples = 10
+chunk_size = 4
+
+[platform]
+cpus = [2, 4]
+
+[generator]
+shape = "fixed-sum"
+method = "randfixedsum"
+tasks_per_cpu = 3
+periods = "uniform:10ms..50ms/10ms"
+
+[sweep]
+variable = "utilization_per_cpu"
+points = [0.5, 0.8]
+
+[[analysis]]
+test = "gedf"
+
+[[analysis]]
+test = "pedf-ffd"
+
+[[simulation]]
+policy = "gedf"
+duration = "200ms"
+"""
+
+
+def _results(folder: Path) -> dict:
+    """Every results file (chunks, summary, per-set CSV) by relative path."""
+    files = sorted((folder / "chunks").glob("*.jsonl")) + [folder / "summary.csv", folder / "sets.csv"]
+    return {str(p.relative_to(folder)): p.read_bytes() for p in files}
+
+
+def test_dask_local_cluster_matches_local_run(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    exp = tmp_path / "exp.toml"
+    exp.write_text(EXPERIMENT)
+    report = schedlab.experiment.run(exp, out=tmp_path / "local", jobs=1)
+    assert report.name == "report.html" and report.exists()
+    with distributed.LocalCluster(n_workers=3, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        assert len(client.scheduler_info()["workers"]) == 3
+        schedlab.experiment.run(exp, out=tmp_path / "dask", client=client)
+    local, dask = _results(tmp_path / "local"), _results(tmp_path / "dask")
+    # 2 platforms × 2 points × ⌈10/4⌉ chunks.
+    assert len([k for k in local if k.startswith("chunks")]) == 12
+    assert local == dask
+    for name in ["acceptance.svg", "acceptance.png", "report.md"]:
+        assert (tmp_path / "dask" / name).exists()
+
+
+def test_bad_files_and_other_experiments_raise(tmp_path):
+    exp = tmp_path / "bad.toml"
+    exp.write_text(EXPERIMENT.replace('test = "pedf-ffd"', 'test = "pedf-fdd"'))
+    with pytest.raises(schedlab.Error, match=r"bad.toml:24: .*unknown test `pedf-fdd`"):
+        schedlab.experiment.run(exp, out=tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    good = tmp_path / "good.toml"
+    good.write_text(EXPERIMENT.replace("samples = 10", "samples = 2"))
+    schedlab.experiment.run(good, out=tmp_path / "out2")
+    good.write_text(EXPERIMENT.replace("samples = 10", "samples = 3"))
+    with pytest.raises(schedlab.Error, match="different experiment"):
+        schedlab.experiment.run(good, out=tmp_path / "out2")
