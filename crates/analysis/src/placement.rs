@@ -133,6 +133,38 @@ pub fn for_policy(
     place(tasks, cpus, size, local, heuristic, priorities).map(|d| Some((d, size)))
 }
 
+/// What an engine (simulator or runtime) needs from the analysis side to run `policy`: the
+/// fixed-priority rank of each task and, for partitioned/clustered policies, the placement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyInputs {
+    /// Rank of each task (0 = highest priority) under `priorities`; all zero when the
+    /// priorities cannot be derived and the policy does not use them.
+    pub ranks: Vec<u32>,
+    /// Domain of each task and the domain size, for `pedf`/`pfp`/`cedf` ([`for_policy`]).
+    pub placement: Option<(Vec<u32>, u32)>,
+}
+
+/// The ranks and placement `policy` needs on `cpus` CPUs (see [`for_policy`]). Errors name
+/// what is missing: priorities a fixed-priority policy (`gfp`, `pfp`) cannot do without, a
+/// cluster size for `cedf`, a partition that does not fit.
+pub fn policy_inputs(
+    policy: &str,
+    tasks: &TaskSet,
+    cpus: u32,
+    heuristic: &str,
+    cluster_size: Option<u32>,
+    priorities: Priorities,
+) -> Result<PolicyInputs, String> {
+    let sys = System::new(tasks, cpus, priorities).map_err(|e| e.to_string())?;
+    let ranks = match sys.priority_ranks() {
+        Ok(r) => r,
+        Err(reason) if matches!(policy, "gfp" | "pfp") => return Err(reason),
+        Err(_) => vec![0; tasks.len()],
+    };
+    let placement = for_policy(policy, tasks, cpus, heuristic, cluster_size, priorities)?;
+    Ok(PolicyInputs { ranks, placement })
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -5,8 +5,8 @@
 
 use crate::output::outln;
 use anyhow::{anyhow, Result};
-use schedlab_analysis::placement::for_policy;
-use schedlab_analysis::{Priorities, System};
+use schedlab_analysis::placement::policy_inputs;
+use schedlab_analysis::Priorities;
 use schedlab_gen::util_vec::VecMethod;
 use schedlab_gen::{GenSpec, PeriodDist, Shape};
 use schedlab_model::Duration;
@@ -59,15 +59,10 @@ pub(crate) fn run_bench(o: &Options) -> Result<()> {
         )
         .seed(o.seed);
         let tasks = spec.generate(0)?.tasks;
-        let sys = System::new(&tasks, m, Priorities::Dm)?;
-        let ranks = sys.priority_ranks().map_err(|e| anyhow!(e))?;
         for policy in &o.policies {
-            let placement = for_policy(policy, &tasks, m, "wfd", None, Priorities::Dm)
-                .map_err(|e| anyhow!(e))?
-                .map(|(domain_of_task, domain_size)| Placement {
-                    domain_of_task,
-                    domain_size,
-                });
+            let inputs = policy_inputs(policy, &tasks, m, "wfd", None, Priorities::Dm)
+                .map_err(|e| anyhow!(e))?;
+            let (ranks, placement) = (inputs.ranks, inputs.placement.map(Placement::from));
             let mut config = SimConfig::new(m, o.duration);
             // Metrics only, as a sweep would run it: per-job records cost an allocation each.
             config.record_jobs = false;

@@ -5,8 +5,8 @@
 
 use crate::output::outln;
 use anyhow::{anyhow, bail, Context, Result};
-use schedlab_analysis::placement::for_policy;
-use schedlab_analysis::{Priorities, System};
+use schedlab_analysis::placement::policy_inputs;
+use schedlab_analysis::Priorities;
 use schedlab_model::overheads::{OverheadFile, Stat};
 use schedlab_model::{file, Duration};
 use schedlab_policy::Placement;
@@ -52,14 +52,7 @@ pub(crate) fn run_command(o: &Options) -> Result<()> {
         })?;
     let duration: Duration = o.duration.parse().map_err(|e| anyhow!("--duration: {e}"))?;
     let tasks = &loaded.tasks;
-    let sys = System::new(tasks, cpus, o.priorities)?;
-    let fixed_priority = matches!(o.policy.as_str(), "gfp" | "pfp");
-    let ranks = match sys.priority_ranks() {
-        Ok(r) => r,
-        Err(reason) if fixed_priority => bail!("{reason}"),
-        Err(_) => vec![0; tasks.len()],
-    };
-    let placement = for_policy(
+    let inputs = policy_inputs(
         &o.policy,
         tasks,
         cpus,
@@ -67,11 +60,8 @@ pub(crate) fn run_command(o: &Options) -> Result<()> {
         o.cluster_size,
         o.priorities,
     )
-    .map_err(|e| anyhow!(e))?
-    .map(|(domain_of_task, domain_size)| Placement {
-        domain_of_task,
-        domain_size,
-    });
+    .map_err(|e| anyhow!(e))?;
+    let (ranks, placement) = (inputs.ranks, inputs.placement.map(Placement::from));
     let mut config = SimConfig::new(cpus, duration);
     config.arrivals = Arrivals::parse(&o.arrivals)?;
     config.exec = ExecTime::parse(&o.exec)?;

@@ -127,7 +127,7 @@ enum Compiled {
     },
     Simulation {
         policy: String,
-        config: SimConfig,
+        config: Box<SimConfig>,
         partition: String,
         priorities: Priorities,
         cluster_size: Option<u32>,
@@ -171,7 +171,7 @@ fn compile(e: &Experiment, m: u32) -> Result<Vec<(String, Compiled)>, ExpError> 
                     config.record_trace = false;
                     Compiled::Simulation {
                         policy: policy.clone(),
-                        config,
+                        config: Box::new(config),
                         partition: partition.clone(),
                         priorities: Priorities::parse(priorities)
                             .map_err(|x| bad(l, x.to_string()))?,
@@ -248,7 +248,7 @@ fn run_one(
                         return Ok(out);
                     }
                 };
-            let mut config = config.clone();
+            let mut config = SimConfig::clone(config);
             config.seed = seed;
             let (result, _) = schedlab_sim::run(tasks, policy, &ranks, placement, &config)
                 .map_err(|x| fail(x.to_string()))?;

@@ -39,3 +39,14 @@ pub struct Placement {
     /// CPUs per domain (1 for partitioned).
     pub domain_size: u32,
 }
+
+impl From<(Vec<u32>, u32)> for Placement {
+    /// From `(domain of each task, domain size)`, the form the analysis crate's placement
+    /// heuristics return.
+    fn from((domain_of_task, domain_size): (Vec<u32>, u32)) -> Placement {
+        Placement {
+            domain_of_task,
+            domain_size,
+        }
+    }
+}

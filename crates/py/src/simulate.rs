@@ -2,8 +2,7 @@
 
 use crate::{err, parse_json, platform_and_priorities};
 use pyo3::prelude::*;
-use schedlab_analysis::placement::for_policy;
-use schedlab_analysis::System;
+use schedlab_analysis::placement::policy_inputs;
 use schedlab_model::overheads::{OverheadFile, Stat};
 use schedlab_model::Duration;
 use schedlab_policy::Placement;
@@ -43,18 +42,9 @@ pub(crate) fn simulate(
     let duration: Duration = duration
         .parse()
         .map_err(|e| err(format!("duration: {e}")))?;
-    let sys = System::new(&f.tasks, cpus, priorities).map_err(err)?;
-    let ranks = match sys.priority_ranks() {
-        Ok(r) => r,
-        Err(reason) if matches!(policy, "gfp" | "pfp") => return Err(err(reason)),
-        Err(_) => vec![0; f.tasks.len()],
-    };
-    let placement = for_policy(policy, &f.tasks, cpus, partition, cluster_size, priorities)
-        .map_err(err)?
-        .map(|(domain_of_task, domain_size)| Placement {
-            domain_of_task,
-            domain_size,
-        });
+    let inputs =
+        policy_inputs(policy, &f.tasks, cpus, partition, cluster_size, priorities).map_err(err)?;
+    let (ranks, placement) = (inputs.ranks, inputs.placement.map(Placement::from));
     let mut config = SimConfig::new(cpus, duration);
     config.arrivals = Arrivals::parse(arrivals).map_err(err)?;
     config.exec = ExecTime::parse(exec).map_err(err)?;
