@@ -5,6 +5,11 @@ SimSo needs Python <= 3.11 and is not a dependency of schedlab; run this from it
     python3 -m venv /tmp/simso-venv && /tmp/simso-venv/bin/pip install simso
     cargo build --release -p schedlab
     /tmp/simso-venv/bin/python tools/compare_simso.py --sets 40 --distinct-primes
+    /tmp/simso-venv/bin/python tools/compare_simso.py --speed --cpus 4,16,64
+
+`--speed` times SimSo (G-EDF and P-EDF, `time.perf_counter` around `run_model`) on exactly the
+task sets of `schedlab bench sim` (n = 5m, U = 0.7m, UUniFast-Discard, periods log-uniform
+[10, 1000] ms in whole ms, seed 1) and prints simulated jobs per second next to schedlab's.
 
 Compares completion times of every job (SimSo's `start_date` is when a job becomes its task's
 head job, not its first execution, so start times are not comparable). Known, explained
@@ -79,13 +84,77 @@ def schedlab_completions(tasks, m, horizon_ms, policy, cpus=None):
         return out
 
 
+def bench_set(m, seed):
+    """The task set `schedlab bench sim` uses for m CPUs, as (wcet_ms, period_ms) pairs."""
+    with tempfile.TemporaryDirectory() as d:
+        ts = os.path.join(d, "ts.json")
+        subprocess.run([BIN, "gen", "--tasks", str(5 * m), "--utilization", str(0.7 * m), "--util-method",
+                        "uunifast-discard", "--periods", "loguniform:10ms..1000ms/1ms", "--seed", str(seed),
+                        "--out", ts], check=True, capture_output=True)
+        tasks = json.load(open(ts))["tasks"]
+    return [(parse_ns(t["wcet"]) / 1e6, parse_ns(t["period"]) / 1e6) for t in tasks]
+
+
+def parse_ns(text):
+    units = [("ns", 1), ("us", 1_000), ("ms", 1_000_000), ("s", 1_000_000_000)]
+    for suffix, scale in units:
+        if text.endswith(suffix) and (suffix != "s" or not text.endswith(("ns", "us", "ms"))):
+            return round(float(text[: -len(suffix)]) * scale)
+    return int(text)
+
+
+def simso_speed(tasks, m, horizon_ms, scheduler):
+    """Jobs released before the horizon and wall seconds of SimSo's run."""
+    import time
+    c = Configuration()
+    c.duration = horizon_ms * c.cycles_per_ms
+    for i, (wcet, period) in enumerate(tasks):
+        c.add_task(name=f"T{i}", identifier=i + 1, period=period, activation_date=0, wcet=wcet, deadline=period)
+    for k in range(m):
+        c.add_processor(name=f"CPU{k}", identifier=k + 1)
+    c.scheduler_info.clas = scheduler
+    c.check_all()
+    model = Model(c)
+    stdout = sys.stdout
+    sys.stdout = open(os.devnull, "w")
+    try:
+        started = time.perf_counter()
+        model.run_model()
+        wall = time.perf_counter() - started
+    finally:
+        sys.stdout.close()
+        sys.stdout = stdout
+    jobs = sum(1 for t in model.results.tasks.values() for j in t.jobs if j.activation_date < c.duration)
+    return jobs, wall
+
+
+def speed(args):
+    for m in [int(x) for x in args.cpus.split(",")]:
+        tasks = bench_set(m, args.seed)
+        # SimSo is slow: scale the horizon down with m to keep each run near a minute.
+        horizon_ms = max(1000, args.speed_horizon_ms * 4 // m)
+        for scheduler, policy in [("simso.schedulers.EDF", "gedf"), ("simso.schedulers.P_EDF", "pedf")]:
+            jobs, wall = simso_speed(tasks, m, horizon_ms, scheduler)
+            out = subprocess.run([BIN, "bench", "sim", "--cpus", str(m), "--policies", policy, "--duration",
+                                  "2000s", "--seed", str(args.seed), "--repeat", "3", "--format", "json"],
+                                 check=True, capture_output=True, text=True).stdout
+            ours = json.loads(out.splitlines()[0])["jobs_per_second"]
+            print(f"m={m:3} n={5 * m:4} {policy}: SimSo {jobs} jobs in {wall:.2f} s = {jobs / wall:,.0f} jobs/s; "
+                  f"schedlab {ours:,.0f} jobs/s; ratio {ours / (jobs / wall):,.0f}x", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--speed", action="store_true", help="time SimSo on the bench sim task sets")
+    ap.add_argument("--cpus", default="4,16,64", help="CPU counts for --speed")
+    ap.add_argument("--speed-horizon-ms", type=int, default=40_000, help="SimSo horizon at m = 4 (--speed)")
     ap.add_argument("--sets", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--horizon-ms", type=int, default=300)
     ap.add_argument("--distinct-primes", action="store_true")
     args = ap.parse_args()
+    if args.speed:
+        return speed(args)
     rng = random.Random(args.seed)
     periods = [7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47] if args.distinct_primes else [5, 7, 10, 12, 15, 20, 25, 30, 40, 50]
     pairs = [("simso.schedulers.EDF", "gedf"), ("simso.schedulers.RM", "gfp"), ("simso.schedulers.P_EDF", "pedf")]
