@@ -234,13 +234,19 @@ mod tests {
     /// that both halves stay equal inside the critical section; the total must be exact.
     #[test]
     fn every_kind_excludes() {
+        // No more threads than CPUs: a fair spin lock (ticket, MCS) whose next owner is
+        // descheduled stalls every waiter for a whole time slice, so oversubscribing the CPUs
+        // turns each hand-over into a context switch (the runtime never does: one dispatcher
+        // per CPU). 2 threads still exercise every hand-over path.
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4));
+        const ROUNDS: u64 = 5_000;
         for kind in [LockKind::Ticket, LockKind::Mcs, LockKind::Mutex] {
-            let l = Arc::new(Locked::new(kind, 4, (0u64, 0u64)));
-            let hs: Vec<_> = (0..4)
+            let l = Arc::new(Locked::new(kind, threads, (0u64, 0u64)));
+            let hs: Vec<_> = (0..threads)
                 .map(|slot| {
                     let l = l.clone();
                     std::thread::spawn(move || {
-                        for _ in 0..20_000 {
+                        for _ in 0..ROUNDS {
                             let mut g = l.lock(slot);
                             assert_eq!(g.0, g.1);
                             g.0 += 1;
@@ -254,7 +260,8 @@ mod tests {
                 h.join().unwrap();
             }
             let l = Arc::try_unwrap(l).unwrap().into_inner();
-            assert_eq!(l, (80_000, 80_000), "{kind:?}");
+            let total = ROUNDS * threads as u64;
+            assert_eq!(l, (total, total), "{kind:?}");
             assert_eq!(LockKind::parse(kind.name()), Some(kind));
         }
     }
