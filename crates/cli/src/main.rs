@@ -14,6 +14,7 @@ mod run_cmd;
 mod showcase;
 mod simulate;
 mod tests_cmd;
+mod trace_cmd;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -181,6 +182,11 @@ enum Command {
     },
     /// Run a task set for real on Linux under a user-space scheduler (docs/runtime.md).
     Run(run_cmd::Args),
+    /// Trace files (runtime or simulated): statistics, Gantt, Perfetto, overhead fitting.
+    Trace {
+        #[command(subcommand)]
+        what: trace_cmd::TraceCommand,
+    },
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
@@ -417,6 +423,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Run(args) => {
             run_cmd::run_command(&args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Trace { what } => {
+            trace_cmd::run(what)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Showcase {
