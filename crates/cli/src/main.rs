@@ -6,8 +6,10 @@
 mod analyze;
 mod bench_cmd;
 mod bench_sim;
+mod curves_cmd;
 mod experiment;
 mod gen_cmd;
+mod measure_cmd;
 mod output;
 mod report;
 mod run_cmd;
@@ -186,6 +188,11 @@ enum Command {
     Trace {
         #[command(subcommand)]
         what: trace_cmd::TraceCommand,
+    },
+    /// Measurements for the overhead file: CPMD by working-set size, overhead curves in n.
+    Measure {
+        #[command(subcommand)]
+        what: measure_cmd::MeasureCommand,
     },
     /// Benchmarks.
     Bench {
@@ -427,6 +434,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Trace { what } => {
             trace_cmd::run(what)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Measure { what } => {
+            measure_cmd::run(what)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Showcase {

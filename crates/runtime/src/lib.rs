@@ -23,7 +23,7 @@
 //!   the global scheduling invariant of [MP §II-A]); [`front`]: from a task set to a result and
 //!   its JSON; [`stats`]: statistics of any trace file (job records rebuilt from events, the
 //!   ft-tools equal-sample convention); [`fit`]: measured overheads fitted into the overhead
-//!   file.
+//!   file; [`cpmd`]: measuring the cache-related preemption/migration delay.
 //!
 //! See `docs/runtime.md` for the design, its bounds, and what is not built yet.
 
@@ -31,6 +31,7 @@
 
 pub mod check;
 pub mod config;
+pub mod cpmd;
 pub mod dispatch;
 pub mod error;
 pub mod fit;
