@@ -208,3 +208,87 @@ fn fitted_overheads_of_real_runs_round_trip_into_the_simulator() {
         assert!(v["overheads"]["charged_ns"]["release"].as_u64().unwrap() > 0);
     }
 }
+
+/// `measure cpmd` merges CPMD curves into an existing file (its other sections kept); the
+/// curves start at (0, 0) and have one point per size. Structure only, never timing.
+#[test]
+fn measure_cpmd_merges_into_the_overhead_file() {
+    let dir = temp_dir("cpmd");
+    let oh = write(
+        &dir,
+        "oh.toml",
+        "schema = 1\n[arch.partitioned.release]\navg = [[2, 500]]\n",
+    );
+    let out = schedlab(&[
+        "measure",
+        "cpmd",
+        "-o",
+        &oh,
+        "--wss",
+        "4KiB,64KiB",
+        "--samples",
+        "3",
+        "--pollute",
+        "1MiB",
+        "--format",
+        "json",
+    ]);
+    if String::from_utf8_lossy(&out.stderr).contains("needs two CPUs") {
+        return;
+    }
+    ok(&out);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["rows"].as_array().map(Vec::len), Some(2));
+    assert_eq!(v["rows"][0]["preemption"]["count"], 3);
+    let text = std::fs::read_to_string(&oh).unwrap();
+    assert!(text.contains("[arch.partitioned.release]"), "{text}");
+    assert!(text.contains("[cpmd.preemption]") && text.contains("[cpmd.migration]"));
+    assert!(text.contains("avg = [[0, 0], [4096, "), "{text}");
+    let bad = schedlab(&["measure", "cpmd", "-o", &oh, "--wss", "lots"]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--wss"));
+}
+
+/// `measure curves` on a tiny sweep (n = 2 and 3, 200 ms runs): an unknown architecture is
+/// skipped with a note, the known one is fitted and plotted.
+#[test]
+fn measure_curves_skips_unknown_architectures_and_plots() {
+    let dir = temp_dir("curves");
+    let (out_dir, work) = (dir.join("out"), dir.join("work"));
+    let out = ok(&schedlab(&[
+        "measure",
+        "curves",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--work",
+        work.to_str().unwrap(),
+        "--arch",
+        "no-such-arch,partitioned",
+        "--tasks",
+        "2,3",
+        "--duration",
+        "200ms",
+        "--allow-non-rt",
+    ]))
+    .clone();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("skipped no-such-arch"), "{stdout}");
+    let csv = std::fs::read_to_string(out_dir.join("curves.csv")).unwrap();
+    assert!(
+        csv.lines()
+            .any(|l| l.starts_with("partitioned,release_latency,2,")),
+        "{csv}"
+    );
+    assert!(
+        csv.lines()
+            .any(|l| l.starts_with("partitioned,release_latency,3,")),
+        "{csv}"
+    );
+    let svg = std::fs::read_to_string(out_dir.join("release_latency.svg")).unwrap();
+    assert!(svg.starts_with("<svg"));
+    assert!(out_dir.join("release_latency.png").exists());
+    let toml = std::fs::read_to_string(out_dir.join("overheads.toml")).unwrap();
+    assert!(
+        toml.contains("[arch.partitioned.release_latency]"),
+        "{toml}"
+    );
+}
