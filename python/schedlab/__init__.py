@@ -1,7 +1,7 @@
 """schedlab: a laboratory for multicore real-time scheduling.
 
-Generate task sets, analyse them with every classic schedulability test, and (in later
-releases) simulate and run them on Linux. The heavy lifting is Rust (``schedlab._native``);
+Generate task sets, analyse them with every classic schedulability test, simulate them, and
+run them on Linux under user-space schedulers. The heavy lifting is Rust (``schedlab._native``);
 this package is the Python face of the same code the ``schedlab`` CLI uses, with the same test
 names, the same file format and the same error messages.
 
@@ -17,6 +17,7 @@ from .taskset import Task, TaskSet, load
 from .analysis import Result, analyze, tests
 from .generate import generate, utilizations
 from .simulation import simulate
+from .runtime import run
 from . import experiment
 
-__all__ = ["Error", "Task", "TaskSet", "load", "Result", "analyze", "tests", "generate", "utilizations", "simulate", "experiment"]
+__all__ = ["Error", "Task", "TaskSet", "load", "Result", "analyze", "tests", "generate", "utilizations", "simulate", "run", "experiment"]

@@ -6,14 +6,17 @@
 mod analyze;
 mod bench_cmd;
 mod bench_sim;
+mod curves_cmd;
 mod experiment;
 mod gen_cmd;
+mod measure_cmd;
 mod output;
 mod report;
 mod run_cmd;
 mod showcase;
 mod simulate;
 mod tests_cmd;
+mod trace_cmd;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -181,6 +184,16 @@ enum Command {
     },
     /// Run a task set for real on Linux under a user-space scheduler (docs/runtime.md).
     Run(run_cmd::Args),
+    /// Trace files (runtime or simulated): statistics, Gantt, Perfetto, overhead fitting.
+    Trace {
+        #[command(subcommand)]
+        what: trace_cmd::TraceCommand,
+    },
+    /// Measurements for the overhead file: CPMD by working-set size, overhead curves in n.
+    Measure {
+        #[command(subcommand)]
+        what: measure_cmd::MeasureCommand,
+    },
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
@@ -417,6 +430,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Run(args) => {
             run_cmd::run_command(&args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Trace { what } => {
+            trace_cmd::run(what)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Measure { what } => {
+            measure_cmd::run(what)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Showcase {

@@ -15,6 +15,7 @@ use serde_json::Value;
 mod convert;
 mod experiment;
 mod generate;
+mod run;
 mod simulate;
 
 create_exception!(
@@ -134,6 +135,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(generate::generate, m)?)?;
     m.add_function(wrap_pyfunction!(generate::utilizations, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(run::run, m)?)?;
     m.add_function(wrap_pyfunction!(experiment::experiment_prepare, m)?)?;
     m.add_function(wrap_pyfunction!(experiment::experiment_chunk, m)?)?;
     m.add_function(wrap_pyfunction!(experiment::experiment_store, m)?)?;

@@ -10,6 +10,7 @@
 use crate::check;
 use crate::config::{Arch, RtTask, RunConfig};
 use crate::error::RuntimeError;
+use crate::mech::lock::LockKind;
 use crate::run::{run, RunResult};
 use schedlab_model::TaskSet;
 use schedlab_sim::SimResult;
@@ -123,5 +124,25 @@ pub fn primary_key(policy: &str, tasks: &[RtTask], ranks: &[u32]) -> impl Fn(u32
         1 => u64::from(ranks.get(task as usize).copied().unwrap_or(u32::MAX)),
         2 => release,
         _ => release.saturating_add(deadlines.get(task as usize).copied().unwrap_or(0)),
+    }
+}
+
+/// The architecture named `name` (`partitioned`, `global-lock` with lock `lock`: ticket, mcs,
+/// mutex), for front ends that take names (Python; the CLI's `--arch`).
+pub fn arch_by_name(name: &str, lock: &str) -> Result<Arch, RuntimeError> {
+    match name {
+        "partitioned" => Ok(Arch::Partitioned),
+        "global-lock" => {
+            LockKind::parse(lock)
+                .map(Arch::GlobalLock)
+                .ok_or_else(|| RuntimeError::InvalidConfig {
+                    field: "lock",
+                    message: format!("unknown lock `{lock}` (ticket, mcs, mutex)"),
+                })
+        }
+        other => Err(RuntimeError::InvalidConfig {
+            field: "arch",
+            message: format!("unknown architecture `{other}` (partitioned, global-lock)"),
+        }),
     }
 }

@@ -21,7 +21,9 @@
 //! - [`run`](mod@run): one run from start to result; [`overheads`]: the overhead samples and statistics
 //!   of [MP §IV-A]; [`check`]: properties of a runtime trace (no job on two CPUs, migrations,
 //!   the global scheduling invariant of [MP §II-A]); [`front`]: from a task set to a result and
-//!   its JSON.
+//!   its JSON; [`stats`]: statistics of any trace file (job records rebuilt from events, the
+//!   ft-tools equal-sample convention); [`fit`]: measured overheads fitted into the overhead
+//!   file; [`cpmd`]: measuring the cache-related preemption/migration delay.
 //!
 //! See `docs/runtime.md` for the design, its bounds, and what is not built yet.
 
@@ -29,8 +31,10 @@
 
 pub mod check;
 pub mod config;
+pub mod cpmd;
 pub mod dispatch;
 pub mod error;
+pub mod fit;
 pub mod front;
 pub mod job;
 #[allow(unsafe_code)]
@@ -38,6 +42,7 @@ pub mod mech;
 pub mod overheads;
 pub mod run;
 pub mod state;
+pub mod stats;
 pub mod tracebuf;
 
 pub use config::{Arch, Body, RtTask, RunConfig};

@@ -67,7 +67,7 @@ pub fn run(
         })
         .collect();
     let result = simulate(&sim_tasks, p.as_mut(), config)?;
-    let meta = Meta {
+    let mut meta = Meta {
         engine: Some("sim".into()),
         cpus: Some(config.cpus),
         policy: Some(policy.into()),
@@ -80,6 +80,9 @@ pub fn run(
             .collect(),
         ..Meta::default()
     };
+    // The horizon, so that trace tools account jobs as the simulator did.
+    meta.extra
+        .insert("duration_ns".into(), json!(config.duration.as_ns()));
     Ok((result, meta))
 }
 

@@ -43,6 +43,15 @@ impl WorkingSet {
         self.bytes.is_empty()
     }
 
+    /// Dirties every cache line of the set once, from its start, with the writes of
+    /// [`burn`]'s passes (the access pattern whose cache reload CPMD measurement times).
+    pub fn walk(&mut self) {
+        for b in self.bytes.iter_mut().step_by(STRIDE) {
+            *b = b.wrapping_add(1);
+        }
+        std::hint::black_box(&mut self.bytes);
+    }
+
     /// Dirties the next chunk.
     fn dirty_chunk(&mut self) {
         let n = self.bytes.len();

@@ -1,0 +1,152 @@
+//! `schedlab measure cpmd|curves`: measurements on this machine that feed the overhead file
+//! (docs/overheads.md).
+//!
+//! - `cpmd -o overheads.toml [--wss 4KiB,…] [--cpus 0,1] [--samples N] [--pollute SIZE]
+//!   [--max-time 10s]`: the cache-related preemption and migration delay as a function of the
+//!   working-set size ([RTPS §VI-B], [ChronOS §9.2]; `schedlab_runtime::cpmd`), merged into
+//!   the file's `[cpmd.*]` sections;
+//! - `curves` ([`crate::curves_cmd`]): overheads as functions of n [MP Fig. 7].
+
+use crate::output::outln;
+use anyhow::{anyhow, bail, Result};
+use schedlab_model::overheads::OverheadFile;
+use schedlab_model::size::{format_bytes, parse_bytes};
+use schedlab_model::Duration;
+use schedlab_runtime::cpmd::{measure, merge, CpmdConfig};
+use schedlab_runtime::mech::sched::allowed_cpus;
+use std::path::PathBuf;
+
+/// Subcommands of `schedlab measure`.
+#[derive(clap::Subcommand)]
+pub(crate) enum MeasureCommand {
+    /// Cache-related preemption and migration delay by working-set size, into an overhead file.
+    Cpmd {
+        /// Overhead file to write; an existing one is merged into (its other sections kept).
+        #[arg(short = 'o', long)]
+        out: PathBuf,
+        /// Working-set sizes (comma-separated; default 4KiB,8KiB,…,4MiB).
+        #[arg(long, value_delimiter = ',')]
+        wss: Vec<String>,
+        /// The home CPU and the migration target (default: the first two allowed CPUs).
+        #[arg(long, value_delimiter = ',')]
+        cpus: Vec<u32>,
+        /// Samples per size and kind (at most).
+        #[arg(long, default_value_t = 20)]
+        samples: u32,
+        /// Bytes the competing thread writes during a preemption (default: twice the largest
+        /// cache of the home CPU).
+        #[arg(long)]
+        pollute: Option<String>,
+        /// Bound on the whole measurement.
+        #[arg(long, default_value = "10s")]
+        max_time: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: crate::OutputFormat,
+    },
+    /// Overhead curves as functions of n at fixed m [MP Fig. 7]: real runs, plots, a fitted file.
+    Curves(crate::curves_cmd::Args),
+}
+
+/// Runs a `measure` subcommand.
+pub(crate) fn run(cmd: MeasureCommand) -> Result<()> {
+    match cmd {
+        MeasureCommand::Cpmd {
+            out,
+            wss,
+            cpus,
+            samples,
+            pollute,
+            max_time,
+            format,
+        } => {
+            let (a, b) = match cpus.as_slice() {
+                [] => match allowed_cpus()?.as_slice() {
+                    [a, b, ..] => (*a, *b),
+                    _ => bail!("measuring CPMD needs two CPUs this process may use"),
+                },
+                [a, b] => (*a, *b),
+                other => bail!("--cpus: give two CPUs (home,target), not {other:?}"),
+            };
+            let mut cfg = CpmdConfig::new(a, b);
+            if !wss.is_empty() {
+                cfg.wss = wss
+                    .iter()
+                    .map(|w| parse_bytes(w.trim()).map_err(|e| anyhow!("--wss: {e}")))
+                    .collect::<Result<_>>()?;
+            }
+            if let Some(p) = pollute {
+                cfg.pollute = parse_bytes(p.trim()).map_err(|e| anyhow!("--pollute: {e}"))?;
+            }
+            cfg.samples = samples;
+            cfg.max_time = max_time
+                .parse::<Duration>()
+                .map_err(|e| anyhow!("--max-time: {e}"))?;
+            let r = measure(&cfg)?;
+            for w in &r.warnings {
+                eprintln!("warning: {w}");
+            }
+            let mut file = if out.exists() {
+                OverheadFile::load(&out).map_err(|e| anyhow!("{e}"))?
+            } else {
+                OverheadFile::default()
+            };
+            merge(&mut file, r.curves()?);
+            file.meta.insert(
+                "cpmd".into(),
+                format!(
+                    "schedlab measure cpmd: CPUs {a} (home) and {b}, pollution {}, {}",
+                    format_bytes(r.pollute),
+                    if r.real_time {
+                        "SCHED_FIFO"
+                    } else {
+                        "SCHED_OTHER"
+                    }
+                ),
+            );
+            file.save(&out).map_err(|e| anyhow!("{e}"))?;
+            if matches!(format, crate::OutputFormat::Json) {
+                outln!("{}", r.to_json())?;
+                return Ok(());
+            }
+            outln!(
+                "{}: CPMD on CPUs {a} → {b}, pollution {}, {:.1} s{}",
+                out.display(),
+                format_bytes(r.pollute),
+                r.wall_seconds,
+                if r.real_time {
+                    ""
+                } else {
+                    " (NOT real-time: SCHED_OTHER)"
+                }
+            )?;
+            outln!(
+                "  {:>10} {:>7} {:>10} {:>12} {:>12} {:>12} {:>12}  (µs)",
+                "wss",
+                "samples",
+                "warm med",
+                "preempt avg",
+                "preempt max",
+                "migrate avg",
+                "migrate max"
+            )?;
+            let us = |x: f64| x / 1000.0;
+            for row in &r.rows {
+                let st = schedlab_runtime::OverheadStats::of;
+                let (w, p, m) = (st(&row.warm), st(&row.preemption), st(&row.migration));
+                outln!(
+                    "  {:>10} {:>7} {:>10.2} {:>12.2} {:>12.2} {:>12.2} {:>12.2}",
+                    format_bytes(row.wss),
+                    row.preemption.len(),
+                    w.map_or(0.0, |s| us(s.median_ns as f64)),
+                    p.map_or(0.0, |s| us(s.mean_ns)),
+                    p.map_or(0.0, |s| us(s.max_ns as f64)),
+                    m.map_or(0.0, |s| us(s.mean_ns)),
+                    m.map_or(0.0, |s| us(s.max_ns as f64))
+                )?;
+            }
+            Ok(())
+        }
+        MeasureCommand::Curves(args) => crate::curves_cmd::run(&args),
+    }
+}

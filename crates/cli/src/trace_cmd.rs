@@ -1,0 +1,402 @@
+//! `schedlab trace stats|gantt|perfetto|overheads`: tools that read trace files (docs/traces.md)
+//! of either engine — measured by `schedlab run` or simulated by `schedlab simulate`.
+//!
+//! - `stats FILE... [--equal-samples] [--format table|json] [--jobs-csv F]`: overhead
+//!   statistics [MP §IV-A] and per-job metrics (`schedlab_runtime::stats`);
+//! - `gantt FILE -o out.svg`, `perfetto FILE -o out.json`: the exports of `schedlab simulate`;
+//! - `overheads FILE... -o overheads.toml [--arch NAME] [--equal-samples]`: fits measured
+//!   overheads into the overhead file (`schedlab_runtime::fit`), merging into an existing one.
+
+use crate::output::outln;
+use anyhow::{anyhow, bail, Context, Result};
+use schedlab_model::overheads::OverheadFile;
+use schedlab_runtime::fit::{fit, merge, Measurement};
+use schedlab_runtime::overheads::Overheads;
+use schedlab_runtime::stats::{self, analyze, equalize_traces, report_order, TraceStats};
+use schedlab_trace::gantt::{to_svg, GanttOptions, Rows};
+use schedlab_trace::Trace;
+use std::path::{Path, PathBuf};
+
+/// Subcommands of `schedlab trace`.
+#[derive(clap::Subcommand)]
+pub(crate) enum TraceCommand {
+    /// Overhead statistics and per-job metrics of trace files (runtime or simulated).
+    Stats {
+        /// Trace files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// ft-tools convention: shuffle each overhead's sample sets of the given files and
+        /// truncate them to the smallest count before computing statistics (maxima of equal
+        /// sample counts are comparable). With one file it changes nothing.
+        #[arg(long)]
+        equal_samples: bool,
+        /// Seed of the shuffle of --equal-samples.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Write the rebuilt per-job records as CSV (one file only).
+        #[arg(long)]
+        jobs_csv: Option<PathBuf>,
+        /// Output format (json: one object per file, an array for several files).
+        #[arg(long, value_enum, default_value = "table")]
+        format: crate::OutputFormat,
+    },
+    /// A Gantt chart (SVG) of a trace file.
+    Gantt {
+        /// Trace file.
+        file: PathBuf,
+        /// Output SVG file.
+        #[arg(short = 'o', long)]
+        out: PathBuf,
+        /// One row per task instead of one per CPU.
+        #[arg(long)]
+        per_task: bool,
+        /// Width in pixels.
+        #[arg(long, default_value_t = 1200)]
+        width: u32,
+        /// Only this window, e.g. 0..100ms.
+        #[arg(long)]
+        window: Option<String>,
+    },
+    /// A Perfetto / Chrome trace-event JSON file of a trace file (open in ui.perfetto.dev).
+    Perfetto {
+        /// Trace file.
+        file: PathBuf,
+        /// Output JSON file.
+        #[arg(short = 'o', long)]
+        out: PathBuf,
+    },
+    /// Fit the measured overheads of runtime traces into an overhead file (docs/overheads.md).
+    Overheads {
+        /// Runtime trace files (different n, same or different architectures).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Overhead file to write; an existing one is merged into (its other sections kept).
+        #[arg(short = 'o', long)]
+        out: PathBuf,
+        /// Architecture section to write (default: each trace's own, from its metadata).
+        #[arg(long)]
+        arch: Option<String>,
+        /// ft-tools convention: equal sample counts per overhead across all (arch, n) points.
+        #[arg(long)]
+        equal_samples: bool,
+        /// Seed of the shuffle of --equal-samples.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output format of the fitted points.
+        #[arg(long, value_enum, default_value = "table")]
+        format: crate::OutputFormat,
+    },
+}
+
+fn read(path: &Path) -> Result<Trace> {
+    schedlab_trace::file::read_file(path).with_context(|| format!("{}", path.display()))
+}
+
+/// Runs a `trace` subcommand.
+pub(crate) fn run(cmd: TraceCommand) -> Result<()> {
+    match cmd {
+        TraceCommand::Stats {
+            files,
+            equal_samples,
+            seed,
+            jobs_csv,
+            format,
+        } => stats_command(&files, equal_samples, seed, jobs_csv.as_deref(), format),
+        TraceCommand::Gantt {
+            file,
+            out,
+            per_task,
+            width,
+            window,
+        } => {
+            let t = read(&file)?;
+            let opts = GanttOptions {
+                width,
+                rows: if per_task {
+                    Rows::PerTask
+                } else {
+                    Rows::PerCpu
+                },
+                window: window.as_deref().map(parse_window).transpose()?,
+                ..GanttOptions::default()
+            };
+            std::fs::write(&out, to_svg(&t.meta, &t.events, &opts))
+                .with_context(|| format!("cannot write {}", out.display()))
+        }
+        TraceCommand::Perfetto { file, out } => {
+            let t = read(&file)?;
+            std::fs::write(
+                &out,
+                schedlab_trace::perfetto::to_perfetto_string(&t.meta, &t.events),
+            )
+            .with_context(|| format!("cannot write {}", out.display()))
+        }
+        TraceCommand::Overheads {
+            files,
+            out,
+            arch,
+            equal_samples,
+            seed,
+            format,
+        } => overheads_command(
+            &files,
+            &out,
+            arch.as_deref(),
+            equal_samples.then_some(seed),
+            format,
+        ),
+    }
+}
+
+/// Parses `A..B` (times with units) into a window in ns.
+fn parse_window(s: &str) -> Result<(u64, u64)> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| anyhow!("--window: `{s}` is not START..END (e.g. 0..100ms)"))?;
+    let t = |x: &str| -> Result<u64> {
+        let d: schedlab_model::Duration = x.trim().parse().map_err(|e| anyhow!("--window: {e}"))?;
+        Ok(d.as_ns())
+    };
+    let (a, b) = (t(a)?, t(b)?);
+    if a >= b {
+        bail!("--window: the end must be after the start");
+    }
+    Ok((a, b))
+}
+
+fn stats_command(
+    files: &[PathBuf],
+    equal_samples: bool,
+    seed: u64,
+    jobs_csv: Option<&Path>,
+    format: crate::OutputFormat,
+) -> Result<()> {
+    let mut all: Vec<TraceStats> = Vec::with_capacity(files.len());
+    for f in files {
+        let t = read(f)?;
+        all.push(analyze(&t.meta, &t.events).with_context(|| format!("{}", f.display()))?);
+    }
+    if equal_samples {
+        let mut sets: Vec<Overheads> = all.iter().map(|s| s.overheads.clone()).collect();
+        equalize_traces(&mut sets, seed);
+        for (s, o) in all.iter_mut().zip(sets) {
+            s.overheads = o;
+        }
+    }
+    if let Some(path) = jobs_csv {
+        let [one] = all.as_slice() else {
+            bail!("--jobs-csv takes one trace file");
+        };
+        let sim = schedlab_sim::SimResult {
+            jobs: one.jobs.clone(),
+            per_task: one.per_task.clone(),
+            totals: one.totals.clone(),
+            trace: Vec::new(),
+            events_processed: 0,
+            horizon: one.horizon,
+            overheads: None,
+        };
+        std::fs::write(path, schedlab_sim::jobs_csv(&sim))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if matches!(format, crate::OutputFormat::Json) {
+        let mut vals: Vec<serde_json::Value> = all.iter().map(TraceStats::to_json).collect();
+        for (v, f) in vals.iter_mut().zip(files) {
+            if let Some(o) = v.as_object_mut() {
+                o.insert("file".into(), f.display().to_string().into());
+                o.insert("equal_samples".into(), equal_samples.into());
+            }
+        }
+        let out = match vals.as_slice() {
+            [one] => one.clone(),
+            _ => serde_json::Value::from(vals),
+        };
+        outln!("{out}")?;
+        return Ok(());
+    }
+    for (s, f) in all.iter().zip(files) {
+        print_stats(f, s, equal_samples)?;
+    }
+    Ok(())
+}
+
+fn print_stats(file: &Path, s: &TraceStats, equal_samples: bool) -> Result<()> {
+    let t = &s.totals;
+    let opt = |x: &Option<String>| x.clone().unwrap_or_else(|| "?".into());
+    outln!(
+        "{}: {} trace, policy {}, arch {}, {} CPUs, {} tasks, horizon {}",
+        file.display(),
+        opt(&s.engine),
+        opt(&s.policy),
+        opt(&s.arch),
+        s.cpus.map_or("?".into(), |c| c.to_string()),
+        s.n,
+        s.horizon
+    )?;
+    outln!(
+        "  jobs {}, completed {}, deadline misses {} (DSR {:.4}), max tardiness {}, preemptions {}, migrations {}, context switches {}",
+        t.jobs,
+        t.completed,
+        t.deadline_misses,
+        t.dsr,
+        t.max_tardiness,
+        t.preemptions,
+        t.migrations,
+        t.context_switches
+    )?;
+    let us = |ns: f64| ns / 1000.0;
+    outln!(
+        "  {:<16} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}  (µs{})",
+        "",
+        "count",
+        "min",
+        "mean",
+        "median",
+        "p99",
+        "p99.9",
+        "max",
+        if equal_samples { ", equal samples" } else { "" }
+    )?;
+    let row = |name: &str, st: &schedlab_runtime::OverheadStats| {
+        outln!(
+            "  {:<16} {:>8} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
+            name,
+            st.count,
+            us(st.min_ns as f64),
+            us(st.mean_ns),
+            us(st.median_ns as f64),
+            us(st.p99_ns as f64),
+            us(st.p999_ns as f64),
+            us(st.max_ns as f64)
+        )
+    };
+    let oh = s.overheads.stats();
+    for name in report_order(oh.keys().copied()) {
+        if let Some(st) = oh.get(name) {
+            row(name, st)?;
+        }
+    }
+    if let Some(r) = stats::response_times(&s.jobs) {
+        row("response time", &r)?;
+    }
+    if let Some(r) = stats::tardiness(&s.jobs, s.horizon) {
+        row("tardiness", &r)?;
+    }
+    outln!(
+        "  {:>6} {:>7} {:>7} {:>12} {:>12} {:>12} {:>8} {:>8}",
+        "task",
+        "jobs",
+        "misses",
+        "max resp µs",
+        "mean resp µs",
+        "max tard µs",
+        "preempt",
+        "migr"
+    )?;
+    for p in &s.per_task {
+        outln!(
+            "  {:>6} {:>7} {:>7} {:>12.1} {:>12.1} {:>12.1} {:>8} {:>8}",
+            p.task,
+            p.jobs,
+            p.misses,
+            p.max_response.map_or(0.0, |d| us(d.as_ns() as f64)),
+            p.mean_response.map_or(0.0, us),
+            us(p.max_tardiness.as_ns() as f64),
+            p.preemptions,
+            p.migrations
+        )?;
+    }
+    Ok(())
+}
+
+fn overheads_command(
+    files: &[PathBuf],
+    out: &Path,
+    arch: Option<&str>,
+    equal_samples: Option<u64>,
+    format: crate::OutputFormat,
+) -> Result<()> {
+    let mut ms = Vec::with_capacity(files.len());
+    for f in files {
+        let t = read(f)?;
+        ms.push(
+            Measurement::from_trace(&t.meta, &t.events, arch)
+                .with_context(|| format!("{}", f.display()))?,
+        );
+    }
+    let fitted = fit(&ms, equal_samples)?;
+    let mut file = if out.exists() {
+        OverheadFile::load(out).map_err(|e| anyhow!("{e}"))?
+    } else {
+        OverheadFile::default()
+    };
+    merge(&mut file, fitted.sections()?);
+    file.meta.insert(
+        "fitted_from".into(),
+        format!(
+            "{} runtime trace(s) (schedlab trace overheads)",
+            files.len()
+        ),
+    );
+    // The file must read back and be usable by the simulator before it is written.
+    let text = file.to_toml();
+    OverheadFile::parse_toml(&text).map_err(|e| anyhow!("internal: fitted file: {e}"))?;
+    std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
+    if matches!(format, crate::OutputFormat::Json) {
+        let pts: Vec<serde_json::Value> = fitted
+            .points
+            .iter()
+            .flat_map(|((a, name), ps)| {
+                ps.iter().map(move |p| {
+                    serde_json::json!({"arch": a, "overhead": name.key(), "n": p.n,
+                        "count": p.count, "avg_ns": p.avg_ns, "max_ns": p.max_ns})
+                })
+            })
+            .collect();
+        outln!(
+            "{}",
+            serde_json::json!({"file": out.display().to_string(), "points": pts, "skipped": fitted.skipped})
+        )?;
+        return Ok(());
+    }
+    outln!(
+        "{}: fitted {} (architecture, overhead) curves from {} trace(s){}",
+        out.display(),
+        fitted.points.len(),
+        files.len(),
+        if equal_samples.is_some() {
+            " (equal samples)"
+        } else {
+            ""
+        }
+    )?;
+    outln!(
+        "  {:<16} {:<16} {:>5} {:>8} {:>10} {:>10}  (raw points, µs)",
+        "arch",
+        "overhead",
+        "n",
+        "count",
+        "avg",
+        "max"
+    )?;
+    for ((a, name), ps) in &fitted.points {
+        for p in ps {
+            outln!(
+                "  {:<16} {:<16} {:>5} {:>8} {:>10.1} {:>10.1}",
+                a,
+                name.key(),
+                p.n,
+                p.count,
+                p.avg_ns as f64 / 1000.0,
+                p.max_ns as f64 / 1000.0
+            )?;
+        }
+    }
+    if !fitted.skipped.is_empty() {
+        outln!(
+            "  skipped (not overhead-file names): {}",
+            fitted.skipped.join(", ")
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,119 @@
+//! The runtime for Python: `schedlab.run`, the same options and JSON as `schedlab run`
+//! (docs/runtime.md). The GIL is released while the run lasts.
+
+use crate::{err, parse_json, platform_and_priorities};
+use pyo3::prelude::*;
+use schedlab_analysis::placement::for_policy;
+use schedlab_analysis::System;
+use schedlab_model::Duration;
+use schedlab_policy::Placement;
+use schedlab_runtime::config::{RtTask, RunConfig};
+use schedlab_runtime::front::{arch_by_name, primary_key, run_taskset, summary_json};
+use schedlab_runtime::mech::sched::allowed_cpus;
+use serde_json::{json, Value};
+
+/// Runs a task set (JSON text) for real; returns JSON text: the summary of `schedlab run
+/// --format json` plus `"jobs_table"`, the per-job records as columns (when `jobs`).
+#[pyfunction]
+#[pyo3(signature = (text, cpus=None, cpu_list=None, policy="gedf", arch="global-lock",
+                    lock="ticket", duration="1s", priorities="dm", partition="ffd",
+                    release_spin="0", allow_non_rt=false, jobs=true, trace=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run(
+    py: Python<'_>,
+    text: &str,
+    cpus: Option<u32>,
+    cpu_list: Option<Vec<u32>>,
+    policy: &str,
+    arch: &str,
+    lock: &str,
+    duration: &str,
+    priorities: &str,
+    partition: &str,
+    release_spin: &str,
+    allow_non_rt: bool,
+    jobs: bool,
+    trace: Option<&str>,
+) -> PyResult<String> {
+    let f = parse_json(text)?;
+    let cpus = cpus.or(cpu_list.as_ref().map(|l| l.len() as u32));
+    let (m, priorities) = platform_and_priorities(&f, cpus, priorities)?;
+    let cpu_list = match cpu_list {
+        Some(l) if l.len() as u32 != m => {
+            return Err(err(format!(
+                "cpu_list names {} CPUs but cpus is {m}",
+                l.len()
+            )))
+        }
+        Some(l) => l,
+        None => {
+            let allowed = allowed_cpus().map_err(err)?;
+            if (allowed.len() as u32) < m {
+                return Err(err(format!(
+                    "cpus={m}: this process may use only {} CPUs ({allowed:?})",
+                    allowed.len()
+                )));
+            }
+            allowed.into_iter().take(m as usize).collect()
+        }
+    };
+    let duration: Duration = duration
+        .parse()
+        .map_err(|e| err(format!("duration: {e}")))?;
+    let release_spin: Duration = release_spin
+        .parse()
+        .map_err(|e| err(format!("release_spin: {e}")))?;
+    let arch = arch_by_name(arch, lock).map_err(err)?;
+    let sys = System::new(&f.tasks, m, priorities).map_err(err)?;
+    let ranks = match sys.priority_ranks() {
+        Ok(r) => r,
+        Err(reason) if matches!(policy, "gfp" | "pfp") => return Err(err(reason)),
+        Err(_) => vec![0; f.tasks.len()],
+    };
+    let placement = for_policy(policy, &f.tasks, m, partition, None, priorities)
+        .map_err(err)?
+        .map(|(domain_of_task, domain_size)| Placement {
+            domain_of_task,
+            domain_size,
+        });
+    let mut config = RunConfig::new(cpu_list, arch, policy, f.tasks.len(), duration);
+    config.ranks = ranks;
+    config.placement = placement;
+    config.allow_non_rt = allow_non_rt;
+    config.release_spin = release_spin;
+    let tasks = f.tasks;
+    let (result, meta) = py
+        .allow_threads(|| run_taskset(&tasks, &config))
+        .map_err(err)?;
+    if let Some(path) = trace {
+        schedlab_trace::file::write_file(std::path::Path::new(path), &meta, &result.trace)
+            .map_err(|e| err(format!("{path}: {e}")))?;
+    }
+    let rt: Vec<RtTask> = tasks.iter().map(RtTask::from).collect();
+    let key = primary_key(policy, &rt, &config.ranks);
+    let mut summary = summary_json(&result, &config, &key);
+    if jobs {
+        let col = |f: &dyn Fn(&schedlab_sim::JobRecord) -> Value| -> Value {
+            Value::from(result.jobs.iter().map(f).collect::<Vec<_>>())
+        };
+        let opt = |t: Option<schedlab_model::Time>| {
+            t.map_or(Value::from(-1i64), |t| Value::from(t.as_ns()))
+        };
+        let columns = json!({
+            "task": col(&|j| j.task.into()),
+            "seq": col(&|j| j.seq.into()),
+            "release_ns": col(&|j| j.release.as_ns().into()),
+            "deadline_ns": col(&|j| j.deadline.as_ns().into()),
+            "start_ns": col(&|j| opt(j.start)),
+            "completion_ns": col(&|j| opt(j.completion)),
+            "preemptions": col(&|j| j.preemptions.into()),
+            "migrations": col(&|j| j.migrations.into()),
+            "tardiness_ns": col(&|j| j.tardiness.as_ns().into()),
+            "aborted": col(&|j| j.aborted.into()),
+        });
+        if let Some(o) = summary.as_object_mut() {
+            o.insert("jobs_table".into(), columns);
+        }
+    }
+    Ok(summary.to_string())
+}

@@ -1,0 +1,66 @@
+"""Running task sets for real on Linux from Python: ``schedlab run`` with the same options and
+JSON (docs/runtime.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Optional, Sequence, Union
+
+import numpy as np
+
+from . import _native
+from .simulation import JOB_DTYPE
+from .taskset import TaskSet
+
+
+def run(
+    taskset: Union[TaskSet, Sequence[dict]],
+    cpus: Optional[int] = None,
+    cpu_list: Optional[Sequence[int]] = None,
+    policy: str = "gedf",
+    arch: str = "global-lock",
+    lock: str = "ticket",
+    duration: Union[str, int] = "1s",
+    priorities: str = "dm",
+    partition: str = "ffd",
+    release_spin: Union[str, int] = "0",
+    allow_non_rt: bool = False,
+    jobs: Optional[str] = "numpy",
+    trace: Union[str, "os.PathLike[str]", None] = None,
+) -> dict:
+    """Runs ``taskset`` for real (one thread per task, each job burning its WCET of CPU time)
+    and returns the fields of ``schedlab run --format json``.
+
+    ``cpus``/``cpu_list``: the number of CPUs and/or the physical CPUs (default: the first
+    ``cpus`` CPUs this process may use). ``arch``: ``partitioned`` (``pedf``, ``pfp``) or
+    ``global-lock`` (``gedf``, ``gnpedf``, ``gfp``, ``gfifo``, ``edzl``) with ``lock``
+    ``ticket``, ``mcs`` or ``mutex``. ``duration`` and ``release_spin`` are time strings or
+    integer ns. ``allow_non_rt``: without permission for SCHED_FIFO, run under SCHED_OTHER
+    (``result["real_time"]`` is then False and ``result["warnings"]`` says so). ``jobs``:
+    ``"numpy"`` (a structured array of :data:`schedlab.simulation.JOB_DTYPE` under
+    ``result["jobs_records"]``), ``"dicts"`` or ``None``. ``trace``: write the trace file
+    there (read it with ``schedlab trace stats``).
+
+    The result carries the simulator's fields plus ``arch``, ``overheads`` (per name:
+    ``count``, ``min_ns``, ``mean_ns``, ``median_ns``, ``p99_ns``, ``p999_ns``, ``max_ns``),
+    ``real_time``, ``interrupted``, ``dropped_events``, ``warnings`` and more. The GIL is
+    released while the run lasts; the call returns after ``duration`` (plus setup).
+    """
+    ts = taskset if isinstance(taskset, TaskSet) else TaskSet(taskset)
+    out = json.loads(_native.run(
+        ts.to_json(), cpus, None if cpu_list is None else list(cpu_list), policy, arch, lock,
+        str(duration), priorities, partition, str(release_spin), allow_non_rt,
+        jobs is not None, None if trace is None else os.fspath(trace),
+    ))
+    table = out.pop("jobs_table", None)
+    if table is not None:
+        n = len(table["task"])
+        if jobs == "dicts":
+            out["jobs_records"] = [{k: table[k][i] for k in table} for i in range(n)]
+        else:
+            arr = np.zeros(n, dtype=JOB_DTYPE)
+            for name in JOB_DTYPE.names:
+                arr[name] = table[name]
+            out["jobs_records"] = arr
+    return out

@@ -1,0 +1,62 @@
+"""``schedlab.run``: a real 1 s run on 2 CPUs (``allow_non_rt=True``, so it also works without
+real-time permission). Checks structure and accounting, never timing."""
+
+import os
+
+import numpy as np
+import pytest
+
+import schedlab
+
+# U = 1.2 on 2 CPUs (0.6 per CPU), periods 10–30 ms.
+SET = [
+    {"name": "a", "wcet": "3ms", "period": "10ms"},
+    {"name": "b", "wcet": "4ms", "period": "20ms"},
+    {"name": "c", "wcet": "7.5ms", "period": "25ms"},
+    {"name": "d", "wcet": "6ms", "period": "30ms"},
+]
+
+
+def two_cpus():
+    return len(os.sched_getaffinity(0)) >= 2
+
+
+@pytest.mark.skipif(not two_cpus(), reason="needs two CPUs")
+def test_run_one_second_on_two_cpus(tmp_path):
+    trace = tmp_path / "run.trace"
+    r = schedlab.run(SET, cpus=2, policy="gedf", arch="global-lock", duration="1s",
+                     allow_non_rt=True, trace=trace)
+    for key in ["policy", "cpus", "duration_ns", "jobs", "deadline_misses", "dsr",
+                "max_tardiness_ns", "preemptions", "migrations", "per_task", "arch",
+                "overheads", "real_time", "interrupted", "dropped_events", "warnings"]:
+        assert key in r, key
+    assert r["arch"] == "global-lock" and r["cpus"] == 2 and r["duration_ns"] == 10**9
+    # Releases at 0, T, 2T, … before 1 s: 100 + 50 + 40 + 34 jobs.
+    assert r["jobs"] == 224
+    recs = r["jobs_records"]
+    assert recs.dtype == schedlab.simulation.JOB_DTYPE and len(recs) == 224
+    done = recs[recs["completion_ns"] >= 0]
+    assert np.all(done["start_ns"] >= done["release_ns"])
+    assert np.all(done["completion_ns"] >= done["start_ns"])
+    assert set(r["overheads"]) >= {"release_latency", "release", "schedule"}
+    assert r["overheads"]["release_latency"]["count"] > 0
+    assert trace.stat().st_size > 0
+    if not r["real_time"]:
+        assert any("SCHED_OTHER" in w for w in r["warnings"])
+
+
+@pytest.mark.skipif(not two_cpus(), reason="needs two CPUs")
+def test_partitioned_run_and_dicts():
+    r = schedlab.run(SET, cpus=2, policy="pedf", arch="partitioned", duration="300ms",
+                     allow_non_rt=True, jobs="dicts")
+    assert r["migrations"] == 0
+    assert isinstance(r["jobs_records"], list) and r["jobs_records"][0]["task"] == 0
+
+
+def test_bad_options_raise():
+    with pytest.raises(schedlab.Error, match="unknown architecture"):
+        schedlab.run(SET, cpus=2, arch="nope", allow_non_rt=True)
+    with pytest.raises(schedlab.Error, match="lock"):
+        schedlab.run(SET, cpus=2, lock="spin", allow_non_rt=True)
+    with pytest.raises(schedlab.Error, match="duration"):
+        schedlab.run(SET, cpus=2, duration="soon", allow_non_rt=True)
