@@ -173,6 +173,9 @@ pub fn job_loop(ctl: &JobCtl, env: &JobEnv<'_>) -> Result<(), String> {
         let seq = ctl.seq.load(Ordering::Acquire);
         ctl.in_job.store(true, Ordering::Relaxed);
         let cpu0 = thread_cputime_ns();
+        // `migrate` is per job (docs/traces.md): a new job starting on another CPU than the
+        // task's previous one did not migrate.
+        ctl.last_cpu.store(NONE, Ordering::Relaxed);
         let t = ctl.switched_in(seq);
         ctl.first_run.store(t, Ordering::Relaxed);
         let stop = || ctl.stopping();
