@@ -33,11 +33,15 @@ pub mod dispatch;
 pub mod error;
 pub mod front;
 pub mod job;
+pub mod kernel;
+pub mod mailbox;
 #[allow(unsafe_code)]
 pub mod mech;
+pub mod mp;
 pub mod overheads;
 pub mod run;
 pub mod state;
+pub mod throttle;
 pub mod tracebuf;
 
 pub use config::{Arch, Body, RtTask, RunConfig};

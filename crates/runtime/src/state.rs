@@ -32,6 +32,8 @@ use schedlab_trace::Kind;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 
+mod mp;
+
 /// Static facts of a task.
 #[derive(Clone, Copy, Debug)]
 pub struct TaskSpec {
@@ -140,6 +142,15 @@ pub struct Sched {
     /// Decision events of the current operation, recorded with one timestamp at its end
     /// (preallocated: pushing within the capacity does not allocate).
     staged: Vec<(Kind, u32, u32, u64, u64)>,
+    /// `message-passing` mode (the DSP's state, see `state/mp.rs`): clients enact the
+    /// links, per-job counters live in the job control blocks, and the executed-time
+    /// estimate follows the links.
+    mp: bool,
+    /// `message-passing`: tasks whose job was just handed over (their control block gets
+    /// the job's number before the job is linked).
+    fresh: Vec<u32>,
+    /// The time of the latest policy call (ns since time zero).
+    last_now: u64,
 }
 
 struct View<'a> {
@@ -185,6 +196,9 @@ impl Sched {
             mech_errors: (0, None),
             need: vec![false; k],
             staged: Vec::with_capacity(64 + 4 * k),
+            mp: false,
+            fresh: Vec::new(),
+            last_now: 0,
         }
     }
 
@@ -216,6 +230,7 @@ impl Sched {
 
     fn call(&mut self, now: u64, f: impl FnOnce(&mut dyn Policy, &Ctx<'_>, &mut Decisions)) {
         self.policy_calls += 1;
+        self.last_now = now;
         let view = View {
             tasks: &self.tasks,
             now,
@@ -282,6 +297,9 @@ impl Sched {
             since_ns: None,
         });
         self.stage(Kind::Ready, em.cpu, task, seq, release_ns);
+        if self.mp {
+            self.fresh.push(task);
+        }
         let info = JobInfo {
             id: JobId::new(TaskId(task), seq),
             release: schedlab_model::Time::from_ns(release_ns),
@@ -336,6 +354,9 @@ impl Sched {
                 continue;
             };
             if old != new {
+                if self.mp {
+                    self.account_link_change(old, new);
+                }
                 let cpu = self.base + c as u32;
                 match (old, new) {
                     (_, Some(j)) => self.stage(Kind::Link, cpu, j.task.0, j.seq, 0),
@@ -511,6 +532,11 @@ impl Sched {
             .filter(|l| l.rec.seq == j.seq)
     }
 
+    /// Counts a mechanism failure (the first message is kept for the run's warnings).
+    pub(crate) fn note_mech_error(&mut self, msg: String) {
+        self.mech_error(msg);
+    }
+
     fn mech_error(&mut self, msg: String) {
         self.mech_errors.0 += 1;
         self.mech_errors.1.get_or_insert(msg);
@@ -529,6 +555,9 @@ impl Sched {
                         if fr != 0 {
                             live.rec.start_ticks = Some(fr);
                             live.rec.executed_ns = ctl.executed.load(Ordering::Relaxed);
+                            if self.mp {
+                                mp::copy_counters(&mut live.rec, ctl);
+                            }
                         }
                     }
                 }

@@ -166,3 +166,60 @@ fn global_lock_gfp_mcs() {
 fn global_lock_gedf_mutex() {
     global(LockKind::Mutex, "gedf");
 }
+
+/// U = 0.6 on the one client of a two-CPU message-passing run (the reference load per
+/// client CPU), periods 10–50 ms.
+fn taskset_one_cpu() -> Vec<RtTask> {
+    let t = |c: u64, p: u64| RtTask::new(us(c), ms(p), ms(p));
+    vec![
+        t(1_500, 10), // 0.15
+        t(2_000, 20), // 0.10
+        t(3_750, 25), // 0.15
+        t(3_000, 30), // 0.10
+        t(4_000, 40), // 0.10
+    ]
+}
+
+fn message_passing(policy: &str) {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let tasks = taskset_one_cpu();
+    let Some(c) = config(Arch::MessagePassing, policy, tasks.len(), 2) else {
+        return;
+    };
+    let r = run(&tasks, &c).unwrap();
+    print(&format!("message-passing {policy}"), &r);
+    every_job_once(&r, &tasks);
+    assert!(
+        r.warnings
+            .iter()
+            .all(|w| !w.contains("mechanism") && !w.contains("another physical CPU")),
+        "{:?}",
+        r.warnings
+    );
+    let par = check::parallel_execution(&r.trace);
+    assert!(par.is_empty(), "{par:?}");
+    // Never a job on the DSP's CPU (logical 0).
+    for (task, cpus) in check::cpus_per_task(&r.trace) {
+        assert!(!cpus.contains(&0), "task {task} ran on the DSP: {cpus:?}");
+    }
+    assert!(r.jobs.iter().all(|j| !j.cpus_used.contains(&0)));
+    let inv = check::invariant(
+        &r.trace,
+        1,
+        r.horizon.as_ns(),
+        primary_key(policy, &tasks, &c.ranks),
+    );
+    eprintln!(
+        "  invariant held {:.5} of {} ns; {} windows, worst {:?}",
+        inv.held_fraction(),
+        inv.checked_ns,
+        inv.windows,
+        inv.worst
+    );
+    assert!(inv.held_fraction() >= 0.999, "{inv:?}");
+}
+
+#[test]
+fn message_passing_gedf() {
+    message_passing("gedf");
+}
