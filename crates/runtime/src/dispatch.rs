@@ -16,7 +16,9 @@
 //!
 //! Releases: the dispatcher of the task's CPU under `partitioned`; task `i` → CPU `i mod m`
 //! under `global-lock` (release timers spread over the CPUs, like GSN-EDF without a
-//! dedicated interrupt CPU). Optionally it wakes `release_spin` early and spins until the
+//! dedicated interrupt CPU); with a dedicated interrupt CPU (GSN-EDF-DI) CPU 0 owns every
+//! release and the policy's timers, and schedules no job (its `local` is `None`; the policy
+//! runs on CPUs 1..m). Optionally it wakes `release_spin` early and spins until the
 //! release time (the kernel's timer wake-up latency is then hidden, at the price of CPU time).
 
 use crate::mech::clock::{monotonic_ns, TickClock};

@@ -8,7 +8,7 @@
 //! | `schedule` | Δsch | `sched-begin` → `sched-end` on a CPU (lock wait included) |
 //! | `context_switch` | Δcxs | a `sched-end` that switched a job in (`arg = 1`) → that CPU's next `switch-in`: the decision made → the job's code running |
 //! | `lock_wait` | — | `lock-wait-begin` → `lock-wait-end` |
-//! | `request` | Δreq | a client's `message-send` → the DSP's `message-receive` of the same message (same client, job and kind) |
+//! | `request` | Δreq | a client's `message-send` → the DSP's `message-receive` of the same message (same job and kind: a job's completion is reported once) |
 //! | `dsp` | Δdsp | `dsp-begin` → `dsp-end` on the DSP: one message's handler, link changes included |
 //! | `release_to_run` | — | intended release → the job's first `switch-in` (end to end) |
 //!
@@ -112,7 +112,7 @@ impl Overheads {
         let mut sched_begin: HashMap<u32, u64> = HashMap::new();
         let mut decided: HashMap<u32, u64> = HashMap::new();
         let mut lock_begin: HashMap<u32, u64> = HashMap::new();
-        let mut sent: HashMap<(u32, u32, u64, u64), u64> = HashMap::new();
+        let mut sent: HashMap<(u32, u64, u64), u64> = HashMap::new();
         let mut dsp_begin: HashMap<u32, u64> = HashMap::new();
         for e in events {
             let job = (e.task, e.seq);
@@ -163,10 +163,10 @@ impl Overheads {
                     }
                 }
                 Kind::MessageSend => {
-                    sent.insert((e.cpu, e.task, e.seq, e.arg), e.time);
+                    sent.insert((e.task, e.seq, e.arg), e.time);
                 }
                 Kind::MessageReceive => {
-                    if let Some(s) = sent.remove(&(e.cpu, e.task, e.seq, e.arg)) {
+                    if let Some(s) = sent.remove(&(e.task, e.seq, e.arg)) {
                         push("request", e.time.saturating_sub(s));
                     }
                 }
@@ -264,9 +264,9 @@ mod tests {
         let trace = vec![
             ev(200, Kind::MessageSend, 1, 2, 4, 1),
             ev(201, Kind::MessageSend, 1, 3, 0, 1),
-            ev(207, Kind::MessageReceive, 1, 2, 4, 1),
+            ev(207, Kind::MessageReceive, 0, 2, 4, 1),
             ev(207, Kind::DspBegin, 0, 2, 4, 1),
-            ev(209, Kind::DspEnd, 0, 2, 4, 1),
+            ev(209, Kind::DspEnd, 0, 2, 4, 0),
         ];
         let o = Overheads::from_trace(&trace);
         assert_eq!(o.samples["request"], vec![7]);

@@ -73,6 +73,14 @@ pub struct RunResult {
     pub warnings: Vec<String>,
 }
 
+/// Jobs released in a run of `duration` ns (an upper bound).
+fn expected_jobs(tasks: &[RtTask], duration: u64) -> usize {
+    tasks
+        .iter()
+        .map(|t| (duration / t.period.as_ns().max(1)) as usize + 2)
+        .sum()
+}
+
 /// Estimated events per job thread / dispatcher buffer.
 pub(crate) fn capacities(tasks: &[RtTask], duration: u64, cfg: &RunConfig) -> (Vec<usize>, usize) {
     const CAP: usize = 1 << 21;
@@ -256,6 +264,9 @@ pub fn run(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeErr
             let policy = build(&config.policy, &policy_tasks, k, config.placement.clone())?;
             let mut st = Sched::new(policy, 1, spec.clone());
             st.set_message_passing();
+            // Room for every job record: no reallocation while the DSP handles messages.
+            st.records
+                .reserve(expected_jobs(tasks, config.duration.as_ns()));
             mp_sched = Some(st);
         }
         Arch::LinuxDeadline | Arch::LinuxFifo => {
@@ -429,11 +440,11 @@ pub fn run(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeErr
     let mp_shared = Arc::new(MpShared::new(
         m.saturating_sub(1) as usize,
         n,
-        if config.release_spin.is_zero() {
-            crate::config::DEFAULT_DSP_SPIN_NS
-        } else {
-            config.release_spin.as_ns()
-        },
+        // The DSP's CPU runs no job: it always spins at least the default margin.
+        config
+            .release_spin
+            .as_ns()
+            .max(crate::config::DEFAULT_DSP_SPIN_NS),
         config.release_spin.as_ns(),
     ));
     if let Some(st) = mp_sched.take() {

@@ -151,6 +151,8 @@ pub struct Sched {
     fresh: Vec<u32>,
     /// The time of the latest policy call (ns since time zero).
     last_now: u64,
+    /// Scratch links of `remap`.
+    scratch: Vec<Option<JobId>>,
 }
 
 struct View<'a> {
@@ -199,6 +201,7 @@ impl Sched {
             mp: false,
             fresh: Vec::new(),
             last_now: 0,
+            scratch: Vec::with_capacity(k),
         }
     }
 
@@ -327,9 +330,10 @@ impl Sched {
     /// and marks the CPUs that must reschedule in `need`.
     fn remap(&mut self) {
         let k = self.assigned.len();
-        let mut a: Vec<Option<JobId>> = (0..k as u32)
-            .map(|c| self.policy.linked(CpuId(c)))
-            .collect();
+        // The scratch vector keeps its capacity: no allocation per decision.
+        let mut a = std::mem::take(&mut self.scratch);
+        a.clear();
+        a.extend((0..k as u32).map(|c| self.policy.linked(CpuId(c))));
         // Link swaps: each swap settles one job on the CPU it is scheduled on (≤ k swaps).
         let mut budget = 2 * k + 2;
         let mut c = 0;
@@ -349,7 +353,7 @@ impl Sched {
                 _ => c += 1,
             }
         }
-        for (c, new) in a.into_iter().enumerate() {
+        for (c, &new) in a.iter().enumerate() {
             let Some(old) = self.assigned.get(c).copied() else {
                 continue;
             };
@@ -372,6 +376,7 @@ impl Sched {
                 *n |= differs;
             }
         }
+        self.scratch = a;
     }
 
     /// The job scheduled on local CPU `c` completed (its thread committed): account it, tell

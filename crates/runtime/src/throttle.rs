@@ -4,9 +4,9 @@
 //! `sched_rt_period_us` on each CPU (default 950 000 / 1 000 000: 95 %); beyond it the kernel
 //! stops them for the rest of the period. A run whose real-time load on a CPU exceeds that
 //! limit is throttled: jobs go late by up to 50 ms at a time, whatever the policy (e.g. P-EDF
-//! with the default `ffd` placement packs 0.988 on CPU 0 of a U = 1.2 two-CPU set and misses
-//! about a quarter of its deadlines). The run keeps the throttling on (a safety net of the
-//! machine), so it warns before the result is read as a scheduling result.
+//! with the default `ffd` placement packs 1.000 on CPU 0 of the U = 1.2 test set and missed
+//! half of its deadlines, docs/runtime.md). The run keeps the throttling on (a safety net of
+//! the machine), so it warns before the result is read as a scheduling result.
 //!
 //! The load of a CPU is the sum of `C/T` of the tasks placed on it (partitioned), or the
 //! total utilisation over the CPUs that run jobs (global architectures) — the scheduler's own

@@ -65,7 +65,7 @@ impl MpShared {
             released_upto: AtomicU64::new(0),
             dsp_spin_ns,
             client_spin_ns,
-            idle_poll_ns: 100_000,
+            idle_poll_ns: 300_000,
         }
     }
 }

@@ -56,16 +56,12 @@ impl Sched {
         self.flush(em);
     }
 
-    /// Records the staged decision events (one timestamp, now).
-    pub(crate) fn flush_staged(&mut self, em: &Emit<'_>) {
-        self.flush(em);
-    }
-
     /// Gives the jobs handed over since the last call to their threads' control blocks (the
     /// threads are idle: their previous job's completion was processed): job number, first
     /// run cleared, counters reset. Must happen before the job is linked to a client.
     pub(crate) fn prepare_fresh(&mut self, ctls: &[std::sync::Arc<JobCtl>]) {
-        for task in std::mem::take(&mut self.fresh) {
+        let fresh = std::mem::take(&mut self.fresh);
+        for &task in &fresh {
             let Some(live) = self
                 .tasks
                 .get_mut(task as usize)
@@ -80,10 +76,13 @@ impl Sched {
             }
             live.dispatched = true;
         }
+        // Keep the capacity: no allocation per hand-over.
+        self.fresh = fresh;
+        self.fresh.clear();
     }
 
     /// Client `c` (local index) reported that job `seq` of `task` completed: account it,
-    /// tell the policy, hand over the task's next job, recompute the links. Returns false if
+    /// tell the policy, hand over the task's next job (the caller then relinks). Returns false if
     /// the DSP does not hold that job (a duplicate or stale report; nothing changes).
     pub(crate) fn reported_complete(
         &mut self,
@@ -120,7 +119,7 @@ impl Sched {
         self.records.push(live.rec);
         self.call(now, |p, ctx, out| p.on_complete(ctx, j, out));
         self.hand_over(em, now, task);
-        self.remap();
+        // The links are recomputed by the caller (`relink`) once the view is fresh.
         true
     }
 
