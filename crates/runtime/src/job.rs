@@ -138,12 +138,6 @@ impl JobCtl {
         }
     }
 
-    /// The logical CPUs of `cpus_mask`, ascending.
-    pub fn cpus_used(&self) -> Vec<u32> {
-        let m = self.cpus_mask.load(Ordering::Relaxed);
-        (0..64).filter(|c| m & (1 << c) != 0).collect()
-    }
-
     /// Records that the thread's code (re)starts on its assigned CPU.
     fn switched_in(&self, seq: u64) -> u64 {
         let cpu = self.cpu.load(Ordering::Acquire);

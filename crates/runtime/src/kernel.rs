@@ -84,7 +84,6 @@ impl Env {
 struct Done {
     buf: TraceBuf,
     records: Vec<RawRecord>,
-    masks: Vec<u64>,
 }
 
 fn policies(tasks: &[RtTask], config: &RunConfig) -> Result<Vec<Policy>, RuntimeError> {
@@ -378,9 +377,6 @@ pub(crate) fn run_kernel(
     for mut d in finished {
         dropped += d.buf.dropped();
         trace.extend(d.buf.events());
-        for (r, mask) in d.records.iter_mut().zip(&d.masks) {
-            r.cpus_used = (0..64).filter(|c| mask & (1 << c) != 0).collect();
-        }
         raw.append(&mut d.records);
     }
     for e in &mut trace {
@@ -444,7 +440,6 @@ fn task_loop(
 ) -> (Done, Result<(), String>) {
     let buf = TraceBuf::new(cap);
     let mut records: Vec<RawRecord> = Vec::with_capacity(jobs);
-    let mut masks: Vec<u64> = Vec::with_capacity(jobs);
     let mut ws = t.wss.map(|w| WorkingSet::new(w as usize));
     let t0 = env.t0.load(Ordering::Acquire);
     let (period, deadline, wcet) = (t.period.as_ns(), t.deadline.as_ns(), t.wcet.as_ns());
@@ -535,8 +530,8 @@ fn task_loop(
             preemptions: preempt.get(),
             migrations: migr.get(),
             cpus_used: Vec::new(),
+            cpus_mask: mask.get(),
         });
-        masks.push(mask.get());
         seq += 1;
         rel = rel.saturating_add(period);
         if outcome.is_err() {
@@ -552,16 +547,8 @@ fn task_loop(
             deadline_ns: rel.saturating_add(deadline),
             ..RawRecord::default()
         });
-        masks.push(0);
         seq += 1;
         rel = rel.saturating_add(period);
     }
-    (
-        Done {
-            buf,
-            records,
-            masks,
-        },
-        outcome,
-    )
+    (Done { buf, records }, outcome)
 }

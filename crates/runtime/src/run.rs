@@ -793,7 +793,11 @@ pub(crate) fn to_record(r: RawRecord, conv: &impl Fn(u64) -> u64, horizon: u64) 
         deadline: Time::from_ns(r.deadline_ns),
         start: r.start_ticks.map(|t| Time::from_ns(conv(t))),
         completion: completion.map(Time::from_ns),
-        cpus_used: r.cpus_used,
+        cpus_used: if r.cpus_used.is_empty() {
+            (0..64).filter(|c| r.cpus_mask & (1 << c) != 0).collect()
+        } else {
+            r.cpus_used
+        },
         preemptions: r.preemptions,
         migrations: r.migrations,
         executed: Duration::from_ns(r.executed_ns),

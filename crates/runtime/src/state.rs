@@ -67,6 +67,10 @@ pub struct RawRecord {
     pub migrations: u32,
     /// Logical CPUs it was made runnable on, in order of first use.
     pub cpus_used: Vec<u32>,
+    /// The same as a bit set (CPUs < 64), where the order is not known (`message-passing`:
+    /// counted by the clients; turned into `cpus_used` after the run, no allocation while it
+    /// lasts).
+    pub cpus_mask: u64,
 }
 
 #[derive(Debug)]
@@ -130,6 +134,7 @@ pub struct Sched {
     timer_serial: u64,
     /// Finished jobs.
     pub records: Vec<RawRecord>,
+
     /// Policy callbacks made.
     pub policy_calls: u64,
     /// Switch-ins enacted.
@@ -535,6 +540,14 @@ impl Sched {
             .get_mut(j.task.0 as usize)
             .and_then(|t| t.current.as_mut())
             .filter(|l| l.rec.seq == j.seq)
+    }
+
+    /// Makes room for `n` job records and writes every page of it once now, so recording a
+    /// finished job during the run neither allocates nor faults a page in.
+    pub fn preallocate_records(&mut self, n: usize) {
+        self.records.reserve(n);
+        self.records.resize(n, RawRecord::default());
+        self.records.clear();
     }
 
     /// Counts a mechanism failure (the first message is kept for the run's warnings).

@@ -18,7 +18,7 @@ use std::sync::atomic::Ordering;
 pub(super) fn copy_counters(rec: &mut RawRecord, ctl: &JobCtl) {
     rec.preemptions = ctl.preempted.load(Ordering::Relaxed);
     rec.migrations = ctl.migrated.load(Ordering::Relaxed);
-    rec.cpus_used = ctl.cpus_used();
+    rec.cpus_mask = ctl.cpus_mask.load(Ordering::Relaxed);
 }
 
 impl Sched {
