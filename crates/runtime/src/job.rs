@@ -11,8 +11,9 @@
 //!   handler ([`JobCtl::on_signal`]) waits on the futex until `RUN` again;
 //! - `STOP`: the run is over.
 //!
-//! Transitions: a dispatcher moves `IDLE → RUN` (new job), `RUN → PARK` (preemption, by
-//! compare-and-swap) and `PARK → RUN` (resume, possibly on another CPU); the thread itself
+//! Transitions: a dispatcher (under `message-passing`: the client that owns the job) moves
+//! `IDLE → RUN` (new job), `RUN → PARK` (preemption, by compare-and-swap) and `PARK → RUN`
+//! (resume, possibly on another CPU); the thread itself
 //! moves `RUN → IDLE` when its job completes — that store is the completion's commit point,
 //! which the dispatcher of its CPU sees as `IDLE` on its next pass. Because a dispatcher runs
 //! on the job's CPU at a higher priority, the thread never executes while its dispatcher

@@ -162,6 +162,29 @@ fn explain_dl(i: usize, e: &MechError, p: Policy, config: &RunConfig, tasks: &[R
     }
 }
 
+/// One message for the setup failures of several threads: they usually fail for the same
+/// reason, so the first (by task) is given in full and the others by task number only.
+fn summarize_errors(errs: &mut [String]) -> String {
+    let task_of = |m: &str| -> usize {
+        m.strip_prefix("task ")
+            .and_then(|r| r.split(':').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(usize::MAX)
+    };
+    errs.sort_by_key(|m| task_of(m));
+    let Some((first, rest)) = errs.split_first() else {
+        return String::new();
+    };
+    if rest.is_empty() {
+        return first.clone();
+    }
+    let others: Vec<String> = rest.iter().map(|m| task_of(m).to_string()).collect();
+    format!(
+        "{first} (the threads of tasks {} failed to start too)",
+        others.join(", ")
+    )
+}
+
 /// Runs `tasks` under a kernel baseline (see the module doc). `started` is when the caller
 /// began (for the wall time).
 pub(crate) fn run_kernel(
@@ -357,12 +380,12 @@ pub(crate) fn run_kernel(
             "{left_behind} thread(s) did not finish within the grace period and were left running"
         ));
     }
-    let errs: Vec<String> = errors.lock().map(|e| e.clone()).unwrap_or_default();
+    let mut errs: Vec<String> = errors.lock().map(|e| e.clone()).unwrap_or_default();
     if setup_failed {
         return Err(RuntimeError::Setup(if errs.is_empty() {
             "not every thread of the run started within 5 s".into()
         } else {
-            errs.join("; ")
+            summarize_errors(&mut errs)
         }));
     }
     warnings.extend(errs);
@@ -551,4 +574,27 @@ fn task_loop(
         rel = rel.saturating_add(period);
     }
     (Done { buf, records }, outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setup_failures_are_summarised_by_task() {
+        let mut e = vec![
+            "task 10: b".to_string(),
+            "task 2: a".to_string(),
+            "task 3: c".to_string(),
+        ];
+        assert_eq!(
+            summarize_errors(&mut e),
+            "task 2: a (the threads of tasks 3, 10 failed to start too)"
+        );
+        assert_eq!(
+            summarize_errors(&mut ["task 1: x".to_string()]),
+            "task 1: x"
+        );
+        assert_eq!(summarize_errors(&mut []), "");
+    }
 }
