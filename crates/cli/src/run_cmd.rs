@@ -1,10 +1,14 @@
-//! `schedlab run FILE --cpus M [--cpu-list 0-1] --policy P --arch partitioned|global-lock
-//! [--lock ticket|mcs|mutex] --duration 10s [--priorities dm|rm|given] [--partition H]
-//! [--release-spin 20us] [--trace F] [--jobs-csv F] [--gantt F] [--perfetto F]
-//! [--format table|json] [--allow-non-rt]`: runs a task set for real on Linux
+//! `schedlab run FILE --cpus M [--cpu-list 0-1] --policy P --arch
+//! partitioned|global-lock|message-passing|linux-deadline|linux-fifo [--lock ticket|mcs|mutex]
+//! [--dedicated-irq-cpu] [--dl-margin 500us] --duration 10s [--priorities dm|rm|given]
+//! [--partition H] [--release-spin 20us] [--trace F] [--jobs-csv F] [--gantt F]
+//! [--perfetto F] [--format table|json] [--allow-non-rt]`: runs a task set for real on Linux
 //! (`schedlab-runtime`, docs/runtime.md). Ranks and the placement are computed like
 //! `schedlab simulate` does (the analysis crate's placement heuristics or the file's `cpu`
-//! fields); the JSON and CSV are the simulator's, with the runtime's fields added.
+//! fields; on the CPUs that run jobs — all but the DSP / the interrupt CPU); the JSON and CSV
+//! are the simulator's, with the runtime's fields added. The kernel baselines take no
+//! `--policy`; `linux-fifo` is partitioned when `--partition` is given or the file pins its
+//! tasks, global otherwise.
 
 use crate::output::outln;
 use anyhow::{anyhow, bail, Context, Result};
@@ -31,25 +35,36 @@ pub(crate) struct Args {
     /// use).
     #[arg(long)]
     cpu_list: Option<String>,
-    /// Policy: pedf, pfp (partitioned); gedf, gnpedf, gfp, gfifo, edzl (global-lock).
+    /// Policy: pedf, pfp (partitioned); gedf, gnpedf, gfp, gfifo, edzl (global-lock,
+    /// message-passing). Not for the kernel baselines.
     #[arg(long)]
-    policy: String,
-    /// Dispatch architecture: partitioned or global-lock.
+    policy: Option<String>,
+    /// Dispatch architecture: partitioned, global-lock, message-passing, or a kernel
+    /// baseline: linux-deadline, linux-fifo.
     #[arg(long, default_value = "global-lock")]
     arch: String,
     /// The global lock (global-lock): ticket, mcs or mutex.
     #[arg(long, default_value = "ticket")]
     lock: String,
+    /// global-lock: CPU 0 takes every release timer and runs no job (GSN-EDF-DI).
+    #[arg(long)]
+    dedicated_irq_cpu: bool,
+    /// linux-deadline: SCHED_DEADLINE runtime = WCET + this margin (capped at the deadline;
+    /// see docs/runtime.md for why 500us).
+    #[arg(long, default_value = "500us")]
+    dl_margin: String,
     /// Length of the run, e.g. 10s, 500ms.
     #[arg(long, default_value = "1s")]
     duration: String,
     /// Priority assignment for fixed-priority policies (and FP partitioning).
     #[arg(long, value_enum, default_value = "dm")]
     priorities: crate::PriorityArg,
-    /// Packing heuristic for pedf/pfp when the file pins no task.
-    #[arg(long, default_value = "ffd")]
-    partition: String,
-    /// Wake this long before each release and spin until it (e.g. 20us; default 0).
+    /// Packing heuristic for pedf/pfp when the file pins no task (default ffd); with
+    /// linux-fifo it makes the run partitioned.
+    #[arg(long)]
+    partition: Option<String>,
+    /// Wake this long before each release and spin until it (e.g. 20us; default 0; the DSP
+    /// of message-passing spins 60us by default, and its clients spin only with this).
     #[arg(long, default_value = "0")]
     release_spin: String,
     /// Without permission for SCHED_FIFO, run under SCHED_OTHER (with a warning).
@@ -129,37 +144,79 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
         .release_spin
         .parse()
         .map_err(|e| anyhow!("--release-spin: {e}"))?;
+    let dl_margin: Duration = a
+        .dl_margin
+        .parse()
+        .map_err(|e| anyhow!("--dl-margin: {e}"))?;
     let arch = match a.arch.as_str() {
         "partitioned" => Arch::Partitioned,
         "global-lock" => Arch::GlobalLock(LockKind::parse(&a.lock).ok_or_else(|| {
             anyhow!("--lock: unknown lock `{}` (ticket, mcs, mutex)", a.lock)
         })?),
+        "message-passing" => Arch::MessagePassing,
+        "linux-deadline" => Arch::LinuxDeadline,
+        "linux-fifo" => Arch::LinuxFifo,
         other => bail!(
-            "--arch: unknown architecture `{other}` (partitioned, global-lock; message-passing is not built yet)"
+            "--arch: unknown architecture `{other}` (partitioned, global-lock, message-passing, linux-deadline, linux-fifo)"
         ),
     };
+    let policy = match (&a.policy, arch.is_kernel()) {
+        (Some(p), false) => p.clone(),
+        (None, false) => bail!("--policy is required with --arch {}", arch.name()),
+        (Some(p), true) => bail!(
+            "--policy `{p}` does not apply to the kernel baseline {} (the kernel schedules)",
+            arch.name()
+        ),
+        (None, true) => arch.name().to_string(),
+    };
+    if a.dedicated_irq_cpu && !matches!(arch, Arch::GlobalLock(_)) {
+        bail!("--dedicated-irq-cpu applies to --arch global-lock only");
+    }
+    // The CPUs the policy schedules: all but CPU 0 under message-passing and GSN-EDF-DI.
+    let reserved = arch == Arch::MessagePassing || a.dedicated_irq_cpu;
+    let m_jobs = if reserved {
+        if m < 2 {
+            bail!(
+                "--arch {} needs at least 2 CPUs (CPU 0 schedules, the others run jobs)",
+                a.arch
+            );
+        }
+        m - 1
+    } else {
+        m
+    };
     let priorities: Priorities = a.priorities.into();
-    let sys = System::new(tasks, m, priorities)?;
-    let fixed_priority = matches!(a.policy.as_str(), "gfp" | "pfp");
+    let sys = System::new(tasks, m_jobs, priorities)?;
+    let fixed_priority = matches!(policy.as_str(), "gfp" | "pfp" | "linux-fifo");
     let ranks = match sys.priority_ranks() {
         Ok(r) => r,
         Err(reason) if fixed_priority => bail!("{reason}"),
         Err(_) => vec![0; tasks.len()],
     };
-    let placement = for_policy(&a.policy, tasks, m, &a.partition, None, priorities)
+    let heuristic = a.partition.as_deref().unwrap_or("ffd");
+    let placement_policy = match arch {
+        Arch::LinuxFifo if a.partition.is_some() || tasks.iter().any(|t| t.cpu.is_some()) => "pfp",
+        _ => policy.as_str(),
+    };
+    let placement = for_policy(placement_policy, tasks, m_jobs, heuristic, None, priorities)
         .map_err(|e| anyhow!(e))?
+        // On the policy's CPUs (the job CPUs, numbered from 0 like the policy's).
         .map(|(domain_of_task, domain_size)| Placement {
             domain_of_task,
             domain_size,
         });
-    let mut config = RunConfig::new(cpu_list, arch, &a.policy, tasks.len(), duration);
+    let mut config = RunConfig::new(cpu_list, arch, &policy, tasks.len(), duration);
     config.ranks = ranks;
     config.placement = placement;
     config.allow_non_rt = a.allow_non_rt;
     config.release_spin = release_spin;
+    config.dedicated_irq_cpu = a.dedicated_irq_cpu;
+    config.dl_margin = dl_margin;
     let (result, meta) = run_taskset(tasks, &config)?;
-    for w in &result.warnings {
-        eprintln!("warning: {w}");
+    if !matches!(a.format, crate::OutputFormat::Table) {
+        for w in &result.warnings {
+            eprintln!("warning: {w}");
+        }
     }
     if let Some(path) = &a.jobs_csv {
         std::fs::write(path, jobs_csv(&result))
@@ -181,7 +238,7 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     let rt: Vec<RtTask> = tasks.iter().map(RtTask::from).collect();
-    let key = primary_key(&a.policy, &rt, &config.ranks);
+    let key = primary_key(&policy, &rt, &config.ranks);
     let summary = summary_json(&result, &config, &key);
     if matches!(a.format, crate::OutputFormat::Json) {
         outln!("{summary}")?;
@@ -189,10 +246,20 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
     }
     let t = &result.totals;
     outln!(
-        "{}: {} under {} on CPUs {:?} for {duration}{}: {} jobs, {} deadline misses (DSR {:.4}), max tardiness {}",
+        "{}: {} under {}{} on CPUs {:?} for {duration}{}: {} jobs, {} deadline misses (DSR {:.4}), max tardiness {}",
         a.file.display(),
-        a.policy,
+        policy,
         arch.name(),
+        match arch {
+            Arch::MessagePassing => format!(" (DSP: CPU {})", config.cpus.first().copied().unwrap_or(0)),
+            Arch::GlobalLock(_) if config.dedicated_irq_cpu => format!(
+                " (interrupt CPU {})",
+                config.cpus.first().copied().unwrap_or(0)
+            ),
+            Arch::LinuxDeadline => format!(" (runtime = WCET + {})", config.dl_margin),
+            Arch::LinuxFifo if config.placement.is_some() => " (partitioned)".to_string(),
+            _ => String::new(),
+        },
         config.cpus,
         if result.real_time { "" } else { " (NOT real-time: SCHED_OTHER)" },
         t.jobs,
@@ -237,6 +304,9 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
             inv["held_fraction"].as_f64().unwrap_or(0.0),
             inv["worst_window_ns"].as_u64().unwrap_or(0)
         )?;
+    }
+    for w in &result.warnings {
+        outln!("  WARNING: {w}")?;
     }
     Ok(())
 }

@@ -368,3 +368,98 @@ fn simulate_charges_overheads_from_the_example_file() {
     let out = schedlab(&several);
     assert!(String::from_utf8_lossy(&out.stderr).contains("`median` is neither `avg` nor `max`"));
 }
+
+/// `schedlab run`: the options of the kernel baselines and of message-passing are checked
+/// before anything runs, with messages that say what to do.
+#[test]
+fn run_rejects_misplaced_options() {
+    let dir = temp_dir("run-opts");
+    let f = write(&dir, "dhall.json", DHALL);
+    let err = |args: &[&str]| {
+        let out = schedlab(args);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let e = err(&["run", &f, "--arch", "linux-deadline", "--policy", "gedf"]);
+    assert!(
+        e.contains("does not apply to the kernel baseline linux-deadline"),
+        "{e}"
+    );
+    let e = err(&["run", &f, "--arch", "message-passing"]);
+    assert!(
+        e.contains("--policy is required with --arch message-passing"),
+        "{e}"
+    );
+    let e = err(&[
+        "run",
+        &f,
+        "--arch",
+        "partitioned",
+        "--policy",
+        "pedf",
+        "--dedicated-irq-cpu",
+    ]);
+    assert!(
+        e.contains("--dedicated-irq-cpu applies to --arch global-lock only"),
+        "{e}"
+    );
+    let e = err(&["run", &f, "--arch", "push-pull", "--policy", "gedf"]);
+    assert!(
+        e.contains("message-passing, linux-deadline, linux-fifo"),
+        "{e}"
+    );
+    let e = err(&[
+        "run",
+        &f,
+        "--cpus",
+        "1",
+        "--arch",
+        "message-passing",
+        "--policy",
+        "gedf",
+    ]);
+    assert!(e.contains("needs at least 2 CPUs"), "{e}");
+}
+
+/// A short real message-passing run (skipped on fewer than 2 CPUs): the JSON names the DSP
+/// and has the G-EDF-MP overheads; no job ran on the DSP's CPU (logical CPU 0).
+#[test]
+fn run_message_passing_json() {
+    if std::thread::available_parallelism().map_or(0, |n| n.get()) < 2 {
+        return;
+    }
+    let dir = temp_dir("run-mp");
+    let f = write(
+        &dir,
+        "light.json",
+        r#"{"tasks": [{"wcet": "1ms", "period": "10ms"}, {"wcet": "2ms", "period": "15ms"}]}"#,
+    );
+    let out = schedlab(&[
+        "run",
+        &f,
+        "--cpus",
+        "2",
+        "--arch",
+        "message-passing",
+        "--policy",
+        "gedf",
+        "--duration",
+        "300ms",
+        "--format",
+        "json",
+        "--allow-non-rt",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["arch"], "message-passing");
+    assert!(v["dsp_cpu"].is_u64());
+    assert_eq!(v["jobs"], 50); // 30 + 20 releases in 300 ms
+    for k in ["release_latency", "dsp", "request", "release_to_run"] {
+        assert!(v["overheads"][k]["count"].as_u64().unwrap() > 0, "{k}");
+    }
+    assert!(v["per_task"].as_array().unwrap().len() == 2);
+}

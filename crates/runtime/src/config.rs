@@ -93,19 +93,55 @@ impl From<&Task> for RtTask {
 pub enum Arch {
     /// One independent scheduler per CPU, no shared state.
     Partitioned,
-    /// One lock guards the policy state; every CPU schedules for the system.
+    /// One lock guards the policy state; every CPU schedules for the system (with
+    /// [`RunConfig::dedicated_irq_cpu`]: GSN-EDF-DI).
     GlobalLock(LockKind),
+    /// G-EDF-MP [MP §III]: logical CPU 0 is the dedicated scheduling processor (DSP) that
+    /// owns all scheduling state; the other CPUs are its clients ([`crate::mp`]).
+    MessagePassing,
+    /// Kernel baseline: SCHED_DEADLINE threads (runtime = WCET + [`RunConfig::dl_margin`],
+    /// deadline, period), global affinity over the run's CPUs ([`crate::kernel`]).
+    LinuxDeadline,
+    /// Kernel baseline: SCHED_FIFO threads with priorities from the ranks; global, or
+    /// partitioned when a placement is given ([`crate::kernel`]).
+    LinuxFifo,
 }
 
 impl Arch {
-    /// `partitioned`, `global-lock`.
+    /// `partitioned`, `global-lock`, `message-passing`, `linux-deadline`, `linux-fifo`.
     pub fn name(self) -> &'static str {
         match self {
             Arch::Partitioned => "partitioned",
             Arch::GlobalLock(_) => "global-lock",
+            Arch::MessagePassing => "message-passing",
+            Arch::LinuxDeadline => "linux-deadline",
+            Arch::LinuxFifo => "linux-fifo",
         }
     }
+
+    /// Whether the kernel schedules (no user-space policy, `--policy` does not apply).
+    pub fn is_kernel(self) -> bool {
+        matches!(self, Arch::LinuxDeadline | Arch::LinuxFifo)
+    }
 }
+
+/// Default margin added to the WCET for the SCHED_DEADLINE runtime of `linux-deadline`:
+/// 500 µs. The kernel throttles a deadline thread whose runtime is used up until its next
+/// period, so the margin must cover what the kernel charges beyond the job's own CPU time
+/// (its wake-up and sleep system calls, interrupts taken while it runs, and — measured on a
+/// KVM guest with HZ = 250 — occasional jumps of the charged runtime: with 50–100 µs about
+/// 1–12 % of a U = 0.6 set's jobs were throttled and missed their deadlines, with 200 µs
+/// ~1 %, with 300 µs and more none, docs/runtime.md). 500 µs per 10 ms period reserves 5 %
+/// more bandwidth per task; the margin is reported with the results.
+pub const DEFAULT_DL_MARGIN_NS: u64 = 500_000;
+
+/// Spin margin of the DSP of `message-passing` (or `release_spin` if larger): it sleeps until
+/// this long before the next release and spins the rest. Timer wake-ups come
+/// ~15 µs late at the median and ~45 µs at p99 on an idle machine of this kind and later under
+/// load (a 60 µs margin left 1–2 % of releases late by more than it while other programs
+/// compiled, docs/runtime.md); the DSP's CPU runs no job, so spinning there costs only its
+/// RT-throttling budget, which the DSP caps (40 % of every 100 ms).
+pub const DEFAULT_DSP_SPIN_NS: u64 = 150_000;
 
 /// SCHED_FIFO priority of job threads.
 pub const PRIO_JOB: u8 = 10;
@@ -140,6 +176,11 @@ pub struct RunConfig {
     pub release_spin: Duration,
     /// After the horizon, how long to wait for threads to finish before giving up on them.
     pub grace: Duration,
+    /// `global-lock` only: logical CPU 0 takes every release timer and runs no real-time
+    /// job; the policy schedules the other CPUs (GSN-EDF-DI [MP §IV]).
+    pub dedicated_irq_cpu: bool,
+    /// `linux-deadline`: SCHED_DEADLINE runtime = WCET + this (capped at the deadline).
+    pub dl_margin: Duration,
 }
 
 impl RunConfig {
@@ -162,12 +203,30 @@ impl RunConfig {
             trace_capacity: None,
             release_spin: Duration::ZERO,
             grace: Duration::from_ns(2_000_000_000),
+            dedicated_irq_cpu: false,
+            dl_margin: Duration::from_ns(DEFAULT_DL_MARGIN_NS),
         }
     }
 
     /// Number of CPUs of the run.
     pub fn m(&self) -> u32 {
         u32::try_from(self.cpus.len()).unwrap_or(u32::MAX)
+    }
+
+    /// The logical CPUs real-time jobs run on: all of them, except logical CPU 0 under
+    /// `message-passing` (the DSP) and under `global-lock` with a dedicated interrupt CPU.
+    pub fn job_cpus(&self) -> std::ops::Range<u32> {
+        let first = u32::from(self.reserves_cpu0());
+        first..self.m()
+    }
+
+    /// Whether logical CPU 0 runs no real-time job (the DSP, or GSN-EDF-DI's interrupt CPU).
+    pub fn reserves_cpu0(&self) -> bool {
+        match self.arch {
+            Arch::MessagePassing => true,
+            Arch::GlobalLock(_) => self.dedicated_irq_cpu,
+            _ => false,
+        }
     }
 }
 

@@ -16,7 +16,9 @@
 //!
 //! Releases: the dispatcher of the task's CPU under `partitioned`; task `i` → CPU `i mod m`
 //! under `global-lock` (release timers spread over the CPUs, like GSN-EDF without a
-//! dedicated interrupt CPU). Optionally it wakes `release_spin` early and spins until the
+//! dedicated interrupt CPU); with a dedicated interrupt CPU (GSN-EDF-DI) CPU 0 owns every
+//! release and the policy's timers, and schedules no job (its `local` is `None`; the policy
+//! runs on CPUs 1..m). Optionally it wakes `release_spin` early and spins until the
 //! release time (the kernel's timer wake-up latency is then hidden, at the price of CPU time).
 
 use crate::mech::clock::{monotonic_ns, TickClock};
@@ -30,17 +32,45 @@ use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// A dispatcher's doorbell: a counter bumped by whoever needs it to look, and its futex.
+/// A dispatcher's doorbell: a counter bumped by whoever needs it to look, its futex, and
+/// whether its owner sleeps on it — a ringer makes the wake-up system call only then, so
+/// ringing a spinning (or running) owner costs one atomic add.
+///
+/// Lost wake-ups are impossible: the sleeper publishes `waiting` and then waits with the
+/// counter value it saw (the kernel compares it atomically); the ringer bumps the counter
+/// and then reads `waiting`, both sequentially consistent, so either the ringer sees
+/// `waiting` (and wakes) or the sleeper's futex call sees the new counter (and returns).
 #[derive(Debug, Default)]
 pub struct Doorbell {
     word: AtomicU32,
+    waiting: AtomicBool,
 }
 
 impl Doorbell {
-    /// Asks the dispatcher to run its scheduling step.
+    /// Asks the owner to look (run its scheduling step).
     pub fn ring(&self) {
-        self.word.fetch_add(1, Ordering::Release);
-        futex::wake(&self.word, 1);
+        self.word.fetch_add(1, Ordering::SeqCst);
+        if self.waiting.load(Ordering::SeqCst) {
+            futex::wake(&self.word, 1);
+        }
+    }
+
+    /// The counter now (compare with a later value to see whether it was rung).
+    pub fn seen(&self) -> u32 {
+        self.word.load(Ordering::Acquire)
+    }
+
+    /// Sleeps (owner only) until rung after `seen` was read, or until CLOCK_MONOTONIC
+    /// reaches `deadline_ns`.
+    pub fn sleep(&self, seen: u32, deadline_ns: Option<u64>) -> futex::Woken {
+        self.waiting.store(true, Ordering::SeqCst);
+        let r = if self.word.load(Ordering::SeqCst) == seen {
+            futex::wait(&self.word, seen, deadline_ns)
+        } else {
+            futex::Woken::Maybe
+        };
+        self.waiting.store(false, Ordering::Relaxed);
+        r
     }
 }
 
@@ -87,10 +117,17 @@ pub enum Domain {
 pub struct Dispatcher {
     /// Logical CPU.
     pub cpu: u32,
-    /// First logical CPU of its domain.
+    /// First logical CPU of its domain (local CPU `c` of the domain is logical `base + c`).
     pub base: u32,
+    /// Its CPU's index in the domain, or `None` for a CPU that schedules no job (the
+    /// dedicated interrupt CPU of GSN-EDF-DI: it only handles releases and timers).
+    pub local: Option<usize>,
+    /// Its slot in the domain's lock (MCS node).
+    pub slot: usize,
     /// Tasks whose releases it owns.
     pub releases: Vec<u32>,
+    /// The logical CPU that owns the domain's policy timers.
+    pub timer_owner: u32,
     /// Whether it owns its domain's policy timers.
     pub timers: bool,
     /// Its state.
@@ -117,7 +154,7 @@ fn with_state<R>(
             (r, s.next_timer())
         }
         Domain::Locked(l) => {
-            let slot = (d.cpu - d.base) as usize;
+            let slot = d.slot;
             em.now(Kind::LockWaitBegin, d.cpu, u32::MAX, 0, 0);
             let mut g = l.lock(slot);
             em.now(Kind::LockWaitEnd, d.cpu, u32::MAX, 0, 0);
@@ -125,7 +162,7 @@ fn with_state<R>(
             (r, g.next_timer())
         }
     };
-    let owner = d.base as usize;
+    let owner = d.timer_owner as usize;
     if let Some(slot) = shared.next_timer.get(owner) {
         let v = next.unwrap_or(u64::MAX);
         let old = slot.swap(v, Ordering::AcqRel);
@@ -140,11 +177,11 @@ fn with_state<R>(
 
 /// Takes the CPUs marked in `need` other than `me` (local indices) into `rings`, and
 /// whether `me` itself is marked.
-fn drain_need(s: &mut Sched, me: usize, rings: &mut Vec<u32>) -> bool {
+fn drain_need(s: &mut Sched, me: Option<usize>, rings: &mut Vec<u32>) -> bool {
     let mut mine = false;
     for (c, n) in s.need.iter_mut().enumerate() {
         if *n {
-            if c == me {
+            if Some(c) == me {
                 mine = true;
             } else {
                 *n = false;
@@ -160,7 +197,7 @@ impl Dispatcher {
     pub fn run(mut self, shared: &Shared, th: &Threads<'_>) -> Dispatcher {
         let clock = shared.clock;
         let t0 = shared.t0.load(Ordering::Acquire);
-        let me = (self.cpu - self.base) as usize;
+        let me = self.local;
         let bell = match shared.bells.get(self.cpu as usize) {
             Some(b) => b,
             None => return self,
@@ -225,13 +262,13 @@ impl Dispatcher {
                 }
             }
             // 3. Scheduling step.
-            if need_self {
+            if let (true, Some(me)) = (need_self, me) {
                 need_self = false;
                 self.buf
                     .record(clock.ticks(), Kind::SchedBegin, self.cpu, u32::MAX, 0, 0);
                 let switched = with_state(&mut self, shared, |s, em| {
                     let sw = s.schedule(em, th, me, now, wake_ticks);
-                    drain_need(s, me, &mut rings);
+                    drain_need(s, Some(me), &mut rings);
                     sw
                 });
                 self.buf.record(
@@ -278,7 +315,7 @@ impl Dispatcher {
                 continue;
             }
             let deadline = next.map(|n| t0 + n.saturating_sub(shared.release_spin_ns));
-            let woken = futex::wait(&bell.word, last_seen, deadline);
+            let woken = bell.sleep(last_seen, deadline);
             if woken == futex::Woken::TimedOut && shared.release_spin_ns > 0 {
                 if let Some(n) = next {
                     let target = t0 + n;

@@ -39,6 +39,8 @@ pub fn run_taskset(tasks: &TaskSet, config: &RunConfig) -> Result<(RunResult, Me
         .insert("architecture".into(), json!(config.arch.name()));
     if let Arch::GlobalLock(k) = config.arch {
         meta.extra.insert("lock".into(), json!(k.name()));
+        meta.extra
+            .insert("dedicated_irq_cpu".into(), json!(config.dedicated_irq_cpu));
     }
     meta.extra.insert("cpu_list".into(), json!(config.cpus));
     meta.extra
@@ -66,8 +68,10 @@ pub fn as_sim_result(r: &RunResult) -> SimResult {
 
 /// The JSON summary of `schedlab run --format json`: the simulator's fields plus `arch`,
 /// `lock`, `overheads` (see [`crate::overheads`]), `real_time`, `interrupted`,
-/// `dropped_events`, `tsc`, `tick_hz`, `invariant` (global-lock: fraction of the run the
-/// global scheduling invariant held, worst window) and `warnings`.
+/// `dropped_events`, `tsc`, `tick_hz`, `invariant` (global-lock and message-passing — on
+/// the DSP's view —: fraction of the run the global scheduling invariant held, worst window),
+/// `dedicated_irq_cpu` (global-lock), `dsp_cpu` (message-passing), `dl_margin_ns`
+/// (linux-deadline) and `warnings`.
 pub fn summary_json(r: &RunResult, config: &RunConfig, primary: &dyn Fn(u32, u64) -> u64) -> Value {
     let mut v = schedlab_sim::summary_json(
         &as_sim_result(r),
@@ -79,6 +83,13 @@ pub fn summary_json(r: &RunResult, config: &RunConfig, primary: &dyn Fn(u32, u64
         map.insert("arch".into(), json!(config.arch.name()));
         if let Arch::GlobalLock(k) = config.arch {
             map.insert("lock".into(), json!(k.name()));
+            map.insert("dedicated_irq_cpu".into(), json!(config.dedicated_irq_cpu));
+        }
+        if config.arch == Arch::MessagePassing {
+            map.insert("dsp_cpu".into(), json!(config.cpus.first()));
+        }
+        if config.arch == Arch::LinuxDeadline {
+            map.insert("dl_margin_ns".into(), json!(config.dl_margin.as_ns()));
         }
         map.insert("cpu_list".into(), json!(config.cpus));
         map.insert("overheads".into(), r.overheads.to_json());
@@ -87,8 +98,9 @@ pub fn summary_json(r: &RunResult, config: &RunConfig, primary: &dyn Fn(u32, u64
         map.insert("dropped_events".into(), json!(r.dropped_events));
         map.insert("tsc".into(), json!(r.tsc));
         map.insert("tick_hz".into(), json!(r.tick_hz));
-        if matches!(config.arch, Arch::GlobalLock(_)) {
-            let inv = check::invariant(&r.trace, config.m(), r.horizon.as_ns(), primary);
+        if matches!(config.arch, Arch::GlobalLock(_) | Arch::MessagePassing) {
+            let k = config.job_cpus().len() as u32;
+            let inv = check::invariant(&r.trace, k, r.horizon.as_ns(), primary);
             map.insert(
                 "invariant".into(),
                 json!({
@@ -116,7 +128,7 @@ pub fn primary_key(policy: &str, tasks: &[RtTask], ranks: &[u32]) -> impl Fn(u32
     let deadlines: Vec<u64> = tasks.iter().map(|t| t.deadline.as_ns()).collect();
     let ranks = ranks.to_vec();
     let kind = match policy {
-        "gfp" | "pfp" => 1,
+        "gfp" | "pfp" | "linux-fifo" => 1,
         "gfifo" => 2,
         _ => 0,
     };

@@ -11,8 +11,9 @@
 //!   handler ([`JobCtl::on_signal`]) waits on the futex until `RUN` again;
 //! - `STOP`: the run is over.
 //!
-//! Transitions: a dispatcher moves `IDLE → RUN` (new job), `RUN → PARK` (preemption, by
-//! compare-and-swap) and `PARK → RUN` (resume, possibly on another CPU); the thread itself
+//! Transitions: a dispatcher (under `message-passing`: the client that owns the job) moves
+//! `IDLE → RUN` (new job), `RUN → PARK` (preemption, by compare-and-swap) and `PARK → RUN`
+//! (resume, possibly on another CPU); the thread itself
 //! moves `RUN → IDLE` when its job completes — that store is the completion's commit point,
 //! which the dispatcher of its CPU sees as `IDLE` on its next pass. Because a dispatcher runs
 //! on the job's CPU at a higher priority, the thread never executes while its dispatcher
@@ -72,12 +73,28 @@ pub struct JobCtl {
     pub executed: AtomicU64,
     /// The thread's trace buffer.
     pub buf: TraceBuf,
+    /// Dispatcher-side counters of the current job, kept here where the dispatching CPU is
+    /// not the one holding the job's record (`message-passing`: clients enact, the DSP
+    /// keeps the records): times parked unfinished, …
+    pub preempted: AtomicU32,
+    /// … times made runnable on another CPU than the last one, …
+    pub migrated: AtomicU32,
+    /// … the logical CPUs it was made runnable on (bit c = CPU c, CPUs < 64), …
+    pub cpus_mask: AtomicU64,
+    /// … and the last of them (`NONE` before the first). Reset when a job is handed over.
+    pub disp_cpu: AtomicU32,
+    /// Switch-ins observed on another physical CPU than the assigned one (should be 0: the
+    /// dispatcher pins the thread before making it runnable).
+    pub misplaced: AtomicU64,
+    /// Physical CPU of each logical CPU (for the check above).
+    phys: Vec<u32>,
     clock: TickClock,
 }
 
 impl JobCtl {
-    /// The control block of task `task`'s thread, with a trace buffer of `capacity` events.
-    pub fn new(task: u32, capacity: usize, clock: TickClock) -> JobCtl {
+    /// The control block of task `task`'s thread, with a trace buffer of `capacity` events;
+    /// `phys` maps the run's logical CPUs to physical ones.
+    pub fn new(task: u32, capacity: usize, clock: TickClock, phys: &[u32]) -> JobCtl {
         JobCtl {
             task,
             state: AtomicU32::new(IDLE),
@@ -91,7 +108,34 @@ impl JobCtl {
             done_ticks: AtomicU64::new(0),
             executed: AtomicU64::new(0),
             buf: TraceBuf::new(capacity),
+            preempted: AtomicU32::new(0),
+            migrated: AtomicU32::new(0),
+            cpus_mask: AtomicU64::new(0),
+            disp_cpu: AtomicU32::new(NONE),
+            misplaced: AtomicU64::new(0),
+            phys: phys.to_vec(),
             clock,
+        }
+    }
+
+    /// Resets the per-job counters (the job's thread is idle: called when a job is handed
+    /// over, before it is dispatched).
+    pub fn reset_counters(&self) {
+        self.preempted.store(0, Ordering::Relaxed);
+        self.migrated.store(0, Ordering::Relaxed);
+        self.cpus_mask.store(0, Ordering::Relaxed);
+        self.disp_cpu.store(NONE, Ordering::Relaxed);
+    }
+
+    /// Counts that the current job is made runnable on logical CPU `cpu` (by its
+    /// dispatcher).
+    pub fn count_dispatch(&self, cpu: u32) {
+        let last = self.disp_cpu.swap(cpu, Ordering::Relaxed);
+        if last != NONE && last != cpu {
+            self.migrated.fetch_add(1, Ordering::Relaxed);
+        }
+        if cpu < 64 {
+            self.cpus_mask.fetch_or(1 << cpu, Ordering::Relaxed);
         }
     }
 
@@ -100,6 +144,10 @@ impl JobCtl {
         let cpu = self.cpu.load(Ordering::Acquire);
         let last = self.last_cpu.swap(cpu, Ordering::Relaxed);
         let t = self.clock.ticks();
+        let expected = self.phys.get(cpu as usize).copied();
+        if expected.is_some() && crate::mech::sched::current_cpu() != expected {
+            self.misplaced.fetch_add(1, Ordering::Relaxed);
+        }
         self.buf.record(t, Kind::SwitchIn, cpu, self.task, seq, 0);
         if last != NONE && last != cpu {
             self.buf

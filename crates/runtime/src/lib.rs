@@ -8,7 +8,12 @@
 //! - `partitioned`: one independent scheduler per CPU, releases handled locally, no shared
 //!   state (P-EDF, P-FP);
 //! - `global-lock`: one lock (ticket, MCS or futex mutex, [ChronOS §7]) guards the policy
-//!   state; every CPU schedules for the system (GSN-EDF, ChronOS stop-the-world, [MP §II-B]).
+//!   state; every CPU schedules for the system (GSN-EDF, ChronOS stop-the-world, [MP §II-B]);
+//!   optionally CPU 0 takes every release and runs no job (GSN-EDF-DI, [MP §IV]);
+//! - `message-passing`: G-EDF-MP [MP §III] — a dedicated scheduling processor owns all
+//!   state without locks, clients report through wait-free mailboxes and enact the links;
+//! - kernel baselines `linux-deadline` (SCHED_DEADLINE) and `linux-fifo` (SCHED_FIFO), the
+//!   same workload scheduled by Linux.
 //!
 //! Module map:
 //! - [`mech`]: the mechanism layer (threads, priorities, futexes, clocks, burn loop,
@@ -18,6 +23,10 @@
 //! - [`state`]: the scheduling state an architecture drives the policy with (links, hand-over,
 //!   job records);
 //! - [`job`]: the job threads; [`dispatch`]: the per-CPU dispatcher threads;
+//! - [`mp`]: the DSP and client threads of `message-passing` and their shared slots;
+//!   [`mailbox`]: its wait-free client → DSP rings (loom-checked);
+//! - [`kernel`]: the kernel baselines; [`throttle`]: warnings about the kernel's RT
+//!   throttling limit;
 //! - [`run`](mod@run): one run from start to result; [`overheads`]: the overhead samples and statistics
 //!   of [MP §IV-A]; [`check`]: properties of a runtime trace (no job on two CPUs, migrations,
 //!   the global scheduling invariant of [MP §II-A]); [`front`]: from a task set to a result and
@@ -37,12 +46,16 @@ pub mod error;
 pub mod fit;
 pub mod front;
 pub mod job;
+pub mod kernel;
+pub mod mailbox;
 #[allow(unsafe_code)]
 pub mod mech;
+pub mod mp;
 pub mod overheads;
 pub mod run;
 pub mod state;
 pub mod stats;
+pub mod throttle;
 pub mod tracebuf;
 
 pub use config::{Arch, Body, RtTask, RunConfig};

@@ -8,6 +8,8 @@
 //! | `schedule` | Δsch | `sched-begin` → `sched-end` on a CPU (lock wait included) |
 //! | `context_switch` | Δcxs | a `sched-end` that switched a job in (`arg = 1`) → that CPU's next `switch-in`: the decision made → the job's code running |
 //! | `lock_wait` | — | `lock-wait-begin` → `lock-wait-end` |
+//! | `request` | Δreq | a client's `message-send` → the DSP's `message-receive` of the same message (same job and kind: a job's completion is reported once) |
+//! | `dsp` | Δdsp | `dsp-begin` → `dsp-end` on the DSP: one message's handler, link changes included |
 //! | `release_to_run` | — | intended release → the job's first `switch-in` (end to end) |
 //!
 //! Statistics per name: count, min, mean, median, p99, p99.9, max, all samples (no outlier
@@ -19,13 +21,15 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The overhead names, in report order.
-pub const NAMES: [&str; 7] = [
+pub const NAMES: [&str; 9] = [
     "release_latency",
     "release",
     "ipi",
     "schedule",
     "context_switch",
     "lock_wait",
+    "request",
+    "dsp",
     "release_to_run",
 ];
 
@@ -108,6 +112,8 @@ impl Overheads {
         let mut sched_begin: HashMap<u32, u64> = HashMap::new();
         let mut decided: HashMap<u32, u64> = HashMap::new();
         let mut lock_begin: HashMap<u32, u64> = HashMap::new();
+        let mut sent: HashMap<(u32, u64, u64), u64> = HashMap::new();
+        let mut dsp_begin: HashMap<u32, u64> = HashMap::new();
         for e in events {
             let job = (e.task, e.seq);
             match e.kind {
@@ -154,6 +160,22 @@ impl Overheads {
                 Kind::LockWaitEnd => {
                     if let Some(s) = lock_begin.remove(&e.cpu) {
                         push("lock_wait", e.time.saturating_sub(s));
+                    }
+                }
+                Kind::MessageSend => {
+                    sent.insert((e.task, e.seq, e.arg), e.time);
+                }
+                Kind::MessageReceive => {
+                    if let Some(s) = sent.remove(&(e.task, e.seq, e.arg)) {
+                        push("request", e.time.saturating_sub(s));
+                    }
+                }
+                Kind::DspBegin => {
+                    dsp_begin.insert(e.cpu, e.time);
+                }
+                Kind::DspEnd => {
+                    if let Some(s) = dsp_begin.remove(&e.cpu) {
+                        push("dsp", e.time.saturating_sub(s));
                     }
                 }
                 _ => {}
@@ -231,5 +253,24 @@ mod tests {
         assert_eq!(one("release_to_run"), vec![58]);
         let j = o.to_json();
         assert_eq!(j["release"]["max_ns"], 20);
+    }
+
+    /// A hand-built message-passing sequence: client 1 reports τ2#4 complete at 200 (kind
+    /// 1); the DSP receives it at 207 and handles it 207–209; a second report of another
+    /// job is never received (no sample). Expected: Δreq 7, Δdsp 2.
+    #[test]
+    fn request_and_dsp_samples() {
+        let ev = |t, k, cpu, task, seq, arg| Event::new(t, k, cpu, task, seq).with_arg(arg);
+        let trace = vec![
+            ev(200, Kind::MessageSend, 1, 2, 4, 1),
+            ev(201, Kind::MessageSend, 1, 3, 0, 1),
+            ev(207, Kind::MessageReceive, 0, 2, 4, 1),
+            ev(207, Kind::DspBegin, 0, 2, 4, 1),
+            ev(209, Kind::DspEnd, 0, 2, 4, 0),
+        ];
+        let o = Overheads::from_trace(&trace);
+        assert_eq!(o.samples["request"], vec![7]);
+        assert_eq!(o.samples["dsp"], vec![2]);
+        assert_eq!(o.samples.len(), 2);
     }
 }

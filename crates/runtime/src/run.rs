@@ -27,6 +27,9 @@ use crate::mech::clock::{monotonic_ns, TickClock};
 use crate::mech::lock::Locked;
 use crate::mech::sched::{self, Class, ClassGuard};
 use crate::mech::{futex, preempt, signals, MechError};
+use crate::mp::client::Client;
+use crate::mp::dsp::Dsp;
+use crate::mp::MpShared;
 use crate::overheads::Overheads;
 use crate::state::{RawRecord, Sched, TaskSpec, Threads};
 use schedlab_model::{Duration, Time};
@@ -70,8 +73,16 @@ pub struct RunResult {
     pub warnings: Vec<String>,
 }
 
+/// Jobs released in a run of `duration` ns (an upper bound).
+fn expected_jobs(tasks: &[RtTask], duration: u64) -> usize {
+    tasks
+        .iter()
+        .map(|t| (duration / t.period.as_ns().max(1)) as usize + 2)
+        .sum()
+}
+
 /// Estimated events per job thread / dispatcher buffer.
-fn capacities(tasks: &[RtTask], duration: u64, cfg: &RunConfig) -> (Vec<usize>, usize) {
+pub(crate) fn capacities(tasks: &[RtTask], duration: u64, cfg: &RunConfig) -> (Vec<usize>, usize) {
     const CAP: usize = 1 << 21;
     let jobs: Vec<usize> = tasks
         .iter()
@@ -89,7 +100,7 @@ fn capacities(tasks: &[RtTask], duration: u64, cfg: &RunConfig) -> (Vec<usize>, 
 }
 
 /// Checks that the CPUs exist and are allowed; returns the allowed set (for messages).
-fn validate_cpus(cpus: &[u32]) -> Result<(), RuntimeError> {
+pub(crate) fn validate_cpus(cpus: &[u32]) -> Result<(), RuntimeError> {
     if cpus.is_empty() {
         return Err(RuntimeError::InvalidConfig {
             field: "cpus",
@@ -132,6 +143,15 @@ pub fn run(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeErr
     }
     let n = tasks.len();
     let m = config.m();
+    if config.dedicated_irq_cpu && !matches!(config.arch, Arch::GlobalLock(_)) {
+        return Err(RuntimeError::InvalidConfig {
+            field: "dedicated-irq-cpu",
+            message: format!(
+                "applies to --arch global-lock only, not `{}` (message-passing has its DSP by design)",
+                config.arch.name()
+            ),
+        });
+    }
     if config.ranks.len() != n {
         return Err(RuntimeError::InvalidConfig {
             field: "ranks",
@@ -161,6 +181,7 @@ pub fn run(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeErr
     let mut warnings = Vec::new();
     let mut domains: Vec<(u32, Domain, Vec<u32>)> = Vec::new(); // (cpu, domain, releases)
     let mut pinned: Vec<Option<u32>> = vec![None; n];
+    let mut mp_sched: Option<Sched> = None;
     match config.arch {
         Arch::Partitioned => {
             let Some(p) = config.placement.as_ref().filter(|p| p.domain_size == 1) else {
@@ -213,18 +234,46 @@ pub fn run(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeErr
             }
         }
         Arch::GlobalLock(kind) => {
-            let policy = build(&config.policy, &policy_tasks, m, config.placement.clone())?;
+            let first = config.job_cpus().start;
+            let k = policy_cpus(config)?;
+            let policy = build(&config.policy, &policy_tasks, k, config.placement.clone())?;
             let st = Arc::new(Locked::new(
                 kind,
                 m as usize,
-                Sched::new(policy, 0, spec.clone()),
+                Sched::new(policy, first, spec.clone()),
             ));
             for c in 0..m {
-                let mine: Vec<u32> = (0..n as u32).filter(|i| i % m == c).collect();
+                // GSN-EDF-DI: CPU 0 owns every release; else task i → CPU i mod m.
+                let mine: Vec<u32> = (0..n as u32)
+                    .filter(|i| if first == 1 { c == 0 } else { i % m == c })
+                    .collect();
                 domains.push((c, Domain::Locked(st.clone()), mine));
             }
         }
+        Arch::MessagePassing => {
+            let k = policy_cpus(config)?;
+            if n > crate::mp::slot::MAX_TASKS {
+                return Err(RuntimeError::InvalidConfig {
+                    field: "arch",
+                    message: format!(
+                        "message-passing names at most {} tasks, the set has {n}",
+                        crate::mp::slot::MAX_TASKS
+                    ),
+                });
+            }
+            let policy = build(&config.policy, &policy_tasks, k, config.placement.clone())?;
+            let mut st = Sched::new(policy, 1, spec.clone());
+            st.set_message_passing();
+            // Room for every job record: no reallocation while the DSP handles messages.
+            st.records
+                .reserve(expected_jobs(tasks, config.duration.as_ns()));
+            mp_sched = Some(st);
+        }
+        Arch::LinuxDeadline | Arch::LinuxFifo => {
+            return crate::kernel::run_kernel(tasks, config, started);
+        }
     }
+    warnings.extend(crate::throttle::warnings(tasks, config));
 
     // Real-time permission (the caller's class is restored when `_restore` drops).
     let _restore = ClassGuard::new();
@@ -250,7 +299,7 @@ pub fn run(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeErr
     let ctls: Vec<Arc<JobCtl>> = (0..n)
         .map(|i| {
             let cap = job_caps.get(i).copied().unwrap_or(1024);
-            Arc::new(JobCtl::new(i as u32, cap, clock))
+            Arc::new(JobCtl::new(i as u32, cap, clock, &config.cpus))
         })
         .collect();
     for (i, p) in pinned.iter().enumerate() {
@@ -310,7 +359,10 @@ pub fn run(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeErr
         let cls = class(PRIO_JOB);
         let affinity: Vec<u32> = match pinned.get(i).copied().flatten() {
             Some(c) => vec![phys.get(c as usize).copied().unwrap_or(0)],
-            None => phys.to_vec(),
+            None => config
+                .job_cpus()
+                .filter_map(|c| phys.get(c as usize).copied())
+                .collect(),
         };
         let h = std::thread::Builder::new()
             .name(format!("sl-task{i}"))
@@ -357,31 +409,73 @@ pub fn run(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeErr
         }
     }
 
-    // Dispatchers.
-    let mut disp_handles = Vec::with_capacity(m as usize);
+    // Dispatchers (or the DSP and its clients).
+    let mut workers: Vec<Worker> = Vec::with_capacity(m as usize);
+    let first = config.job_cpus().start;
     for (cpu, domain, releases) in domains {
         let base = match &domain {
             Domain::Own(_) => cpu,
-            Domain::Locked(_) => 0,
+            Domain::Locked(_) => first,
         };
-        let d = Dispatcher {
+        let (local, slot, timer_owner) = match &domain {
+            Domain::Own(_) => (Some(0), 0, cpu),
+            Domain::Locked(_) => (
+                (cpu >= first).then(|| (cpu - first) as usize),
+                cpu as usize,
+                0,
+            ),
+        };
+        workers.push(Worker::Disp(Dispatcher {
             cpu,
             base,
+            local,
+            slot,
             releases,
-            timers: cpu == base,
+            timer_owner,
+            timers: cpu == timer_owner,
             domain,
             buf: crate::tracebuf::TraceBuf::new(disp_cap),
-        };
-        let (shared, ctls, phys, ready, errors) = (
+        }));
+    }
+    let mp_shared = Arc::new(MpShared::new(
+        m.saturating_sub(1) as usize,
+        n,
+        // The DSP's CPU runs no job: it always spins at least the default margin.
+        config
+            .release_spin
+            .as_ns()
+            .max(crate::config::DEFAULT_DSP_SPIN_NS),
+        config.release_spin.as_ns(),
+    ));
+    if let Some(st) = mp_sched.take() {
+        let k = m.saturating_sub(1) as usize;
+        workers.push(Worker::Dsp(Dsp::new(
+            0,
+            st,
+            k,
+            crate::tracebuf::TraceBuf::new(disp_cap),
+        )));
+        for c in 1..m {
+            workers.push(Worker::Client(Client::new(
+                c,
+                crate::tracebuf::TraceBuf::new(disp_cap),
+            )));
+        }
+    }
+    let mut disp_handles = Vec::with_capacity(m as usize);
+    for w in workers {
+        let cpu = w.cpu();
+        let (shared, ctls, phys, ready, errors, mp) = (
             shared.clone(),
             ctls.clone(),
             phys.clone(),
             ready.clone(),
             errors.clone(),
+            mp_shared.clone(),
         );
         let cls = class(PRIO_DISPATCH);
         let h = std::thread::Builder::new()
-            .name(format!("sl-cpu{cpu}"))
+            .name(w.thread_name())
             .spawn(move || {
                 let _other = ClassGuard::to_other();
                 let p = phys.get(cpu as usize).copied().unwrap_or(0);
@@ -395,13 +489,17 @@ pub fn run(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeErr
                     futex::wait(&shared.go, 0, None);
                 }
                 if shared.stop.load(Ordering::Acquire) {
-                    return d;
+                    return w;
                 }
                 let th = Threads {
                     ctls: &ctls,
                     phys: &phys,
                 };
-                d.run(&shared, &th)
+                match w {
+                    Worker::Disp(d) => Worker::Disp(d.run(&shared, &th)),
+                    Worker::Dsp(d) => Worker::Dsp(d.run(&shared, &mp, &th)),
+                    Worker::Client(c) => Worker::Client(c.run(&shared, &mp, &th)),
+                }
             });
         match h {
             Ok(h) => disp_handles.push(h),
@@ -515,6 +613,7 @@ pub fn run(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeErr
     let (mut calls, mut switches) = (0u64, 0u64);
     let mut mech_errors = (0u64, None::<String>);
     let mut shared_state: Option<Arc<Locked<Sched>>> = None;
+    let mut client_errors = (0u64, None::<String>);
     let mut take = |s: &mut Sched, raw: &mut Vec<RawRecord>| {
         raw.append(&mut s.records);
         raw.extend(s.unfinished(&ctls));
@@ -525,21 +624,50 @@ pub fn run(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeErr
             mech_errors.1 = s.mech_errors.1.take();
         }
     };
-    for d in dispatchers {
-        dropped += d.buf.dropped();
-        trace.extend(d.buf.events());
-        match d.domain {
-            Domain::Own(mut s) => take(&mut s, &mut raw),
-            Domain::Locked(l) => shared_state = Some(l),
+    for w in dispatchers {
+        match w {
+            Worker::Disp(d) => {
+                dropped += d.buf.dropped();
+                trace.extend(d.buf.events());
+                match d.domain {
+                    Domain::Own(mut s) => take(&mut s, &mut raw),
+                    Domain::Locked(l) => shared_state = Some(l),
+                }
+            }
+            Worker::Dsp(mut d) => {
+                dropped += d.buf.dropped();
+                trace.extend(d.buf.events());
+                take(&mut d.sched, &mut raw);
+            }
+            Worker::Client(c) => {
+                dropped += c.buf.dropped();
+                trace.extend(c.buf.events());
+                client_errors.0 += c.mech_errors.0;
+                if client_errors.1.is_none() {
+                    client_errors.1 = c.mech_errors.1;
+                }
+            }
         }
     }
+
     if let Some(l) = shared_state {
         let mut g = l.lock(0);
         take(&mut g, &mut raw);
     }
+    mech_errors.0 += client_errors.0;
+    if mech_errors.1.is_none() {
+        mech_errors.1 = client_errors.1.take();
+    }
+    let mut misplaced = 0u64;
     for c in &ctls {
         dropped += c.buf.dropped();
         trace.extend(c.buf.events());
+        misplaced += c.misplaced.load(Ordering::Relaxed);
+    }
+    if misplaced > 0 {
+        warnings.push(format!(
+            "{misplaced} job switch-ins happened on another physical CPU than the one the job was dispatched to"
+        ));
     }
     for e in &mut trace {
         e.time = conv(e.time);
@@ -595,8 +723,55 @@ pub fn run(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeErr
     })
 }
 
+/// A scheduler thread of a run.
+enum Worker {
+    /// A per-CPU dispatcher (`partitioned`, `global-lock`).
+    Disp(Dispatcher),
+    /// The dedicated scheduling processor (`message-passing`).
+    Dsp(Dsp),
+    /// A client of the DSP (`message-passing`).
+    Client(Client),
+}
+
+impl Worker {
+    fn cpu(&self) -> u32 {
+        match self {
+            Worker::Disp(d) => d.cpu,
+            Worker::Dsp(d) => d.cpu,
+            Worker::Client(c) => c.cpu,
+        }
+    }
+    fn thread_name(&self) -> String {
+        match self {
+            Worker::Disp(d) => format!("sl-cpu{}", d.cpu),
+            Worker::Dsp(_) => "sl-dsp".into(),
+            Worker::Client(c) => format!("sl-client{}", c.cpu),
+        }
+    }
+}
+
+/// Number of CPUs the policy schedules: all, or all but logical CPU 0 (the DSP / the
+/// dedicated interrupt CPU), which needs at least two CPUs.
+fn policy_cpus(config: &RunConfig) -> Result<u32, RuntimeError> {
+    let k = config.job_cpus().len() as u32;
+    if k == 0 {
+        return Err(RuntimeError::InvalidConfig {
+            field: "cpus",
+            message: format!(
+                "{} needs at least 2 CPUs (CPU 0 schedules, the others run jobs)",
+                if config.arch == Arch::MessagePassing {
+                    "message-passing"
+                } else {
+                    "--dedicated-irq-cpu"
+                }
+            ),
+        });
+    }
+    Ok(k)
+}
+
 /// Waits (polling every millisecond) until `h` finished or CLOCK_MONOTONIC reaches `until`.
-fn wait_finished<T>(h: &std::thread::JoinHandle<T>, until: u64) {
+pub(crate) fn wait_finished<T>(h: &std::thread::JoinHandle<T>, until: u64) {
     while !h.is_finished() && monotonic_ns() < until {
         crate::mech::clock::sleep_until(monotonic_ns() + 1_000_000);
     }
@@ -604,7 +779,7 @@ fn wait_finished<T>(h: &std::thread::JoinHandle<T>, until: u64) {
 
 /// A live record as a [`JobRecord`] with the simulator's horizon rules: a completion after
 /// the horizon counts as unfinished.
-fn to_record(r: RawRecord, conv: &impl Fn(u64) -> u64, horizon: u64) -> JobRecord {
+pub(crate) fn to_record(r: RawRecord, conv: &impl Fn(u64) -> u64, horizon: u64) -> JobRecord {
     let completion = r.completion_ticks.map(conv).filter(|&c| c <= horizon);
     let tardiness = match completion {
         Some(c) => c.saturating_sub(r.deadline_ns),
@@ -618,7 +793,11 @@ fn to_record(r: RawRecord, conv: &impl Fn(u64) -> u64, horizon: u64) -> JobRecor
         deadline: Time::from_ns(r.deadline_ns),
         start: r.start_ticks.map(|t| Time::from_ns(conv(t))),
         completion: completion.map(Time::from_ns),
-        cpus_used: r.cpus_used,
+        cpus_used: if r.cpus_used.is_empty() {
+            (0..64).filter(|c| r.cpus_mask & (1 << c) != 0).collect()
+        } else {
+            r.cpus_used
+        },
         preemptions: r.preemptions,
         migrations: r.migrations,
         executed: Duration::from_ns(r.executed_ns),

@@ -32,6 +32,8 @@ use schedlab_trace::Kind;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 
+mod mp;
+
 /// Static facts of a task.
 #[derive(Clone, Copy, Debug)]
 pub struct TaskSpec {
@@ -65,6 +67,10 @@ pub struct RawRecord {
     pub migrations: u32,
     /// Logical CPUs it was made runnable on, in order of first use.
     pub cpus_used: Vec<u32>,
+    /// The same as a bit set (CPUs < 64), where the order is not known (`message-passing`:
+    /// counted by the clients; turned into `cpus_used` after the run, no allocation while it
+    /// lasts).
+    pub cpus_mask: u64,
 }
 
 #[derive(Debug)]
@@ -128,6 +134,7 @@ pub struct Sched {
     timer_serial: u64,
     /// Finished jobs.
     pub records: Vec<RawRecord>,
+
     /// Policy callbacks made.
     pub policy_calls: u64,
     /// Switch-ins enacted.
@@ -140,6 +147,17 @@ pub struct Sched {
     /// Decision events of the current operation, recorded with one timestamp at its end
     /// (preallocated: pushing within the capacity does not allocate).
     staged: Vec<(Kind, u32, u32, u64, u64)>,
+    /// `message-passing` mode (the DSP's state, see `state/mp.rs`): clients enact the
+    /// links, per-job counters live in the job control blocks, and the executed-time
+    /// estimate follows the links.
+    mp: bool,
+    /// `message-passing`: tasks whose job was just handed over (their control block gets
+    /// the job's number before the job is linked).
+    fresh: Vec<u32>,
+    /// The time of the latest policy call (ns since time zero).
+    last_now: u64,
+    /// Scratch links of `remap`.
+    scratch: Vec<Option<JobId>>,
 }
 
 struct View<'a> {
@@ -185,6 +203,10 @@ impl Sched {
             mech_errors: (0, None),
             need: vec![false; k],
             staged: Vec::with_capacity(64 + 4 * k),
+            mp: false,
+            fresh: Vec::new(),
+            last_now: 0,
+            scratch: Vec::with_capacity(k),
         }
     }
 
@@ -216,6 +238,7 @@ impl Sched {
 
     fn call(&mut self, now: u64, f: impl FnOnce(&mut dyn Policy, &Ctx<'_>, &mut Decisions)) {
         self.policy_calls += 1;
+        self.last_now = now;
         let view = View {
             tasks: &self.tasks,
             now,
@@ -282,6 +305,9 @@ impl Sched {
             since_ns: None,
         });
         self.stage(Kind::Ready, em.cpu, task, seq, release_ns);
+        if self.mp {
+            self.fresh.push(task);
+        }
         let info = JobInfo {
             id: JobId::new(TaskId(task), seq),
             release: schedlab_model::Time::from_ns(release_ns),
@@ -309,9 +335,10 @@ impl Sched {
     /// and marks the CPUs that must reschedule in `need`.
     fn remap(&mut self) {
         let k = self.assigned.len();
-        let mut a: Vec<Option<JobId>> = (0..k as u32)
-            .map(|c| self.policy.linked(CpuId(c)))
-            .collect();
+        // The scratch vector keeps its capacity: no allocation per decision.
+        let mut a = std::mem::take(&mut self.scratch);
+        a.clear();
+        a.extend((0..k as u32).map(|c| self.policy.linked(CpuId(c))));
         // Link swaps: each swap settles one job on the CPU it is scheduled on (≤ k swaps).
         let mut budget = 2 * k + 2;
         let mut c = 0;
@@ -331,11 +358,14 @@ impl Sched {
                 _ => c += 1,
             }
         }
-        for (c, new) in a.into_iter().enumerate() {
+        for (c, &new) in a.iter().enumerate() {
             let Some(old) = self.assigned.get(c).copied() else {
                 continue;
             };
             if old != new {
+                if self.mp {
+                    self.account_link_change(old, new);
+                }
                 let cpu = self.base + c as u32;
                 match (old, new) {
                     (_, Some(j)) => self.stage(Kind::Link, cpu, j.task.0, j.seq, 0),
@@ -351,6 +381,7 @@ impl Sched {
                 *n |= differs;
             }
         }
+        self.scratch = a;
     }
 
     /// The job scheduled on local CPU `c` completed (its thread committed): account it, tell
@@ -511,6 +542,19 @@ impl Sched {
             .filter(|l| l.rec.seq == j.seq)
     }
 
+    /// Makes room for `n` job records and writes every page of it once now, so recording a
+    /// finished job during the run neither allocates nor faults a page in.
+    pub fn preallocate_records(&mut self, n: usize) {
+        self.records.reserve(n);
+        self.records.resize(n, RawRecord::default());
+        self.records.clear();
+    }
+
+    /// Counts a mechanism failure (the first message is kept for the run's warnings).
+    pub(crate) fn note_mech_error(&mut self, msg: String) {
+        self.mech_error(msg);
+    }
+
     fn mech_error(&mut self, msg: String) {
         self.mech_errors.0 += 1;
         self.mech_errors.1.get_or_insert(msg);
@@ -529,6 +573,9 @@ impl Sched {
                         if fr != 0 {
                             live.rec.start_ticks = Some(fr);
                             live.rec.executed_ns = ctl.executed.load(Ordering::Relaxed);
+                            if self.mp {
+                                mp::copy_counters(&mut live.rec, ctl);
+                            }
                         }
                     }
                 }

@@ -166,3 +166,139 @@ fn global_lock_gfp_mcs() {
 fn global_lock_gedf_mutex() {
     global(LockKind::Mutex, "gedf");
 }
+
+/// U = 0.6 on the one client of a two-CPU message-passing run (the reference load per
+/// client CPU), periods 10–50 ms.
+fn taskset_one_cpu() -> Vec<RtTask> {
+    let t = |c: u64, p: u64| RtTask::new(us(c), ms(p), ms(p));
+    vec![
+        t(1_500, 10), // 0.15
+        t(2_000, 20), // 0.10
+        t(3_750, 25), // 0.15
+        t(3_000, 30), // 0.10
+        t(4_000, 40), // 0.10
+    ]
+}
+
+fn message_passing(policy: &str) {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let tasks = taskset_one_cpu();
+    let Some(c) = config(Arch::MessagePassing, policy, tasks.len(), 2) else {
+        return;
+    };
+    let r = run(&tasks, &c).unwrap();
+    print(&format!("message-passing {policy}"), &r);
+    every_job_once(&r, &tasks);
+    assert!(
+        r.warnings
+            .iter()
+            .all(|w| !w.contains("mechanism") && !w.contains("another physical CPU")),
+        "{:?}",
+        r.warnings
+    );
+    let par = check::parallel_execution(&r.trace);
+    assert!(par.is_empty(), "{par:?}");
+    // Never a job on the DSP's CPU (logical 0).
+    for (task, cpus) in check::cpus_per_task(&r.trace) {
+        assert!(!cpus.contains(&0), "task {task} ran on the DSP: {cpus:?}");
+    }
+    assert!(r.jobs.iter().all(|j| !j.cpus_used.contains(&0)));
+    let inv = check::invariant(
+        &r.trace,
+        1,
+        r.horizon.as_ns(),
+        primary_key(policy, &tasks, &c.ranks),
+    );
+    eprintln!(
+        "  invariant held {:.5} of {} ns; {} windows, worst {:?}",
+        inv.held_fraction(),
+        inv.checked_ns,
+        inv.windows,
+        inv.worst
+    );
+    assert!(inv.held_fraction() >= 0.999, "{inv:?}");
+}
+
+#[test]
+fn message_passing_gedf() {
+    message_passing("gedf");
+}
+
+#[test]
+fn message_passing_edzl() {
+    message_passing("edzl");
+}
+
+#[test]
+fn global_lock_dedicated_irq_cpu_never_runs_a_job_on_cpu0() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let tasks = taskset_one_cpu();
+    let Some(mut c) = config(Arch::GlobalLock(LockKind::Ticket), "gedf", tasks.len(), 1) else {
+        return;
+    };
+    c.dedicated_irq_cpu = true;
+    let r = run(&tasks, &c).unwrap();
+    print("global-lock gedf DI", &r);
+    every_job_once(&r, &tasks);
+    assert!(check::parallel_execution(&r.trace).is_empty());
+    for (task, cpus) in check::cpus_per_task(&r.trace) {
+        assert!(!cpus.contains(&0), "task {task} ran on the interrupt CPU");
+    }
+    // Every release handled on CPU 0.
+    assert!(r
+        .trace
+        .iter()
+        .filter(|e| e.kind == schedlab_trace::Kind::Release)
+        .all(|e| e.cpu == 0));
+    let inv = check::invariant(
+        &r.trace,
+        1,
+        r.horizon.as_ns(),
+        primary_key("gedf", &tasks, &c.ranks),
+    );
+    assert!(inv.held_fraction() >= 0.999, "{inv:?}");
+}
+
+fn kernel(arch: Arch, placement: Option<Vec<u32>>, secs: u64) -> Option<(RunResult, Vec<RtTask>)> {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let tasks = taskset();
+    let mut c = config(arch, arch.name(), tasks.len(), secs)?;
+    c.placement = placement.map(|domain_of_task| Placement {
+        domain_of_task,
+        domain_size: 1,
+    });
+    let r = run(&tasks, &c).unwrap();
+    print(arch.name(), &r);
+    every_job_once(&r, &tasks);
+    let par = check::parallel_execution(&r.trace);
+    assert!(par.is_empty(), "{par:?}");
+    assert!(r.overheads.samples.contains_key("release_latency"));
+    assert!(r.overheads.samples.contains_key("release_to_run"));
+    Some((r, tasks))
+}
+
+#[test]
+fn linux_deadline_accounts_every_job() {
+    // SCHED_DEADLINE needs the affinity to span the root domain: on a machine with more
+    // CPUs than the two of the run the kernel refuses, which the error explains.
+    let all = schedlab_runtime::mech::sched::allowed_cpus().unwrap_or_default();
+    if all.len() != 2 {
+        return;
+    }
+    kernel(Arch::LinuxDeadline, None, 1);
+}
+
+#[test]
+fn linux_fifo_partitioned_keeps_tasks_on_their_cpu() {
+    let place = vec![0, 1, 0, 1, 0, 1];
+    let Some((r, _)) = kernel(Arch::LinuxFifo, Some(place.clone()), 1) else {
+        return;
+    };
+    for (task, cpus) in check::cpus_per_task(&r.trace) {
+        assert_eq!(
+            cpus.into_iter().collect::<Vec<_>>(),
+            vec![place[task as usize]]
+        );
+    }
+    assert_eq!(r.totals.migrations, 0);
+}

@@ -102,6 +102,62 @@ pub fn set_class(tid: Tid, class: Class) -> Result<(), MechError> {
     Ok(())
 }
 
+/// `SCHED_DEADLINE` (not exported by the libc crate; `include/uapi/linux/sched.h`).
+pub const SCHED_DEADLINE: u32 = 6;
+
+/// `struct sched_attr` of `sched_setattr(2)` (version 0, 48 bytes).
+#[repr(C)]
+struct SchedAttr {
+    size: u32,
+    sched_policy: u32,
+    sched_flags: u64,
+    sched_nice: i32,
+    sched_priority: u32,
+    sched_runtime: u64,
+    sched_deadline: u64,
+    sched_period: u64,
+}
+
+/// Puts thread `tid` (0 = caller) under SCHED_DEADLINE with `runtime ≤ deadline ≤ period`
+/// (ns). The kernel refuses with EBUSY when its admission control (the sum of
+/// runtime/period of the root domain's deadline threads within `sched_rt_runtime_us /
+/// sched_rt_period_us` of each CPU) fails, and with EPERM when the caller lacks privilege
+/// *or* the thread's affinity does not span its whole root domain (deadline threads are
+/// scheduled globally over a root domain); callers explain which.
+pub fn set_deadline(
+    tid: Tid,
+    runtime_ns: u64,
+    deadline_ns: u64,
+    period_ns: u64,
+) -> Result<(), MechError> {
+    let attr = SchedAttr {
+        size: std::mem::size_of::<SchedAttr>() as u32,
+        sched_policy: SCHED_DEADLINE,
+        sched_flags: 0,
+        sched_nice: 0,
+        sched_priority: 0,
+        sched_runtime: runtime_ns,
+        sched_deadline: deadline_ns,
+        sched_period: period_ns,
+    };
+    // SAFETY: `attr` is a fully initialised sched_attr whose `size` field is its size; the
+    // kernel only reads it during the call; flags 0.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_sched_setattr,
+            tid,
+            &attr as *const SchedAttr,
+            0u32,
+        )
+    };
+    if r != 0 {
+        return Err(MechError::last(format!(
+            "set thread {tid} to SCHED_DEADLINE (runtime {runtime_ns} ns, deadline {deadline_ns} ns, period {period_ns} ns)"
+        )));
+    }
+    Ok(())
+}
+
 /// Thread `tid`'s (0 = caller) current class.
 pub fn get_class(tid: Tid) -> Result<Class, MechError> {
     // SAFETY: no pointers; returns -1 on error.

@@ -1,0 +1,317 @@
+//! A client CPU of `message-passing` [MP §III-C, operations 2 and 3]: its dispatcher thread
+//! (pinned to the client, above every job) carries out the DSP's decisions and reports its
+//! job's completions. It never touches the scheduling state.
+//!
+//! Its step (`sched-begin` … `sched-end`), run when rung by the DSP (a link change: the
+//! runtime's IPI) or by its own job thread (a completion):
+//! 1. If the job it owns (its `scheduled` half) has completed — its thread committed
+//!    `RUN → IDLE` — push a completion message into its mailbox (`message-send`) and ring
+//!    the DSP if it sleeps (operation 3: before the slot changes, see [`super::slot`]).
+//! 2. If `linked` differs from `scheduled` (or the job completed): park the old job (`RUN →
+//!    PARK` + the preemption signal) while still owning it, then CAS the word to
+//!    `scheduled = linked` (a completion with `linked` still naming it invalidates `linked`:
+//!    the client is idle). A failed CAS means the DSP changed `linked` meanwhile: look again
+//!    (resuming the old job if it was linked back).
+//! 3. Make the new job runnable here: pin its thread to this CPU if needed, `→ RUN`, wake it.
+//!
+//! Waiting: an idle client that reported a completion polls its slot (a shared cache line,
+//! ~0.2 µs reaction) until the DSP handled its message or `idle_poll_ns` passed; an idle
+//! client also wakes the DSP's spin margin before each release and polls until the DSP
+//! handled it (it has nothing to run, so this costs no job time and saves the cross-CPU
+//! futex wake-up of a halted vCPU, ~14 µs); a busy client does the same only with
+//! `client_spin_ns` (`--release-spin`); otherwise it sleeps on its doorbell.
+
+use super::slot::{linked, pack, scheduled, token, token_task};
+use super::MpShared;
+use crate::dispatch::Shared;
+use crate::job::{IDLE, PARK, RUN, STOP};
+use crate::mailbox::{kind, Message};
+use crate::mech::clock::{monotonic_ns, sleep_until};
+use crate::mech::{futex, preempt, sched};
+use crate::state::Threads;
+use crate::tracebuf::TraceBuf;
+use schedlab_trace::Kind;
+use std::sync::atomic::Ordering;
+
+/// A client dispatcher's state.
+pub struct Client {
+    /// Logical CPU (1..m).
+    pub cpu: u32,
+    /// Its trace buffer.
+    pub buf: TraceBuf,
+    /// Mechanism failures: count and first message.
+    pub mech_errors: (u64, Option<String>),
+    /// The token whose completion was reported last.
+    reported: u32,
+    /// Messages sent.
+    sent: u64,
+}
+
+impl Client {
+    /// The client of logical CPU `cpu` (≥ 1).
+    pub fn new(cpu: u32, buf: TraceBuf) -> Client {
+        Client {
+            cpu,
+            buf,
+            mech_errors: (0, None),
+            reported: 0,
+            sent: 0,
+        }
+    }
+
+    fn local(&self) -> usize {
+        self.cpu.saturating_sub(1) as usize
+    }
+
+    fn error(&mut self, msg: String) {
+        self.mech_errors.0 += 1;
+        self.mech_errors.1.get_or_insert(msg);
+    }
+
+    /// The client's loop, until `shared.stop` (call after time zero was published).
+    pub fn run(mut self, shared: &Shared, mp: &MpShared, th: &Threads<'_>) -> Client {
+        let clock = shared.clock;
+        let t0 = shared.t0.load(Ordering::Acquire);
+        let (Some(bell), Some(slot)) = (
+            shared.bells.get(self.cpu as usize),
+            mp.slots.get(self.local()),
+        ) else {
+            return self;
+        };
+        sleep_until(t0);
+        while !shared.stop.load(Ordering::Acquire) {
+            let seen = bell.seen();
+            let wake_ticks = clock.ticks();
+            if self.has_work(slot.load(), th) {
+                self.buf
+                    .record(wake_ticks, Kind::SchedBegin, self.cpu, u32::MAX, 0, 0);
+                let switched = self.step(shared, mp, th, wake_ticks);
+                self.buf.record(
+                    clock.ticks(),
+                    Kind::SchedEnd,
+                    self.cpu,
+                    u32::MAX,
+                    0,
+                    u64::from(switched),
+                );
+            }
+            if bell.seen() != seen || shared.stop.load(Ordering::Acquire) {
+                continue;
+            }
+            let w = slot.load();
+            if self.has_work(w, th) {
+                continue;
+            }
+            // Idle and waiting for the DSP's answer to a report: poll the slot.
+            let handled = mp.handled.get(self.local());
+            if scheduled(w) == 0 && handled.is_some_and(|h| h.load(Ordering::Acquire) < self.sent) {
+                let until = monotonic_ns().saturating_add(mp.idle_poll_ns);
+                while slot.load() == w
+                    && handled.is_some_and(|h| h.load(Ordering::Acquire) < self.sent)
+                    && bell.seen() == seen
+                    && monotonic_ns() < until
+                    && !shared.stop.load(Ordering::Relaxed)
+                {
+                    std::hint::spin_loop();
+                }
+                if slot.load() != w || bell.seen() != seen {
+                    continue;
+                }
+            }
+            // Before a release: wake early and poll until the DSP handled it — always when
+            // idle (nothing to run here, so polling costs no job time: the DSP's margin),
+            // and when busy only with `client_spin_ns` (the job loses that time).
+            let mut deadline = None;
+            let spin_ns = if mp.client_spin_ns > 0 {
+                mp.client_spin_ns
+            } else if scheduled(w) == 0 {
+                mp.dsp_spin_ns
+            } else {
+                0
+            };
+            if spin_ns > 0 {
+                let next = mp.next_release.load(Ordering::Acquire);
+                if next != u64::MAX {
+                    let at = t0.saturating_add(next);
+                    let wake = at.saturating_sub(spin_ns);
+                    if monotonic_ns() >= wake {
+                        let until = at.saturating_add(spin_ns);
+                        while slot.load() == w
+                            && mp.released_upto.load(Ordering::Acquire) < next
+                            && mp.next_release.load(Ordering::Acquire) == next
+                            && bell.seen() == seen
+                            && monotonic_ns() < until
+                            && !shared.stop.load(Ordering::Relaxed)
+                        {
+                            std::hint::spin_loop();
+                        }
+                        if slot.load() != w || bell.seen() != seen {
+                            continue;
+                        }
+                        // The release passed without a change here: wait for the next one.
+                        if mp.next_release.load(Ordering::Acquire) == next {
+                            deadline = Some(until.saturating_add(spin_ns));
+                        }
+                    } else {
+                        deadline = Some(wake);
+                    }
+                }
+            }
+            bell.sleep(seen, deadline);
+        }
+        self
+    }
+
+    /// Whether the slot or the owned job needs a step: `linked` differs from `scheduled`,
+    /// or the owned job completed.
+    fn has_work(&self, w: u64, th: &Threads<'_>) -> bool {
+        let s = scheduled(w);
+        linked(w) != s || (s != 0 && self.completed(s, th))
+    }
+
+    /// Whether the owned job of token `s` has committed its completion.
+    fn completed(&self, s: u32, th: &Threads<'_>) -> bool {
+        token_task(s)
+            .and_then(|t| th.ctls.get(t as usize))
+            .is_some_and(|ctl| ctl.state.load(Ordering::Acquire) == IDLE)
+    }
+
+    /// The scheduling step (see the module doc); returns whether a job was switched in.
+    fn step(&mut self, shared: &Shared, mp: &MpShared, th: &Threads<'_>, wake_ticks: u64) -> bool {
+        let local = self.local();
+        let Some(slot) = mp.slots.get(local) else {
+            return false;
+        };
+        let mut parked = false;
+        for _ in 0..64 {
+            let w = slot.load();
+            let (l, s) = (linked(w), scheduled(w));
+            let old = token_task(s).and_then(|t| th.ctls.get(t as usize));
+            let done = old.is_some_and(|c| c.state.load(Ordering::Acquire) == IDLE);
+            if done && self.reported != s {
+                if let Some(ctl) = old {
+                    self.report(shared, mp, ctl.task, ctl.seq.load(Ordering::Relaxed));
+                }
+                self.reported = s;
+            }
+            let invalidate = done && l == s;
+            let target = if invalidate { 0 } else { l };
+            if target == s && !done {
+                if parked {
+                    // Linked back while being parked: resume it (its thread has not run
+                    // since: this dispatcher holds the CPU).
+                    if let Some(ctl) = old {
+                        if ctl
+                            .state
+                            .compare_exchange(PARK, RUN, Ordering::AcqRel, Ordering::Acquire)
+                            .is_ok()
+                        {
+                            futex::wake(&ctl.state, 1);
+                        }
+                    }
+                }
+                return false;
+            }
+            if let (Some(ctl), false, false) = (old, done, parked) {
+                match ctl
+                    .state
+                    .compare_exchange(RUN, PARK, Ordering::AcqRel, Ordering::Acquire)
+                {
+                    Ok(_) => {
+                        parked = true;
+                        if let Err(e) = preempt::send(ctl.tid.load(Ordering::Relaxed)) {
+                            self.error(e.to_string());
+                        }
+                    }
+                    Err(IDLE) => continue, // it completed just now: report it first
+                    Err(STOP) => return false,
+                    Err(_) => parked = true,
+                }
+            }
+            if slot.cas(w, pack(target, target)).is_err() {
+                continue;
+            }
+            if let (Some(ctl), false) = (old, done) {
+                let seq = ctl.seq.load(Ordering::Relaxed);
+                ctl.preempted.fetch_add(1, Ordering::Relaxed);
+                self.buf
+                    .record(wake_ticks, Kind::SwitchOut, self.cpu, ctl.task, seq, 0);
+                self.buf
+                    .record(wake_ticks, Kind::Preempt, self.cpu, ctl.task, seq, 0);
+            }
+            return target != 0 && self.dispatch(th, target);
+        }
+        self.error("message-passing client: the slot did not settle within 64 rounds".into());
+        false
+    }
+
+    /// Reports the completion of job `seq` of `task` to the DSP.
+    fn report(&mut self, shared: &Shared, mp: &MpShared, task: u32, seq: u64) {
+        let Some(b) = mp.boxes.get(self.local()) else {
+            return;
+        };
+        let sent = shared.clock.ticks();
+        self.buf.record(
+            sent,
+            Kind::MessageSend,
+            self.cpu,
+            task,
+            seq,
+            u64::from(kind::COMPLETE),
+        );
+        let m = Message {
+            kind: kind::COMPLETE,
+            task,
+            seq,
+            sent,
+        };
+        // The ring cannot fill (Mailbox::for_tasks); if it ever did, wait for the DSP rather
+        // than lose a completion.
+        while b.push(m).is_err() && !shared.stop.load(Ordering::Relaxed) {
+            std::hint::spin_loop();
+        }
+        self.sent += 1;
+        if let Some(d) = shared.bells.first() {
+            d.ring();
+        }
+    }
+
+    /// Makes the job of token `tok` runnable on this CPU.
+    fn dispatch(&mut self, th: &Threads<'_>, tok: u32) -> bool {
+        let Some(ctl) = token_task(tok).and_then(|t| th.ctls.get(t as usize)) else {
+            return false;
+        };
+        let seq = ctl.seq.load(Ordering::Relaxed);
+        if token(ctl.task, seq) != tok {
+            self.error(format!(
+                "message-passing client {}: linked token {tok:#x} does not name task {}'s job {seq}",
+                self.cpu, ctl.task
+            ));
+            return false;
+        }
+        let state = ctl.state.load(Ordering::Acquire);
+        if state == IDLE && ctl.first_run.load(Ordering::Relaxed) != 0 {
+            self.error(format!(
+                "message-passing client {}: task {}'s job {seq} was linked after it completed",
+                self.cpu, ctl.task
+            ));
+            return false;
+        }
+        if ctl.pinned.load(Ordering::Relaxed) != self.cpu {
+            let phys = th.phys.get(self.cpu as usize).copied().unwrap_or(0);
+            match sched::set_affinity(ctl.tid.load(Ordering::Relaxed), &[phys]) {
+                Ok(()) => ctl.pinned.store(self.cpu, Ordering::Relaxed),
+                Err(e) => self.error(e.to_string()),
+            }
+        }
+        ctl.count_dispatch(self.cpu);
+        ctl.cpu.store(self.cpu, Ordering::Release);
+        let prev = ctl.state.swap(RUN, Ordering::AcqRel);
+        if prev == STOP {
+            ctl.state.store(prev, Ordering::Release);
+            return false;
+        }
+        futex::wake(&ctl.state, 1);
+        true
+    }
+}

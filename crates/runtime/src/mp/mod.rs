@@ -1,0 +1,71 @@
+//! `message-passing`: G-EDF-MP [MP §III] — the policy of the registry (`gedf`, `gfp`,
+//! `gfifo`, `gnpedf`, `edzl`, …) run by a dedicated scheduling processor.
+//!
+//! - Logical CPU 0 is the **DSP** ([`dsp`]): its thread owns the whole scheduling state — the
+//!   policy instance with its ready queue, the release heap and every release timer, the
+//!   copies of the clients' states — and touches it without any lock. It sleeps until
+//!   shortly before its next release (the kernel throttles a SCHED_FIFO thread that never
+//!   sleeps) and spins the rest, polling the mailboxes; a client wakes it through its
+//!   doorbell (a futex) only when it sleeps.
+//! - Logical CPUs 1..m are the **clients** ([`client`]), the policy's CPUs 0..m−1; real-time
+//!   jobs run only there. A client's dispatcher enacts the DSP's decisions: on a ring (the
+//!   runtime's IPI) it checks `linked` and updates `scheduled` atomically ([`slot`]), parks
+//!   the old job and makes the new one runnable; when its job completes it reports it through
+//!   its wait-free mailbox ([`crate::mailbox`]) and invalidates `linked`.
+//! - The DSP links jobs to clients through the per-client slots, shared pairwise, with link
+//!   swaps for jobs still scheduled elsewhere [MP §III-C].
+//!
+//! Overheads traced ([MP §IV-A], docs/runtime.md): `release_latency`, `release` (DSP),
+//! `request` (client `message-send` → DSP `message-receive`), `dsp` (`dsp-begin` →
+//! `dsp-end`, one per message), `ipi` (DSP `ipi-send` → client `sched-begin`), `schedule` and
+//! `context_switch` (client), `release_to_run`.
+
+pub mod client;
+pub mod dsp;
+pub mod slot;
+
+use crate::mailbox::Mailbox;
+use slot::ClientSlot;
+use std::sync::atomic::AtomicU64;
+
+/// What the DSP and its clients share besides the run's [`crate::dispatch::Shared`] (whose
+/// doorbell 0 is the DSP's and doorbell `c` client `c`'s).
+#[derive(Debug)]
+pub struct MpShared {
+    /// One slot per client (index = logical CPU − 1).
+    pub slots: Vec<ClientSlot>,
+    /// One mailbox per client.
+    pub boxes: Vec<Mailbox>,
+    /// Messages of each client the DSP has handled (a client waiting for the DSP's answer
+    /// stops polling once its messages are handled).
+    pub handled: Vec<AtomicU64>,
+    /// The DSP's next release (ns since time zero; `u64::MAX`: none), for clients that wake
+    /// before releases.
+    pub next_release: AtomicU64,
+    /// The latest release the DSP has handled (ns since time zero).
+    pub released_upto: AtomicU64,
+    /// The DSP sleeps until this long before a release and spins the rest (ns).
+    pub dsp_spin_ns: u64,
+    /// Clients wake this long before every release and poll their slot until the DSP handled
+    /// it (0: they sleep until rung).
+    pub client_spin_ns: u64,
+    /// An idle client that reported a completion polls its slot this long for the DSP's
+    /// answer before it sleeps (ns).
+    pub idle_poll_ns: u64,
+}
+
+impl MpShared {
+    /// The state of `clients` clients for `n` tasks.
+    pub fn new(clients: usize, n: usize, dsp_spin_ns: u64, client_spin_ns: u64) -> MpShared {
+        MpShared {
+            slots: (0..clients).map(|_| ClientSlot::default()).collect(),
+            boxes: (0..clients).map(|_| Mailbox::for_tasks(n)).collect(),
+            handled: (0..clients).map(|_| AtomicU64::new(0)).collect(),
+            next_release: AtomicU64::new(u64::MAX),
+            released_upto: AtomicU64::new(0),
+            dsp_spin_ns,
+            client_spin_ns,
+            idle_poll_ns: 300_000,
+        }
+    }
+}

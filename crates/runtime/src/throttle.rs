@@ -1,0 +1,148 @@
+//! Warnings about the kernel's real-time throttling.
+//!
+//! Linux lets SCHED_FIFO/SCHED_RR threads use at most `sched_rt_runtime_us` of every
+//! `sched_rt_period_us` on each CPU (default 950 000 / 1 000 000: 95 %); beyond it the kernel
+//! stops them for the rest of the period. A run whose real-time load on a CPU exceeds that
+//! limit is throttled: jobs go late by up to 50 ms at a time, whatever the policy (e.g. P-EDF
+//! with the default `ffd` placement packs 1.000 on CPU 0 of the U = 1.2 test set and missed
+//! half of its deadlines, docs/runtime.md). The run keeps the throttling on (a safety net of
+//! the machine), so it warns before the result is read as a scheduling result.
+//!
+//! The load of a CPU is the sum of `C/T` of the tasks placed on it (partitioned), or the
+//! total utilisation over the CPUs that run jobs (global architectures) — the scheduler's own
+//! threads add to it. A single task above the limit is throttled under any architecture.
+//! `linux-deadline` is checked by the kernel's own admission control instead.
+
+use crate::config::{Arch, RtTask, RunConfig};
+
+/// The kernel's limit as a fraction of a CPU (`None`: unlimited, or unreadable).
+pub fn rt_limit() -> Option<(f64, i64, i64)> {
+    let read = |f: &str| -> Option<i64> {
+        std::fs::read_to_string(format!("/proc/sys/kernel/{f}"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    let runtime = read("sched_rt_runtime_us")?;
+    let period = read("sched_rt_period_us")?;
+    (runtime >= 0 && period > 0).then(|| (runtime as f64 / period as f64, runtime, period))
+}
+
+/// The warnings for running `tasks` under `config` with the kernel's current limit.
+pub fn warnings(tasks: &[RtTask], config: &RunConfig) -> Vec<String> {
+    match rt_limit() {
+        Some((limit, runtime, period)) => warnings_for(tasks, config, limit, runtime, period),
+        None => Vec::new(),
+    }
+}
+
+fn util(t: &RtTask) -> f64 {
+    t.wcet.as_ns() as f64 / t.period.as_ns().max(1) as f64
+}
+
+/// [`warnings`] for a given limit (`runtime`/`period` in µs, as the kernel reports them).
+pub fn warnings_for(
+    tasks: &[RtTask],
+    config: &RunConfig,
+    limit: f64,
+    runtime: i64,
+    period: i64,
+) -> Vec<String> {
+    let why = format!(
+        "above the kernel's real-time throttling limit of {limit:.3} (sched_rt_runtime_us {runtime} / sched_rt_period_us {period}): the kernel will stop the run's real-time threads there for the rest of each period and jobs will miss deadlines"
+    );
+    let phys = |c: u32| config.cpus.get(c as usize).copied().unwrap_or(c);
+    let mut out = Vec::new();
+    if config.arch == Arch::LinuxDeadline {
+        return out;
+    }
+    let partitioned = matches!(config.arch, Arch::Partitioned | Arch::LinuxFifo)
+        && config
+            .placement
+            .as_ref()
+            .is_some_and(|p| p.domain_size == 1);
+    if partitioned {
+        let Some(p) = config.placement.as_ref() else {
+            return out;
+        };
+        for c in 0..config.m() {
+            let mine: Vec<usize> = (0..tasks.len())
+                .filter(|&i| p.domain_of_task.get(i) == Some(&c))
+                .collect();
+            let load: f64 = mine.iter().filter_map(|&i| tasks.get(i)).map(util).sum();
+            if load > limit {
+                out.push(format!(
+                    "CPU {} carries a real-time load of {load:.3} (tasks {mine:?}), {why}",
+                    phys(c)
+                ));
+            }
+        }
+    } else {
+        let cpus = config.job_cpus();
+        let k = cpus.len().max(1) as f64;
+        let total: f64 = tasks.iter().map(util).sum();
+        if total / k > limit {
+            let list: Vec<u32> = cpus.map(phys).collect();
+            out.push(format!(
+                "the real-time load per CPU is {:.3} (U = {total:.3} on the {} CPUs {list:?} that run jobs), {why}",
+                total / k,
+                k as u32
+            ));
+        }
+    }
+    for (i, t) in tasks.iter().enumerate() {
+        if util(t) > limit {
+            out.push(format!(
+                "task {i} alone has a utilisation of {:.3}, {why}",
+                util(t)
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schedlab_model::Duration;
+    use schedlab_policy::Placement;
+
+    fn t(c: u64, p: u64) -> RtTask {
+        let ms = |x| Duration::from_ns(x * 1_000_000);
+        RtTask::new(Duration::from_ns(c * 1_000), ms(p), ms(p))
+    }
+
+    /// P-EDF, CPU 0 gets 0.5 + 0.488 = 0.988 > 0.95, CPU 1 gets 0.2: one warning naming
+    /// CPU 0. Global on 2 CPUs: 1.188 / 2 = 0.594, none. Message passing on 2 CPUs: one
+    /// client carries 1.188 > 0.95: warned.
+    #[test]
+    fn names_the_overloaded_cpu() {
+        let tasks = vec![t(5_000, 10), t(12_200, 25), t(2_000, 10)];
+        let mut c = RunConfig::new(
+            vec![0, 1],
+            Arch::Partitioned,
+            "pedf",
+            3,
+            Duration::from_ns(1),
+        );
+        c.placement = Some(Placement {
+            domain_of_task: vec![0, 0, 1],
+            domain_size: 1,
+        });
+        let w = warnings_for(&tasks, &c, 0.95, 950_000, 1_000_000);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("CPU 0 carries a real-time load of 0.988 (tasks [0, 1])"),
+            "{w:?}"
+        );
+        c.arch = Arch::GlobalLock(crate::LockKind::Ticket);
+        c.placement = None;
+        assert!(warnings_for(&tasks, &c, 0.95, 950_000, 1_000_000).is_empty());
+        c.arch = Arch::MessagePassing;
+        let w = warnings_for(&tasks, &c, 0.95, 950_000, 1_000_000);
+        assert_eq!(w.len(), 1);
+        assert!(w[0].contains("per CPU is 1.188"), "{w:?}");
+        assert!(warnings_for(&[t(9_700, 10)], &c, 0.95, 950_000, 1_000_000).len() == 2);
+    }
+}
