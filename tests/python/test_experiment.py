@@ -12,6 +12,7 @@ title = "python test"
 seed = 3
 samples = 10
 chunk_size = 4
+overheads = "ovh.toml"
 
 [platform]
 cpus = [2, 4]
@@ -35,6 +36,22 @@ test = "pedf-ffd"
 [[simulation]]
 policy = "gedf"
 duration = "200ms"
+overheads = false
+
+[[simulation]]
+policy = "gedf"
+label = "gedf with overheads"
+duration = "200ms"
+"""
+
+# Overheads large enough to change schedules (docs/overheads.md): the workers receive the
+# file's contents with the validated experiment.
+OVERHEADS = """
+schema = 1
+[arch.global-lock.release]
+avg = [[1, 500000]]
+[arch.global-lock.schedule]
+avg = [[1, 300000]]
 """
 
 
@@ -48,6 +65,7 @@ def test_dask_local_cluster_matches_local_run(tmp_path):
     distributed = pytest.importorskip("distributed")
     exp = tmp_path / "exp.toml"
     exp.write_text(EXPERIMENT)
+    (tmp_path / "ovh.toml").write_text(OVERHEADS)
     report = schedlab.experiment.run(exp, out=tmp_path / "local", jobs=1)
     assert report.name == "report.html" and report.exists()
     with distributed.LocalCluster(n_workers=3, threads_per_worker=1, processes=True,
@@ -59,14 +77,20 @@ def test_dask_local_cluster_matches_local_run(tmp_path):
     # 2 platforms × 2 points × ⌈10/4⌉ chunks.
     assert len([k for k in local if k.startswith("chunks")]) == 12
     assert local == dask
+    # The charged simulation differs from the overhead-free one somewhere.
+    summary = (tmp_path / "local" / "summary.csv").read_text().splitlines()
+    ideal = [r.split(",")[4] for r in summary if r.startswith("sim-gedf,")]
+    charged = [r.split(",")[4] for r in summary if r.startswith("gedf with overheads,")]
+    assert len(ideal) == len(charged) == 4 and ideal != charged
     for name in ["acceptance.svg", "acceptance.png", "report.md"]:
         assert (tmp_path / "dask" / name).exists()
 
 
 def test_bad_files_and_other_experiments_raise(tmp_path):
+    (tmp_path / "ovh.toml").write_text(OVERHEADS)
     exp = tmp_path / "bad.toml"
     exp.write_text(EXPERIMENT.replace('test = "pedf-ffd"', 'test = "pedf-fdd"'))
-    with pytest.raises(schedlab.Error, match=r"bad.toml:24: .*unknown test `pedf-fdd`"):
+    with pytest.raises(schedlab.Error, match=r"bad.toml:25: .*unknown test `pedf-fdd`"):
         schedlab.experiment.run(exp, out=tmp_path / "out")
     assert not (tmp_path / "out").exists()
     good = tmp_path / "good.toml"

@@ -6,7 +6,7 @@
 //! new chunks, lets running chunks finish and be stored, and exits 130; a second Ctrl-C exits at
 //! once (stored chunks are complete by construction). Rerunning the command resumes.
 
-use crate::output::outln;
+use crate::output::{out, outln};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -44,6 +44,13 @@ enum Action {
         /// An experiment output folder.
         dir: PathBuf,
     },
+    /// Print the utilization bounds of ChronOS Tables 8.2-8.4 with the thesis's formulas and
+    /// the original sources' beside them (docs/reproductions.md).
+    ChronosBounds {
+        /// Platforms (CPU counts).
+        #[arg(long, value_delimiter = ',', default_values_t = [8u32, 16, 48])]
+        cpus: Vec<u32>,
+    },
 }
 
 fn progress_bar() -> ProgressBar {
@@ -69,11 +76,18 @@ fn show(bar: &ProgressBar, p: &Progress) {
 
 /// Runs the command.
 pub(crate) fn run(args: ExperimentArgs) -> Result<ExitCode> {
-    if let Some(Action::Plot { dir }) = args.action {
-        let (store, manifest) = Store::open(&dir)?;
-        let outputs = report::finish(&store, &manifest, None)?;
-        outln!("re-rendered {}", outputs.report_html.display())?;
-        return Ok(ExitCode::SUCCESS);
+    match args.action {
+        Some(Action::Plot { dir }) => {
+            let (store, manifest) = Store::open(&dir)?;
+            let outputs = report::finish(&store, &manifest, None)?;
+            outln!("re-rendered {}", outputs.report_html.display())?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Action::ChronosBounds { cpus }) => {
+            out!("{}", schedlab_exp::chronos::markdown_table(&cpus))?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        None => {}
     }
     let Some(file) = args.file else {
         anyhow::bail!("give an experiment file (schedlab experiment FILE --out DIR) or `plot DIR`");

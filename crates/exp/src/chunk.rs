@@ -20,9 +20,10 @@ use crate::error::ExpError;
 use schedlab_analysis::json::tardiness_as_requested;
 use schedlab_analysis::placement::for_policy;
 use schedlab_analysis::{analyze, registry, Priorities, SchedTest, System};
+use schedlab_model::overheads::{OverheadFile, Stat};
 use schedlab_model::{Duration, TaskSet};
 use schedlab_policy::Placement;
-use schedlab_sim::{Arrivals, ExecTime, SimConfig};
+use schedlab_sim::{Arrivals, ExecTime, Overheads, SimConfig};
 use serde::{Deserialize, Serialize};
 
 /// A range `start..end` of set indices of one cell.
@@ -131,7 +132,32 @@ enum Compiled {
         partition: String,
         priorities: Priorities,
         cluster_size: Option<u32>,
+        overheads: Option<ChargedOverheads>,
     },
+}
+
+/// The overhead file of a simulation with its section and statistic; evaluated per set (the
+/// per-event overheads depend on its number of tasks).
+struct ChargedOverheads {
+    file: std::sync::Arc<OverheadFile>,
+    source: String,
+    arch: Option<String>,
+    stat: Stat,
+}
+
+impl ChargedOverheads {
+    /// The simulator's overheads for a set of `n` tasks (the loader of `schedlab simulate
+    /// --overheads`).
+    fn for_tasks(&self, n: usize) -> Result<Overheads, String> {
+        Overheads::from_file(
+            &self.file,
+            &self.source,
+            self.arch.as_deref(),
+            self.stat,
+            n as u64,
+        )
+        .map_err(|e| e.to_string())
+    }
 }
 
 fn compile(e: &Experiment, m: u32) -> Result<Vec<(String, Compiled)>, ExpError> {
@@ -141,6 +167,18 @@ fn compile(e: &Experiment, m: u32) -> Result<Vec<(String, Compiled)>, ExpError> 
         set: 0,
         message,
     };
+    // Parsed once per chunk; the validated text travels with the experiment (Dask workers
+    // need no access to the file).
+    let file = match &e.overhead_file {
+        Some(text) => Some(std::sync::Arc::new(
+            OverheadFile::parse_toml(text).map_err(|x| bad("overheads", x.to_string()))?,
+        )),
+        None => None,
+    };
+    let source = e
+        .overheads
+        .as_ref()
+        .map_or_else(String::new, |p| p.display().to_string());
     e.evaluations
         .iter()
         .map(|ev| {
@@ -159,7 +197,23 @@ fn compile(e: &Experiment, m: u32) -> Result<Vec<(String, Compiled)>, ExpError> 
                     priorities,
                     abort_late,
                     cluster_size,
+                    overheads,
                 } => {
+                    let overheads = match (overheads, &file) {
+                        (None, _) => None,
+                        (Some(o), Some(f)) => Some(ChargedOverheads {
+                            file: std::sync::Arc::clone(f),
+                            source: source.clone(),
+                            arch: o.arch.clone(),
+                            stat: Stat::parse(&o.stat).map_err(|x| bad(l, x.to_string()))?,
+                        }),
+                        (Some(_), None) => {
+                            return Err(bad(
+                                l,
+                                "overheads asked for without an overhead file".into(),
+                            ))
+                        }
+                    };
                     let duration: Duration =
                         duration.parse().map_err(|x| bad(l, format!("{x}")))?;
                     let mut config = SimConfig::new(m, duration);
@@ -176,6 +230,7 @@ fn compile(e: &Experiment, m: u32) -> Result<Vec<(String, Compiled)>, ExpError> 
                         priorities: Priorities::parse(priorities)
                             .map_err(|x| bad(l, x.to_string()))?,
                         cluster_size: *cluster_size,
+                        overheads,
                     }
                 }
             };
@@ -229,6 +284,7 @@ fn run_one(
             partition,
             priorities,
             cluster_size,
+            overheads,
         } => {
             if tasks.is_empty() {
                 out.status = "schedulable".into();
@@ -250,6 +306,9 @@ fn run_one(
                 };
             let mut config = SimConfig::clone(config);
             config.seed = seed;
+            if let Some(o) = overheads {
+                config.overheads = Some(o.for_tasks(tasks.len()).map_err(fail)?);
+            }
             let (result, _) = schedlab_sim::run(tasks, policy, &ranks, placement, &config)
                 .map_err(|x| fail(x.to_string()))?;
             let t = &result.totals;

@@ -143,7 +143,22 @@ pub enum EvalKind {
         abort_late: bool,
         /// Cluster size of `cedf`.
         cluster_size: Option<u32>,
+        /// Run-time overheads charged by the simulator (`None`: overhead-free). Omitted from
+        /// the JSON when absent, so experiments without overheads keep their config hash.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        overheads: Option<SimOverheads>,
     },
+}
+
+/// How a simulation charges the experiment's overhead file (docs/overheads.md): the values
+/// of one architecture section, one statistic, evaluated per task set at n = its number of
+/// tasks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SimOverheads {
+    /// Architecture section (`None`: the file's only one).
+    pub arch: Option<String>,
+    /// `avg` or `max`.
+    pub stat: String,
 }
 
 /// One evaluation with its label (the name in results, CSV and plots).
@@ -176,8 +191,12 @@ pub struct Experiment {
     pub points: Vec<f64>,
     /// The evaluations, in file order.
     pub evaluations: Vec<Evaluation>,
-    /// Overhead file (carried; applied once the simulator supports overheads).
+    /// Overhead file, as given (resolved against the experiment file's folder).
     pub overheads: Option<PathBuf>,
+    /// The overhead file's contents, validated and written back as canonical TOML: Dask
+    /// workers need no access to the file, and the config hash changes when the file does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead_file: Option<String>,
 }
 
 /// One cell of the sweep: a platform and a point (for `grow`, `point` is `None`: one

@@ -12,6 +12,7 @@
 // Tests may unwrap (the workspace warns on unwrap/expect in library code only).
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod chronos;
 pub mod chunk;
 pub mod config;
 pub mod error;

@@ -29,8 +29,9 @@ fn fonts() {
     });
 }
 
-/// Colours of the series (colour-blind-safe palette of Wong, Nature Methods 2011, with black).
-const COLOURS: [RGBColor; 8] = [
+/// Colours of the series: the colour-blind-safe palette of Wong (Nature Methods 2011) with
+/// black, then four darker tones, so that up to 12 evaluations get distinct colours.
+const COLOURS: [RGBColor; 12] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
@@ -39,6 +40,10 @@ const COLOURS: [RGBColor; 8] = [
     RGBColor(86, 180, 233),
     RGBColor(0, 0, 0),
     RGBColor(240, 228, 66),
+    RGBColor(128, 128, 128),
+    RGBColor(117, 60, 160),
+    RGBColor(140, 86, 45),
+    RGBColor(160, 20, 40),
 ];
 
 /// One line of the plot.
@@ -155,7 +160,9 @@ fn draw<DB: DrawingBackend>(
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        // Acceptance curves start at 1 on the left and fall to the right: the lower left
+        // corner is the part of the plot they cross last.
+        .position(SeriesLabelPosition::LowerLeft)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .label_font(("sans-serif", 15))

@@ -111,16 +111,25 @@ fn config_lines(e: &Experiment) -> Vec<String> {
                 duration,
                 exec,
                 arrivals,
+                overheads,
                 ..
             } => format!(
-                "`{}`: simulation under `{policy}` for {duration}, execution `{exec}`, arrivals `{arrivals}`; schedulable = no deadline missed",
-                ev.label
+                "`{}`: simulation under `{policy}` for {duration}, execution `{exec}`, arrivals `{arrivals}`, {}; schedulable = no deadline missed",
+                ev.label,
+                match overheads {
+                    None => "no overheads".to_string(),
+                    Some(o) => format!(
+                        "overheads of architecture `{}` ({})",
+                        o.arch.as_deref().unwrap_or("the file's only one"),
+                        o.stat
+                    ),
+                }
             ),
         });
     }
     if let Some(o) = &e.overheads {
         lines.push(format!(
-            "overheads: `{}` (recorded; applied once the simulator supports overheads)",
+            "overhead file: `{}` (charged by the simulations that use it; analyses are overhead-free)",
             o.display()
         ));
     }

@@ -6,17 +6,20 @@
 //! by preparing the generator of every cell — parameters the generator rejects (e.g. `U > n`
 //! for RandFixedSum).
 
-use crate::config::{EvalKind, Evaluation, Experiment, GeneratorConfig, ShapeKind, Variable};
+use crate::config::{
+    EvalKind, Evaluation, Experiment, GeneratorConfig, ShapeKind, SimOverheads, Variable,
+};
 use crate::error::{ExpError, Problems};
 use crate::reader::{At, Reader, Table};
 use schedlab_analysis::{registry, Priorities};
 use schedlab_gen::util_vec::VecMethod;
 use schedlab_gen::{DeadlineSpec, PeriodDist, Rounding, UtilDist};
 use schedlab_model::error::suggest;
+use schedlab_model::overheads::{OverheadFile, Stat};
 use schedlab_model::Duration;
-use schedlab_sim::{Arrivals, ExecTime};
+use schedlab_sim::{Arrivals, ExecTime, Overheads};
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use toml::de::DeTable;
 
 /// Default task sets per chunk.
@@ -91,22 +94,10 @@ fn read(top: &Table<'_, '_, '_, '_>, default_title: &str, base: &Path) -> Option
         .u64("chunk_size")
         .map(|c| positive(top, "chunk_size", Some(c), "task sets per chunk"))
         .unwrap_or(Some(DEFAULT_CHUNK_SIZE));
-    let overheads = top.str("overheads").and_then(|(p, span)| {
-        let path = base.join(&p);
-        if path.is_file() {
-            Some(path)
-        } else {
-            top_problem(
-                top,
-                &span,
-                format!(
-                    "`overheads`: no file `{}` (paths are relative to the experiment file)",
-                    path.display()
-                ),
-            );
-            None
-        }
-    });
+    let overheads = match top.str("overheads") {
+        None => OverheadSource::None,
+        Some((p, span)) => read_overheads(top, base, &p, &span),
+    };
     let platform = top.table("platform");
     let generator = top.table("generator");
     let sweep = top.table("sweep");
@@ -153,7 +144,7 @@ fn read(top: &Table<'_, '_, '_, '_>, default_title: &str, base: &Path) -> Option
         }
     }
     for s in &simulations {
-        if let Some(e) = read_simulation(s, cluster_size, &platforms) {
+        if let Some(e) = read_simulation(s, cluster_size, &platforms, &overheads) {
             evaluations.push((e, s.span.clone()));
         }
     }
@@ -189,8 +180,64 @@ fn read(top: &Table<'_, '_, '_, '_>, default_title: &str, base: &Path) -> Option
         variable,
         points,
         evaluations: evaluations.into_iter().map(|(e, _)| e).collect(),
-        overheads,
+        overhead_file: overheads.file().map(OverheadFile::to_toml),
+        overheads: overheads.into_path(),
     })
+}
+
+/// The top-level overhead file, as far as it could be read.
+enum OverheadSource {
+    /// Not given.
+    None,
+    /// Given but missing or invalid (already reported; simulations skip their checks).
+    Invalid,
+    /// Read and valid.
+    Valid(PathBuf, OverheadFile),
+}
+
+impl OverheadSource {
+    fn file(&self) -> Option<&OverheadFile> {
+        match self {
+            OverheadSource::Valid(_, f) => Some(f),
+            _ => None,
+        }
+    }
+
+    fn into_path(self) -> Option<PathBuf> {
+        match self {
+            OverheadSource::Valid(p, _) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// Reads the overhead file `p` (relative to the experiment file) with the same loader as
+/// `schedlab simulate --overheads`; its problems are reported at the `overheads` line.
+fn read_overheads(
+    top: &Table<'_, '_, '_, '_>,
+    base: &Path,
+    p: &str,
+    span: &Range<usize>,
+) -> OverheadSource {
+    let path = base.join(p);
+    if !path.is_file() {
+        top_problem(
+            top,
+            span,
+            format!(
+                "`overheads`: no file `{}` (paths are relative to the experiment file)",
+                path.display()
+            ),
+        );
+        return OverheadSource::Invalid;
+    }
+    match OverheadFile::load(&path) {
+        Ok(file) => OverheadSource::Valid(path, file),
+        Err(e) => {
+            top_problem(top, span, format!("`overheads`: {e}"));
+            OverheadSource::Invalid
+        }
+    }
 }
 
 fn top_problem(t: &Table<'_, '_, '_, '_>, span: &Range<usize>, message: String) {
@@ -716,6 +763,7 @@ fn read_simulation(
     s: &Table<'_, '_, '_, '_>,
     platform_cluster: Option<u32>,
     platforms: &[u32],
+    overheads: &OverheadSource,
 ) -> Option<Evaluation> {
     let policy = s.str("policy");
     let label = s.str("label");
@@ -725,9 +773,14 @@ fn read_simulation(
     let partition = s.str("partition");
     let abort_late = s.bool("abort_late");
     let cluster = s.u64("cluster_size");
+    let use_overheads = s.bool("overheads");
+    let overhead_arch = s.str("overhead_arch");
+    let overhead_stat = s.str("overhead_stat");
     let priorities = priorities(s);
     s.finish();
     let before = s.reader().count();
+    let sim_overheads =
+        read_sim_overheads(s, overheads, use_overheads, overhead_arch, overhead_stat);
     let Some((policy, pspan)) = policy else {
         s.missing(
             "policy",
@@ -801,8 +854,72 @@ fn read_simulation(
             priorities,
             abort_late: abort_late.is_some_and(|a| a.0),
             cluster_size,
+            overheads: sim_overheads,
         },
     })
+}
+
+/// The overhead options of a simulation: `overheads = false` opts out of the experiment's
+/// file; `overhead_arch` and `overhead_stat` choose its section and statistic, checked
+/// against the file as `schedlab simulate --overheads` checks them.
+fn read_sim_overheads(
+    s: &Table<'_, '_, '_, '_>,
+    source: &OverheadSource,
+    enabled: Option<At<bool>>,
+    arch: Option<At<String>>,
+    stat: Option<At<String>>,
+) -> Option<SimOverheads> {
+    let options = || arch.iter().chain(stat.iter()).map(|v| &v.1);
+    match (source, &enabled) {
+        (OverheadSource::Invalid, _) => None,
+        (OverheadSource::None, _) => {
+            for span in options().chain(enabled.iter().filter(|e| e.0).map(|e| &e.1)) {
+                s.reader().problem(
+                    span,
+                    format!(
+                        "`{}`: overheads need a top-level `overheads = \"FILE\"` (docs/overheads.md)",
+                        s.path
+                    ),
+                );
+            }
+            None
+        }
+        (OverheadSource::Valid(..), Some((false, _))) => {
+            for span in options() {
+                s.reader().problem(
+                    span,
+                    format!(
+                        "`{}` sets `overheads = false`: remove `overhead_arch` / `overhead_stat`",
+                        s.path
+                    ),
+                );
+            }
+            None
+        }
+        (OverheadSource::Valid(path, file), _) => {
+            let stat_name = stat.as_ref().map_or("avg", |v| v.0.as_str());
+            let parsed = match Stat::parse(stat_name) {
+                Ok(x) => x,
+                Err(e) => {
+                    let span = stat.as_ref().map_or(&s.span, |v| &v.1);
+                    s.reader()
+                        .problem(span, format!("`{}`: {e}", s.name("overhead_stat")));
+                    return None;
+                }
+            };
+            let name = arch.as_ref().map(|v| v.0.as_str());
+            if let Err(e) = Overheads::from_file(file, &path.display().to_string(), name, parsed, 1)
+            {
+                let span = arch.as_ref().map_or(&s.span, |v| &v.1);
+                s.reader().problem(span, format!("`{}`: {e}", s.path));
+                return None;
+            }
+            Some(SimOverheads {
+                arch: name.map(str::to_string),
+                stat: parsed.key().to_string(),
+            })
+        }
+    }
 }
 
 /// Prepares the generator of every cell: parameters it rejects (e.g. `U > n`) are reported at

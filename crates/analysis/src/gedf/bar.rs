@@ -46,7 +46,9 @@ use crate::param::{self, Param};
 use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::verdict::Verdict;
-use schedlab_model::exact::{cmp_sum, Frac};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use schedlab_model::exact::{exact_sum, Frac};
 use std::cmp::Ordering;
 
 /// Default work limit of [`Bar`]: one million `(k, Ak)` test points.
@@ -269,7 +271,7 @@ fn top_sum(values: &mut [u64], count: usize) -> u128 {
 ///
 /// With `Nk = CΣ + Σi (Ti − Di)·Ci/Ti + m·Ck` and `M = m − U`, the bound is `Nk/M − Dk`. The
 /// sign of `Nk − x·M` for an integer `x` is decided by a float filter (the two sums are
-/// precomputed with error bounds) and, when too close to call, exactly by `cmp_sum`.
+/// precomputed with error bounds) and, when too close to call, exactly (the two sums computed once as big rationals).
 struct AkBounds<'a> {
     params: &'a [Params],
     m: u32,
@@ -279,6 +281,10 @@ struct AkBounds<'a> {
     slack_sum: ApproxSum,
     /// `Σ Ci/Ti`.
     util: ApproxSum,
+    /// The two sums exactly, computed on the first call that the float filter cannot decide:
+    /// near `U = m` that happens for many `x`, and one exact sum per call (big rationals over
+    /// n distinct periods) dominated the test's run time.
+    exact: std::cell::OnceCell<(BigRational, BigRational)>,
 }
 
 impl<'a> AkBounds<'a> {
@@ -298,6 +304,7 @@ impl<'a> AkBounds<'a> {
             c_sigma,
             slack_sum,
             util,
+            exact: std::cell::OnceCell::new(),
         }
     }
 
@@ -318,18 +325,23 @@ impl<'a> AkBounds<'a> {
         if approx < -err {
             return Ordering::Less;
         }
-        // Exact: Σ Ci (Ti − Di + x)/Ti  vs  −int   (each numerator < 2^125).
-        cmp_sum(
-            || {
-                self.params.iter().map(move |p| {
-                    Frac::new(
-                        i128::from(p.c) * (i128::from(p.t) - i128::from(p.d) + i128::from(x)),
-                        i128::from(p.t),
-                    )
-                })
-            },
-            Frac::int(-int),
-        )
+        // Exact: Σ Ci (Ti − Di + x)/Ti = Σ Ci (Ti − Di)/Ti + x·U  vs  −int.
+        let (slack, util) = self.exact.get_or_init(|| {
+            let slack = exact_sum(self.params.iter().map(|p| {
+                Frac::new(
+                    i128::from(p.c) * (i128::from(p.t) - i128::from(p.d)),
+                    i128::from(p.t),
+                )
+            }));
+            let util = exact_sum(
+                self.params
+                    .iter()
+                    .map(|p| Frac::new(i128::from(p.c), i128::from(p.t))),
+            );
+            (slack, util)
+        });
+        let lhs = slack + util * BigRational::from_integer(BigInt::from(x));
+        lhs.cmp(&BigRational::from_integer(BigInt::from(-int)))
     }
 
     /// `⌊Nk/M⌋`, capped at [`A_CAP`] (then also `true`).

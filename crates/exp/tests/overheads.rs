@@ -1,0 +1,117 @@
+//! Overhead-aware simulation in experiments: the overhead file reaches the simulator of every
+//! set (evaluated at the set's number of tasks), an all-zero file changes nothing, and the
+//! file's contents travel with the validated experiment.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use schedlab_exp::{chunks, evaluate_chunk, schema, Experiment};
+use std::path::{Path, PathBuf};
+
+/// Two CPUs, two tasks of utilization 0.2 each (U = 0.4 over n = 2): whatever the policy,
+/// each task runs on a CPU of its own, so the overhead-free simulation meets every deadline.
+const BASE: &str = r#"
+seed = 3
+samples = 6
+chunk_size = 4
+OVERHEADS
+
+[platform]
+cpus = [2]
+
+[generator]
+shape = "fixed-sum"
+method = "uunifast-discard"
+tasks = 2
+periods = "uniform:10ms..50ms/10ms"
+
+[sweep]
+variable = "utilization"
+points = [0.4]
+
+[[simulation]]
+policy = "gedf"
+label = "ideal"
+duration = "300ms"
+overheads = false
+
+[[simulation]]
+policy = "gedf"
+label = "charged"
+duration = "300ms"
+"#;
+
+fn folder(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("schedlab-exp-oh-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn experiment(dir: &Path, overheads: &str) -> Experiment {
+    std::fs::write(dir.join("ovh.toml"), overheads).unwrap();
+    let text = BASE.replace("OVERHEADS", "overheads = \"ovh.toml\"");
+    schema::parse(&text, "exp.toml", "exp", dir).unwrap()
+}
+
+fn outcomes(e: &Experiment) -> Vec<(bool, bool)> {
+    chunks(e)
+        .iter()
+        .flat_map(|c| evaluate_chunk(e, c).unwrap())
+        .map(|r| (r.outcomes[0].schedulable, r.outcomes[1].schedulable))
+        .collect()
+}
+
+#[test]
+fn a_release_later_than_every_deadline_misses_every_deadline() {
+    // Δev = 60 ms: a job released at r reaches the policy at r + 60 ms, after its deadline
+    // r + T ≤ r + 50 ms (rule 1 of docs/overheads.md), so every set misses deadlines when
+    // charged, none when not.
+    let dir = folder("late");
+    let e = experiment(
+        &dir,
+        "schema = 1\n[arch.global-lock.release_latency]\navg = [[1, 60000000]]\n",
+    );
+    let got = outcomes(&e);
+    assert_eq!(got.len(), 6);
+    assert!(
+        got.iter().all(|&(ideal, charged)| ideal && !charged),
+        "{got:?}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn an_all_zero_file_changes_nothing() {
+    let dir = folder("zero");
+    let e = experiment(
+        &dir,
+        "schema = 1\n[arch.global-lock.schedule]\navg = [[1, 0]]\n[cpmd.preemption]\navg = [[0, 0]]\n",
+    );
+    for c in chunks(&e) {
+        for r in evaluate_chunk(&e, &c).unwrap() {
+            assert_eq!(r.outcomes[0], r.outcomes[1]);
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_file_travels_with_the_experiment_and_its_hash() {
+    let dir = folder("hash");
+    let a = experiment(
+        &dir,
+        "schema = 1\n[arch.global-lock.schedule]\navg = [[1, 1000]]\n",
+    );
+    // A worker receives the JSON; it needs no access to the file.
+    let json = a.canonical_json();
+    std::fs::remove_file(dir.join("ovh.toml")).unwrap();
+    let back: Experiment = serde_json::from_str(&json).unwrap();
+    assert_eq!(outcomes(&back), outcomes(&a));
+    // Another overhead file is another experiment.
+    let b = experiment(
+        &dir,
+        "schema = 1\n[arch.global-lock.schedule]\navg = [[1, 2000]]\n",
+    );
+    assert_ne!(a.config_hash(), b.config_hash());
+    std::fs::remove_dir_all(dir).unwrap();
+}
