@@ -1,0 +1,72 @@
+"""Runs the reference task set of the runtime issue under every architecture, one session.
+
+The set: 6 tasks, U = 0.6 (0.6 per client CPU of message-passing on a 2-CPU machine), periods
+log-uniform [10, 50] ms, seed 7 — the set of docs/runtime.md "Measured". Each architecture
+runs `--duration` (20 s by default) one after the other, and the script prints one Markdown
+table with the figures the issue judges: deadline misses, `release_latency` median / p99,
+`dsp` mean, `release_to_run` median / p99 (µs), plus the other overheads' medians.
+
+    cargo build --release -p schedlab
+    python3 tools/runtime_reference.py --duration 20s
+
+Check first that no other program runs real-time threads (`ps -eLo cls,comm | grep FF`):
+they compete with the run and its numbers mean nothing then.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BIN = os.environ.get("SCHEDLAB", os.path.join(os.path.dirname(__file__), "..", "target", "release", "schedlab"))
+
+RUNS = [
+    ("partitioned (pedf)", ["--arch", "partitioned", "--policy", "pedf"]),
+    ("global-lock ticket (gedf)", ["--arch", "global-lock", "--policy", "gedf", "--lock", "ticket"]),
+    ("global-lock DI (gedf)", ["--arch", "global-lock", "--policy", "gedf", "--dedicated-irq-cpu"]),
+    ("message-passing (gedf)", ["--arch", "message-passing", "--policy", "gedf"]),
+    ("linux-deadline", ["--arch", "linux-deadline"]),
+    ("linux-fifo (global, DM)", ["--arch", "linux-fifo"]),
+]
+
+
+def us(ns):
+    return "—" if ns is None else f"{ns / 1000:,.1f}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--duration", default="20s")
+    ap.add_argument("--only", help="comma-separated row names (prefix match)")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        ts = os.path.join(d, "ref.json")
+        subprocess.run([BIN, "gen", "--tasks", "6", "--utilization", "0.6", "--periods",
+                        "loguniform:10ms..50ms/1ms", "--seed", "7", "--out", ts], check=True, capture_output=True)
+        print("| arch | jobs | misses | release_latency med / p99 | release | ipi | schedule | context_switch "
+              "| request | dsp mean | release_to_run med / p99 |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for name, opts in RUNS:
+            if args.only and not any(name.startswith(p) for p in args.only.split(",")):
+                continue
+            out = subprocess.run([BIN, "run", ts, "--cpus", "2", "--duration", args.duration, "--format", "json"]
+                                 + opts, capture_output=True, text=True)
+            if out.returncode != 0:
+                print(f"| {name} | failed: {out.stderr.strip().splitlines()[-1] if out.stderr else out.returncode} |")
+                continue
+            r = json.loads(out.stdout)
+            o = r.get("overheads", {})
+            med = lambda k: us(o[k]["median_ns"]) if k in o else "—"
+            p99 = lambda k: us(o[k]["p99_ns"]) if k in o else "—"
+            mean = lambda k: us(o[k]["mean_ns"]) if k in o else "—"
+            print(f"| {name} | {r['jobs']} | {r['deadline_misses']} | {med('release_latency')} / {p99('release_latency')} "
+                  f"| {med('release')} | {med('ipi')} | {med('schedule')} | {med('context_switch')} | {med('request')} "
+                  f"| {mean('dsp')} | {med('release_to_run')} / {p99('release_to_run')} |", flush=True)
+            for w in r.get("warnings", []):
+                print(f"warning ({name}): {w}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
