@@ -4,8 +4,9 @@
 //! State, as in LITMUS^RT's GSN-EDF and the DSP state of G-EDF-MP [MP §III-B]: one *linked*
 //! job per CPU and a ready queue of jobs that are ready but not linked. The ready queue is a
 //! binary heap ordered by [`crate::prio`] (O(log n) insert and pop; stale entries of aborted or
-//! re-keyed jobs are skipped lazily and compacted when they outnumber the live ones). The
-//! lowest-priority linked job and the idle CPUs are kept in ordered sets (O(log k)).
+//! re-keyed jobs are skipped lazily and compacted when they outnumber the live ones). The idle
+//! CPUs are a bitset; the lowest-priority linked job is found by a scan of the CPUs up to 128
+//! of them and kept in a tournament tree above (O(log k) per link change).
 //!
 //! Mapping. ChronOS maps the `k` jobs a global scheduler selects to CPUs with a two-pass
 //! execution- and migration-optimal algorithm [ChronOS §5.6.5, Algorithm 1] and notes that for
@@ -31,13 +32,14 @@
 use crate::cpuset::CpuSet;
 use crate::event::{Ctx, Decisions, JobInfo};
 use crate::ids::{CpuId, JobId, TimerId};
+use crate::lowest::LowestTree;
 use crate::policy::Policy;
 use crate::prio::{JobKey, Primary};
 use crate::table::JobTable;
 use crate::task::PolicyTask;
 use schedlab_model::{Duration, Time};
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 /// A priority key the engine can order jobs by (smaller = higher priority).
@@ -83,18 +85,21 @@ struct Slot<K> {
 
 const NO_CPU: u32 = u32::MAX;
 
-/// Up to this many CPUs the lowest-priority linked job is found by scanning the CPUs instead
-/// of keeping an ordered set (fewer cache misses and no rebalancing for small m).
-const SCAN_CPUS: u32 = 16;
+/// Up to this many CPUs the lowest-priority linked job is found by scanning the CPUs; above,
+/// a tournament tree keeps it (`crate::lowest`). Measured (docs/benchmarks.md): the scan
+/// wins at U = 0.7m up to 1024 CPUs (the victim is needed only when no CPU is idle, the tree
+/// pays log m on every link change) and at U = 0.95m up to about 128; the tree wins at
+/// U = 0.95m, m = 256 (486 vs 510 ns per job). A `BTreeSet` was slower than both.
+const SCAN_CPUS: u32 = 128;
 
 /// The global scheduling engine shared by the JLFP policies and EDZL.
 #[derive(Debug)]
 pub(crate) struct Engine<K> {
     mode: Preemption,
     cpus: Vec<Option<Slot<K>>>,
-    /// Linked jobs by key, with their CPU: the last one is the preemption victim. Kept only
-    /// above [`SCAN_CPUS`] CPUs; below, a scan of `cpus` is cheaper (measured).
-    order: Option<BTreeSet<(K, u32)>>,
+    /// The CPU of the lowest-priority linked job (the preemption victim), kept above
+    /// [`SCAN_CPUS`] CPUs; below, a scan of `cpus` is cheaper (measured).
+    order: Option<LowestTree>,
     idle: CpuSet,
     ready: BinaryHeap<Reverse<(K, JobId)>>,
     live_ready: usize,
@@ -115,7 +120,7 @@ impl<K: EngineKey> Engine<K> {
         Engine {
             mode,
             cpus: (0..cpus).map(|_| None).collect(),
-            order: (cpus > SCAN_CPUS).then(BTreeSet::new),
+            order: (cpus > SCAN_CPUS).then(|| LowestTree::new(cpus as usize)),
             idle: CpuSet::full(cpus),
             ready: BinaryHeap::new(),
             live_ready: 0,
@@ -210,7 +215,7 @@ impl<K: EngineKey> Engine<K> {
     /// Returns the job linked to `cpu` to the ready queue (the caller links another).
     fn displace(&mut self, cpu: u32) {
         if let Some(old) = self.cpus.get_mut(cpu as usize).and_then(Option::take) {
-            self.order_remove(old.key, cpu);
+            self.order_update(cpu);
             if let Some(e) = self.jobs.get_mut(old.id) {
                 e.loc = Loc::Ready;
             }
@@ -244,7 +249,7 @@ impl<K: EngineKey> Engine<K> {
                 if let Some(slot) = self.cpus.get_mut(cpu as usize) {
                     *slot = None;
                 }
-                self.order_remove(entry.key, cpu);
+                self.order_update(cpu);
                 self.idle.insert(cpu);
                 // The best waiting job takes the freed CPU (the only idle one if anything
                 // waits); the invariant then holds again without a further pass: the next
@@ -314,16 +319,24 @@ impl<K: EngineKey> Engine<K> {
         }
     }
 
-    fn order_remove(&mut self, key: K, cpu: u32) {
+    /// CPU `cpu`'s link changed: updates the victim tree (if kept).
+    fn order_update(&mut self, cpu: u32) {
         if let Some(order) = &mut self.order {
-            order.remove(&(key, cpu));
+            let cpus = &self.cpus;
+            order.update(cpu, |c| {
+                cpus.get(c as usize).copied().flatten().map(|s| s.key)
+            });
         }
     }
 
     /// The linked job with the largest key (lowest priority) and its CPU.
     fn lowest_linked(&self) -> Option<(K, u32)> {
         match &self.order {
-            Some(order) => order.last().copied(),
+            Some(order) => {
+                let c = order.max_cpu()?;
+                let s = self.cpus.get(c as usize).copied().flatten()?;
+                Some((s.key, c))
+            }
             None => {
                 // Keys are unique (they contain the job id), so the largest key decides.
                 let mut best: Option<(&K, usize)> = None;
@@ -432,9 +445,7 @@ impl<K: EngineKey> Engine<K> {
             key,
             since: ctx.now,
         });
-        if let Some(order) = &mut self.order {
-            order.insert((key, cpu));
-        }
+        self.order_update(cpu);
         self.idle.remove(cpu);
         if let Some(e) = self.jobs.get_mut(id) {
             e.loc = Loc::Linked(cpu);

@@ -13,6 +13,7 @@ pub mod error;
 pub mod event;
 pub mod global;
 pub mod ids;
+mod lowest;
 pub mod policy;
 pub mod prio;
 pub mod registry;

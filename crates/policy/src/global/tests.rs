@@ -3,6 +3,7 @@
 use super::*;
 use crate::testutil::{info, jid, task, Harness};
 use proptest::prelude::*;
+use std::collections::BTreeSet;
 
 fn tasks(ranks: &[u32]) -> Vec<PolicyTask> {
     ranks.iter().map(|&r| task(10, 100, 100, r)).collect()
