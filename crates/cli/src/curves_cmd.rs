@@ -3,7 +3,9 @@
 //! default and n ∈ {2, 5, 10, 20, 40, 60, 80, 100}).
 //!
 //! For every n, `--sets` task sets are generated as in [MP §IV]: Emberson et al.'s
-//! RandFixedSum utilizations summing to `--util-per-cpu` × m, each at most `--max-task-util`
+//! RandFixedSum utilizations summing to `--util-per-cpu` × the CPUs that run jobs (m, or m − 1
+//! when message-passing is among the architectures: its DSP runs none), each at most
+//! `--max-task-util`
 //! (0.9: a task above the kernel's RT throttling limit of 95% of a CPU would miss for that
 //! reason alone), log-uniform periods (default 10–100 ms), implicit deadlines; a set that
 //! worst-fit decreasing cannot partition onto the m CPUs is replaced by the next one of the
@@ -55,7 +57,9 @@ pub(crate) struct Args {
     /// Numbers of tasks n (comma-separated).
     #[arg(long, value_delimiter = ',', default_value = "2,5,10,20,40,60,80,100")]
     tasks: Vec<usize>,
-    /// Total utilization per CPU.
+    /// Total utilization per CPU that runs jobs: m CPUs, or m − 1 when an architecture of
+    /// `--arch` keeps one CPU for scheduling (message-passing's DSP), so that every
+    /// architecture runs the same sets without overload.
     #[arg(long, default_value_t = 0.6)]
     util_per_cpu: f64,
     /// Largest utilization of one task (below the kernel's RT throttling limit of 0.95, so
@@ -96,7 +100,9 @@ fn policy_for(arch: &str) -> &'static str {
 
 /// Task sets for n: `sets` partitionable sets of the batch (`seed`, one batch per n).
 fn task_sets(a: &Args, n: usize) -> Result<Vec<TaskFile>> {
-    let total = a.util_per_cpu * f64::from(a.cpus);
+    let dedicated = a.arch.iter().any(|x| x == "message-passing");
+    let job_cpus = if dedicated { a.cpus.saturating_sub(1).max(1) } else { a.cpus };
+    let total = a.util_per_cpu * f64::from(job_cpus);
     let spec = GenSpec::new(
         Shape::FixedSum {
             n,
