@@ -101,7 +101,11 @@ fn policy_for(arch: &str) -> &'static str {
 /// Task sets for n: `sets` partitionable sets of the batch (`seed`, one batch per n).
 fn task_sets(a: &Args, n: usize) -> Result<Vec<TaskFile>> {
     let dedicated = a.arch.iter().any(|x| x == "message-passing");
-    let job_cpus = if dedicated { a.cpus.saturating_sub(1).max(1) } else { a.cpus };
+    let job_cpus = if dedicated {
+        a.cpus.saturating_sub(1).max(1)
+    } else {
+        a.cpus
+    };
     let total = a.util_per_cpu * f64::from(job_cpus);
     let spec = GenSpec::new(
         Shape::FixedSum {

@@ -3,8 +3,7 @@
 
 use crate::{err, parse_json, platform_and_priorities};
 use pyo3::prelude::*;
-use schedlab_analysis::placement::for_policy;
-use schedlab_analysis::System;
+use schedlab_analysis::placement::policy_inputs;
 use schedlab_model::Duration;
 use schedlab_policy::Placement;
 use schedlab_runtime::config::{RtTask, RunConfig};
@@ -64,18 +63,8 @@ pub(crate) fn run(
         .parse()
         .map_err(|e| err(format!("release_spin: {e}")))?;
     let arch = arch_by_name(arch, lock).map_err(err)?;
-    let sys = System::new(&f.tasks, m, priorities).map_err(err)?;
-    let ranks = match sys.priority_ranks() {
-        Ok(r) => r,
-        Err(reason) if matches!(policy, "gfp" | "pfp") => return Err(err(reason)),
-        Err(_) => vec![0; f.tasks.len()],
-    };
-    let placement = for_policy(policy, &f.tasks, m, partition, None, priorities)
-        .map_err(err)?
-        .map(|(domain_of_task, domain_size)| Placement {
-            domain_of_task,
-            domain_size,
-        });
+    let inputs = policy_inputs(policy, &f.tasks, m, partition, None, priorities).map_err(err)?;
+    let (ranks, placement) = (inputs.ranks, inputs.placement.map(Placement::from));
     let mut config = RunConfig::new(cpu_list, arch, policy, f.tasks.len(), duration);
     config.ranks = ranks;
     config.placement = placement;
