@@ -12,6 +12,14 @@ BIN="$ROOT/target/release/schedlab"
 OUT="$ROOT/out/showcase"
 FILE="$ROOT/examples/experiments/showcase.toml"
 echo "==> running $FILE"
+# out/showcase may hold the results of an older showcase (another config, or the analysis
+# report of earlier versions): the experiment refuses to mix them, so keep them aside and
+# start fresh instead of failing.
+if [ -e "$OUT" ] && ! "$BIN" experiment "$FILE" --out "$OUT" --check >/dev/null 2>&1; then
+    ASIDE="$OUT.old-$(date +%Y%m%d-%H%M%S)"
+    echo "==> $OUT holds another experiment's results: moved to $ASIDE"
+    mv "$OUT" "$ASIDE"
+fi
 "$BIN" experiment "$FILE" --out "$OUT" "$@"
 echo
 sed -n '/^## Where acceptance drops/,/^## Run/p' "$OUT/report.md" | sed '$d'

@@ -32,7 +32,8 @@ pub(crate) struct ExperimentArgs {
     /// Worker threads (default: one per logical CPU).
     #[arg(long)]
     jobs: Option<usize>,
-    /// Only validate the file.
+    /// Only validate the file (and, with --out, that the folder can take its results: absent,
+    /// empty, or this experiment's to resume); writes nothing.
     #[arg(long)]
     check: bool,
 }
@@ -94,6 +95,9 @@ pub(crate) fn run(args: ExperimentArgs) -> Result<ExitCode> {
     };
     let experiment = schema::load(&file)?;
     if args.check {
+        if let Some(out) = &args.out {
+            Store::check_resumable(out, &experiment)?;
+        }
         outln!(
             "{}: valid ({} chunks)",
             file.display(),

@@ -215,6 +215,35 @@ fn read_manifest(path: &Path) -> Result<Manifest, ExpError> {
 }
 
 impl Store {
+    /// Whether `dir` can take `experiment`'s results without writing anything: absent or empty,
+    /// or a folder of the same experiment (same config hash) to resume. The errors are those
+    /// of [`Store::create_or_open`].
+    pub fn check_resumable(dir: &Path, experiment: &Experiment) -> Result<(), ExpError> {
+        let manifest_path = dir.join("manifest.json");
+        if manifest_path.exists() {
+            let manifest = read_manifest(&manifest_path)?;
+            let expected = experiment.config_hash();
+            if manifest.config_hash != expected {
+                return Err(ExpError::DifferentExperiment {
+                    dir: dir.to_path_buf(),
+                    found: manifest.config_hash,
+                    expected,
+                });
+            }
+            return Ok(());
+        }
+        if dir.exists() {
+            let mut entries = fs::read_dir(dir).map_err(|e| ExpError::io(dir, e))?;
+            if entries.next().is_some() {
+                return Err(ExpError::Corrupt {
+                    path: dir.to_path_buf(),
+                    message: "the folder exists, is not empty and has no manifest.json: not an experiment folder (choose another --out)".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Opens `dir` for `experiment`: creates it with a manifest, or reopens a folder of the
     /// same experiment (same config hash) to resume it. Refuses a folder of a different
     /// experiment, and a non-empty folder that is not an experiment folder.
