@@ -53,6 +53,10 @@ pub(crate) struct Args {
     /// see docs/runtime.md for why 500us).
     #[arg(long, default_value = "500us")]
     dl_margin: String,
+    /// Cache-thrashing background load [MP §IV]: one SCHED_OTHER thread per CPU of the run
+    /// dirtying a buffer of this size (e.g. 16MiB, about twice the last-level cache).
+    #[arg(long)]
+    background_load: Option<String>,
     /// Length of the run, e.g. 10s, 500ms.
     #[arg(long, default_value = "1s")]
     duration: String,
@@ -212,6 +216,12 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
     config.release_spin = release_spin;
     config.dedicated_irq_cpu = a.dedicated_irq_cpu;
     config.dl_margin = dl_margin;
+    config.background_load = a
+        .background_load
+        .as_deref()
+        .map(schedlab_model::size::parse_bytes)
+        .transpose()
+        .map_err(|e| anyhow!("--background-load: {e}"))?;
     let (result, meta) = run_taskset(tasks, &config)?;
     if !matches!(a.format, crate::OutputFormat::Table) {
         for w in &result.warnings {

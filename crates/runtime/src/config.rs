@@ -181,6 +181,9 @@ pub struct RunConfig {
     pub dedicated_irq_cpu: bool,
     /// `linux-deadline`: SCHED_DEADLINE runtime = WCET + this (capped at the deadline).
     pub dl_margin: Duration,
+    /// Cache-thrashing background load [MP §IV]: one SCHED_OTHER thread per CPU of the run
+    /// dirtying a buffer of this many bytes (see [`crate::background`]); `None`: none.
+    pub background_load: Option<u64>,
 }
 
 impl RunConfig {
@@ -205,6 +208,7 @@ impl RunConfig {
             grace: Duration::from_ns(2_000_000_000),
             dedicated_irq_cpu: false,
             dl_margin: Duration::from_ns(DEFAULT_DL_MARGIN_NS),
+            background_load: None,
         }
     }
 

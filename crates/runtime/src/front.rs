@@ -92,6 +92,10 @@ pub fn summary_json(r: &RunResult, config: &RunConfig, primary: &dyn Fn(u32, u64
             map.insert("dl_margin_ns".into(), json!(config.dl_margin.as_ns()));
         }
         map.insert("cpu_list".into(), json!(config.cpus));
+        map.insert(
+            "background_load_bytes".into(),
+            json!(config.background_load),
+        );
         map.insert("overheads".into(), r.overheads.to_json());
         map.insert("real_time".into(), json!(r.real_time));
         map.insert("interrupted".into(), json!(r.interrupted));

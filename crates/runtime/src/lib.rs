@@ -38,6 +38,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod background;
 pub mod check;
 pub mod config;
 pub mod cpmd;

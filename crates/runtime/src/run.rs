@@ -130,8 +130,22 @@ pub(crate) fn validate_cpus(cpus: &[u32]) -> Result<(), RuntimeError> {
     Ok(())
 }
 
-/// Runs `tasks` under `config` (see the module doc).
+/// Runs `tasks` under `config` (see the module doc), with the cache-thrashing background load
+/// of [`RunConfig::background_load`] around the run if one is asked for.
 pub fn run(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeError> {
+    let Some(bytes) = config.background_load else {
+        return run_architecture(tasks, config);
+    };
+    validate_cpus(&config.cpus)?;
+    // Started before the run raises this thread to SCHED_FIFO, so the background threads are
+    // created under SCHED_OTHER (they demote themselves as well).
+    let mut load = crate::background::BackgroundLoad::start(&config.cpus, bytes)?;
+    let result = run_architecture(tasks, config);
+    load.stop();
+    result
+}
+
+fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeError> {
     let started = std::time::Instant::now();
     validate_tasks(tasks)?;
     validate_cpus(&config.cpus)?;
