@@ -7,10 +7,8 @@ import json
 import os
 from typing import Optional, Sequence, Union
 
-import numpy as np
-
 from . import _native
-from .simulation import JOB_DTYPE
+from .simulation import _attach_jobs
 from .taskset import TaskSet
 
 
@@ -53,14 +51,4 @@ def run(
         str(duration), priorities, partition, str(release_spin), allow_non_rt,
         jobs is not None, None if trace is None else os.fspath(trace),
     ))
-    table = out.pop("jobs_table", None)
-    if table is not None:
-        n = len(table["task"])
-        if jobs == "dicts":
-            out["jobs_records"] = [{k: table[k][i] for k in table} for i in range(n)]
-        else:
-            arr = np.zeros(n, dtype=JOB_DTYPE)
-            for name in JOB_DTYPE.names:
-                arr[name] = table[name]
-            out["jobs_records"] = arr
-    return out
+    return _attach_jobs(out, jobs)

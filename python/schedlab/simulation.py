@@ -63,6 +63,12 @@ def simulate(
         arrivals, exec, abort_late, jobs is not None, overheads_path, overheads_json,
         overhead_arch, overhead_stat,
     ))
+    return _attach_jobs(out, jobs)
+
+
+def _attach_jobs(out: dict, jobs: Optional[str]) -> dict:
+    """Turns the native result's column table of jobs into ``out["jobs_records"]``: a numpy
+    structured array of :data:`JOB_DTYPE` (``jobs="numpy"``) or a list of dicts (``"dicts"``)."""
     table = out.pop("jobs_table", None)
     if table is not None:
         n = len(table["task"])

@@ -13,6 +13,7 @@ mod measure_cmd;
 mod output;
 mod report;
 mod run_cmd;
+mod run_files;
 mod showcase;
 mod simulate;
 mod tests_cmd;

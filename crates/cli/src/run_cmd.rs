@@ -11,7 +11,8 @@
 //! tasks, global otherwise.
 
 use crate::output::outln;
-use anyhow::{anyhow, bail, Context, Result};
+use crate::run_files::RunFiles;
+use anyhow::{anyhow, bail, Result};
 use schedlab_analysis::placement::for_policy;
 use schedlab_analysis::{Priorities, System};
 use schedlab_model::{file, Duration};
@@ -20,7 +21,6 @@ use schedlab_runtime::config::{Arch, RtTask, RunConfig};
 use schedlab_runtime::front::{jobs_csv, primary_key, run_taskset, summary_json};
 use schedlab_runtime::mech::sched::allowed_cpus;
 use schedlab_runtime::LockKind;
-use schedlab_trace::gantt::{to_svg, GanttOptions};
 use std::path::PathBuf;
 
 /// Arguments of `schedlab run`.
@@ -228,25 +228,13 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
             eprintln!("warning: {w}");
         }
     }
-    if let Some(path) = &a.jobs_csv {
-        std::fs::write(path, jobs_csv(&result))
-            .with_context(|| format!("cannot write {}", path.display()))?;
+    RunFiles {
+        jobs_csv: &a.jobs_csv,
+        trace: &a.trace,
+        perfetto: &a.perfetto,
+        gantt: &a.gantt,
     }
-    if let Some(path) = &a.trace {
-        schedlab_trace::file::write_file(path, &meta, &result.trace)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    if let Some(path) = &a.perfetto {
-        std::fs::write(
-            path,
-            schedlab_trace::perfetto::to_perfetto_string(&meta, &result.trace),
-        )
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    if let Some(path) = &a.gantt {
-        std::fs::write(path, to_svg(&meta, &result.trace, &GanttOptions::default()))
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
+    .write(&meta, &result.trace, || jobs_csv(&result))?;
     let rt: Vec<RtTask> = tasks.iter().map(RtTask::from).collect();
     let key = primary_key(&policy, &rt, &config.ranks);
     let summary = summary_json(&result, &config, &key);

@@ -4,14 +4,14 @@
 //! [--jobs-csv F] [--trace F] [--gantt F] [--perfetto F] [--format table|json]`.
 
 use crate::output::outln;
-use anyhow::{anyhow, bail, Context, Result};
+use crate::run_files::RunFiles;
+use anyhow::{anyhow, bail, Result};
 use schedlab_analysis::placement::policy_inputs;
 use schedlab_analysis::Priorities;
 use schedlab_model::overheads::{OverheadFile, Stat};
 use schedlab_model::{file, Duration};
 use schedlab_policy::Placement;
 use schedlab_sim::{jobs_csv, run, summary_json, Arrivals, ExecTime, Overheads, SimConfig};
-use schedlab_trace::gantt::{to_svg, GanttOptions};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -67,7 +67,13 @@ pub(crate) fn run_command(o: &Options) -> Result<()> {
     config.exec = ExecTime::parse(&o.exec)?;
     config.abort_late = o.abort_late;
     config.seed = o.seed;
-    config.record_trace = o.trace.is_some() || o.gantt.is_some() || o.perfetto.is_some();
+    let files = RunFiles {
+        jobs_csv: &o.jobs_csv,
+        trace: &o.trace,
+        perfetto: &o.perfetto,
+        gantt: &o.gantt,
+    };
+    config.record_trace = files.need_trace();
     config.record_jobs = o.jobs_csv.is_some();
     if let Some(path) = &o.overheads {
         let file = OverheadFile::load(path)?;
@@ -85,25 +91,7 @@ pub(crate) fn run_command(o: &Options) -> Result<()> {
     let (result, meta) = run(tasks, &o.policy, &ranks, placement, &config)?;
     let wall = started.elapsed().as_secs_f64();
 
-    if let Some(path) = &o.jobs_csv {
-        std::fs::write(path, jobs_csv(&result))
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    if let Some(path) = &o.trace {
-        schedlab_trace::file::write_file(path, &meta, &result.trace)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    if let Some(path) = &o.perfetto {
-        std::fs::write(
-            path,
-            schedlab_trace::perfetto::to_perfetto_string(&meta, &result.trace),
-        )
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    if let Some(path) = &o.gantt {
-        std::fs::write(path, to_svg(&meta, &result.trace, &GanttOptions::default()))
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
+    files.write(&meta, &result.trace, || jobs_csv(&result))?;
     let summary = summary_json(&result, &o.policy, cpus, wall);
     if o.json {
         outln!("{summary}")?;

@@ -1,6 +1,7 @@
 //! The runtime for Python: `schedlab.run`, the same options and JSON as `schedlab run`
 //! (docs/runtime.md). The GIL is released while the run lasts.
 
+use crate::convert::jobs_table;
 use crate::{err, parse_json, platform_and_priorities};
 use pyo3::prelude::*;
 use schedlab_analysis::placement::policy_inputs;
@@ -9,7 +10,6 @@ use schedlab_policy::Placement;
 use schedlab_runtime::config::{RtTask, RunConfig};
 use schedlab_runtime::front::{arch_by_name, primary_key, run_taskset, summary_json};
 use schedlab_runtime::mech::sched::allowed_cpus;
-use serde_json::{json, Value};
 
 /// Runs a task set (JSON text) for real; returns JSON text: the summary of `schedlab run
 /// --format json` plus `"jobs_table"`, the per-job records as columns (when `jobs`).
@@ -82,26 +82,8 @@ pub(crate) fn run(
     let key = primary_key(policy, &rt, &config.ranks);
     let mut summary = summary_json(&result, &config, &key);
     if jobs {
-        let col = |f: &dyn Fn(&schedlab_sim::JobRecord) -> Value| -> Value {
-            Value::from(result.jobs.iter().map(f).collect::<Vec<_>>())
-        };
-        let opt = |t: Option<schedlab_model::Time>| {
-            t.map_or(Value::from(-1i64), |t| Value::from(t.as_ns()))
-        };
-        let columns = json!({
-            "task": col(&|j| j.task.into()),
-            "seq": col(&|j| j.seq.into()),
-            "release_ns": col(&|j| j.release.as_ns().into()),
-            "deadline_ns": col(&|j| j.deadline.as_ns().into()),
-            "start_ns": col(&|j| opt(j.start)),
-            "completion_ns": col(&|j| opt(j.completion)),
-            "preemptions": col(&|j| j.preemptions.into()),
-            "migrations": col(&|j| j.migrations.into()),
-            "tardiness_ns": col(&|j| j.tardiness.as_ns().into()),
-            "aborted": col(&|j| j.aborted.into()),
-        });
         if let Some(o) = summary.as_object_mut() {
-            o.insert("jobs_table".into(), columns);
+            o.insert("jobs_table".into(), jobs_table(&result.jobs));
         }
     }
     Ok(summary.to_string())

@@ -1,5 +1,6 @@
 //! The simulator for Python: the same options and JSON as `schedlab simulate`.
 
+use crate::convert::jobs_table;
 use crate::{err, parse_json, platform_and_priorities};
 use pyo3::prelude::*;
 use schedlab_analysis::placement::policy_inputs;
@@ -7,7 +8,7 @@ use schedlab_model::overheads::{OverheadFile, Stat};
 use schedlab_model::Duration;
 use schedlab_policy::Placement;
 use schedlab_sim::{run, summary_json, Arrivals, ExecTime, Overheads, SimConfig};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::time::Instant;
 
 /// Simulates a task set (JSON text); returns JSON text: the summary of `schedlab simulate
@@ -81,26 +82,8 @@ pub(crate) fn simulate(
         .map_err(err)?;
     let mut summary = summary_json(&result, &policy, cpus, wall);
     if jobs {
-        let col = |f: &dyn Fn(&schedlab_sim::JobRecord) -> Value| -> Value {
-            Value::from(result.jobs.iter().map(f).collect::<Vec<_>>())
-        };
-        let opt = |t: Option<schedlab_model::Time>| {
-            t.map_or(Value::from(-1i64), |t| Value::from(t.as_ns()))
-        };
-        let columns = json!({
-            "task": col(&|j| j.task.into()),
-            "seq": col(&|j| j.seq.into()),
-            "release_ns": col(&|j| j.release.as_ns().into()),
-            "deadline_ns": col(&|j| j.deadline.as_ns().into()),
-            "start_ns": col(&|j| opt(j.start)),
-            "completion_ns": col(&|j| opt(j.completion)),
-            "preemptions": col(&|j| j.preemptions.into()),
-            "migrations": col(&|j| j.migrations.into()),
-            "tardiness_ns": col(&|j| j.tardiness.as_ns().into()),
-            "aborted": col(&|j| j.aborted.into()),
-        });
         if let Some(o) = summary.as_object_mut() {
-            o.insert("jobs_table".into(), columns);
+            o.insert("jobs_table".into(), jobs_table(&result.jobs));
         }
     }
     Ok(summary.to_string())
