@@ -33,6 +33,7 @@ use crate::overheads::Overheads;
 use crate::run::{to_record, validate_cpus, wait_finished, RunResult};
 use crate::state::RawRecord;
 use crate::tracebuf::TraceBuf;
+use crate::watchdog::{start_and_watch, Flags, Outcome};
 use schedlab_model::Time;
 use schedlab_sim::metrics::{summarize, TaskAcc};
 use schedlab_sim::JobRecord;
@@ -319,46 +320,20 @@ pub(crate) fn run_kernel(
     }
     // Setup, time zero, go.
     let total = handles.len() as u32;
-    let setup_deadline = monotonic_ns() + 5_000_000_000;
-    loop {
-        let seen = signals::EVENTS.load(Ordering::Acquire);
-        if ready.load(Ordering::Acquire) >= total || monotonic_ns() >= setup_deadline {
-            break;
-        }
-        futex::wait(&signals::EVENTS, seen, Some(setup_deadline));
-    }
-    let setup_errors: Vec<String> = errors.lock().map(|e| e.clone()).unwrap_or_default();
-    let setup_failed = !setup_errors.is_empty() || ready.load(Ordering::Acquire) < total;
-    let t0 = monotonic_ns() + 5_000_000;
-    env.t0.store(t0, Ordering::Release);
-    if setup_failed {
-        env.stop.store(true, Ordering::Release);
-    }
-    env.go.store(1, Ordering::Release);
-    futex::wake(&env.go, u32::MAX);
-    let interrupts0 = signals::INTERRUPTS.load(Ordering::Acquire);
-    let end = t0 + duration;
-    let mut interrupted = false;
-    if !setup_failed {
-        loop {
-            let seen = signals::EVENTS.load(Ordering::Acquire);
-            if signals::INTERRUPTS.load(Ordering::Acquire) != interrupts0 {
-                interrupted = true;
-                break;
-            }
-            if failed.load(Ordering::Acquire) || monotonic_ns() >= end {
-                break;
-            }
-            futex::wait(&signals::EVENTS, seen, Some(end));
-        }
-    }
-    let stopped_at = monotonic_ns().saturating_sub(t0).min(duration);
-    let horizon_ns = if interrupted || failed.load(Ordering::Acquire) {
-        stopped_at
-    } else {
-        duration
+    let flags = Flags {
+        ready: &ready,
+        errors: &errors,
+        failed: &failed,
+        t0: &env.t0,
+        go: &env.go,
+        stop: &env.stop,
     };
-    env.stop.store(true, Ordering::Release);
+    let Outcome {
+        t0,
+        setup_failed,
+        interrupted,
+        horizon_ns,
+    } = start_and_watch(&flags, total, duration);
     env.stop_word.fetch_add(1, Ordering::Release);
     futex::wake(&env.stop_word, u32::MAX);
     let grace_end = monotonic_ns() + config.grace.as_ns();

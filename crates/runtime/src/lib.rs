@@ -58,6 +58,7 @@ pub mod state;
 pub mod stats;
 pub mod throttle;
 pub mod tracebuf;
+mod watchdog;
 
 pub use config::{Arch, Body, RtTask, RunConfig};
 pub use error::RuntimeError;

@@ -32,6 +32,7 @@ use crate::mp::dsp::Dsp;
 use crate::mp::MpShared;
 use crate::overheads::Overheads;
 use crate::state::{RawRecord, Sched, TaskSpec, Threads};
+use crate::watchdog::{start_and_watch, Flags, Outcome};
 use schedlab_model::{Duration, Time};
 use schedlab_policy::{build, Placement, PolicyTask};
 use schedlab_sim::metrics::{summarize, TaskAcc};
@@ -524,53 +525,23 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
         }
     }
 
-    // Wait until every thread is set up (5 s at most).
+    // Synchronous start at time zero, then the watchdog until the horizon.
     let total = (job_handles.len() + disp_handles.len()) as u32;
-    let setup_deadline = monotonic_ns() + 5_000_000_000;
-    loop {
-        let seen = signals::EVENTS.load(Ordering::Acquire);
-        if ready.load(Ordering::Acquire) >= total || monotonic_ns() >= setup_deadline {
-            break;
-        }
-        futex::wait(&signals::EVENTS, seen, Some(setup_deadline));
-    }
-    let setup_errors: Vec<String> = errors.lock().map(|e| e.clone()).unwrap_or_default();
-    let setup_failed = !setup_errors.is_empty() || ready.load(Ordering::Acquire) < total;
-    // Time zero, then go.
-    let t0 = monotonic_ns() + 5_000_000;
-    shared.t0.store(t0, Ordering::Release);
-    if setup_failed {
-        shared.stop.store(true, Ordering::Release);
-    }
-    shared.go.store(1, Ordering::Release);
-    futex::wake(&shared.go, u32::MAX);
-
-    // Watchdog: until the horizon, an interrupt or a failure.
-    let interrupts0 = signals::INTERRUPTS.load(Ordering::Acquire);
-    let end = t0 + duration;
-    let mut interrupted = false;
-    if !setup_failed {
-        loop {
-            let seen = signals::EVENTS.load(Ordering::Acquire);
-            if signals::INTERRUPTS.load(Ordering::Acquire) != interrupts0 {
-                interrupted = true;
-                break;
-            }
-            if failed.load(Ordering::Acquire) || monotonic_ns() >= end {
-                break;
-            }
-            futex::wait(&signals::EVENTS, seen, Some(end));
-        }
-    }
-    // Stop: dispatchers first (no new decisions), then the jobs. An early end (interrupt,
-    // failure) moves the horizon of the accounting to the stop time.
-    let stopped_at = monotonic_ns().saturating_sub(t0).min(duration);
-    let horizon_ns = if interrupted || failed.load(Ordering::Acquire) {
-        stopped_at
-    } else {
-        duration
+    let flags = Flags {
+        ready: &ready,
+        errors: &errors,
+        failed: &failed,
+        t0: &shared.t0,
+        go: &shared.go,
+        stop: &shared.stop,
     };
-    shared.stop.store(true, Ordering::Release);
+    let Outcome {
+        t0,
+        setup_failed,
+        interrupted,
+        horizon_ns,
+    } = start_and_watch(&flags, total, duration);
+    // Stop: dispatchers first (no new decisions), then the jobs.
     for b in &shared.bells {
         b.ring();
     }
