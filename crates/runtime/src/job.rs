@@ -65,6 +65,10 @@ pub struct JobCtl {
     /// Inside a job (the thread only; tells the signal handler whether resuming is a
     /// switch-in).
     in_job: AtomicBool,
+    /// The thread recorded a `switch-in` since it was last made runnable: set by the
+    /// thread, taken by the dispatcher that parks it ([`JobCtl::take_ran`]) — a `switch-out`
+    /// is recorded only for a job whose code actually (re)started.
+    ran: AtomicBool,
     /// Ticks when the current job first ran.
     pub first_run: AtomicU64,
     /// Ticks when the last job completed.
@@ -104,6 +108,7 @@ impl JobCtl {
             pinned: AtomicU32::new(NONE),
             last_cpu: AtomicU32::new(NONE),
             in_job: AtomicBool::new(false),
+            ran: AtomicBool::new(false),
             first_run: AtomicU64::new(0),
             done_ticks: AtomicU64::new(0),
             executed: AtomicU64::new(0),
@@ -139,8 +144,16 @@ impl JobCtl {
         }
     }
 
+    /// Whether the thread recorded a `switch-in` since it was last made runnable, clearing
+    /// it (the dispatcher parking the job: it records a `switch-out` only then, so a job
+    /// parked before its thread ran again leaves no interval without a start).
+    pub fn take_ran(&self) -> bool {
+        self.ran.swap(false, Ordering::AcqRel)
+    }
+
     /// Records that the thread's code (re)starts on its assigned CPU.
     fn switched_in(&self, seq: u64) -> u64 {
+        self.ran.store(true, Ordering::Release);
         let cpu = self.cpu.load(Ordering::Acquire);
         let last = self.last_cpu.swap(cpu, Ordering::Relaxed);
         let t = self.clock.ticks();
@@ -182,12 +195,21 @@ impl JobCtl {
 impl OnPreempt for JobCtl {
     /// The preemption signal arrived: if parked, wait until linked again; if resumed inside a
     /// job, record the switch-in. Atomics, futex and the TSC only (async-signal-safe).
+    ///
+    /// The state may already be `RUN` again: when the thread could not run between its park
+    /// and its relink (a higher-priority thread, e.g. another program's real-time thread,
+    /// held its CPU), a dispatcher — possibly of another CPU, which re-pinned it — made it
+    /// runnable before the signal was delivered. The dispatcher that parked it recorded a
+    /// `switch-out`, so resuming is a switch-in (on the CPU it was re-pinned to); without it
+    /// the trace showed the job's later `switch-out` there with no start, i.e. an interval
+    /// from the trace's start overlapping the job's earlier ones on the other CPU. A signal
+    /// that finds the job already switched in since it was made runnable is stale.
     fn on_signal(&self) {
-        if self.state.load(Ordering::Acquire) != PARK {
-            return; // stale signal, or stopping
-        }
-        let s = self.wait_while(PARK);
-        if s == RUN && self.in_job.load(Ordering::Relaxed) {
+        let s = match self.state.load(Ordering::Acquire) {
+            PARK => self.wait_while(PARK),
+            s => s,
+        };
+        if s == RUN && self.in_job.load(Ordering::Relaxed) && !self.ran.load(Ordering::Acquire) {
             self.switched_in(self.seq.load(Ordering::Relaxed));
         }
     }
@@ -258,6 +280,7 @@ pub fn job_loop(ctl: &JobCtl, env: &JobEnv<'_>) -> Result<(), String> {
         outcome?;
         ctl.buf.record(end, Kind::SwitchOut, cpu, ctl.task, seq, 0);
         ctl.done_ticks.store(end, Ordering::Relaxed);
+        ctl.ran.store(false, Ordering::Relaxed);
         // Commit: the dispatcher of `cpu` sees IDLE and processes the completion.
         if ctl
             .state
@@ -268,5 +291,61 @@ pub fn job_loop(ctl: &JobCtl, env: &JobEnv<'_>) -> Result<(), String> {
         }
         ctl.in_job.store(false, Ordering::Relaxed);
         (env.ring)(cpu);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A control block on logical CPUs 0 and 1 (any physical CPUs: `misplaced` is not
+    /// checked here), inside job 7 of task 3.
+    fn ctl() -> JobCtl {
+        let c = JobCtl::new(3, 64, TickClock::monotonic(), &[0, 1]);
+        c.in_job.store(true, Ordering::Relaxed);
+        c.seq.store(7, Ordering::Relaxed);
+        c
+    }
+
+    fn kinds(c: &JobCtl) -> Vec<(Kind, u32)> {
+        c.buf.events().iter().map(|e| (e.kind, e.cpu)).collect()
+    }
+
+    /// The interference of a competing real-time thread, replayed deterministically: the job
+    /// ran on CPU 0 (switch-in), CPU 0's dispatcher parked it (took `ran`: it records the
+    /// switch-out), and before the thread could run its handler CPU 1's dispatcher re-pinned
+    /// it and set `RUN` with `cpu = 1`. The handler then finds `RUN`, not `PARK`: it must
+    /// record the switch-in on CPU 1 (it used to return silently, leaving the job's later
+    /// switch-out on CPU 1 without a start).
+    #[test]
+    fn a_job_relinked_before_its_signal_arrived_records_its_switch_in() {
+        let c = ctl();
+        c.cpu.store(0, Ordering::Relaxed);
+        c.state.store(RUN, Ordering::Relaxed);
+        c.switched_in(7);
+        assert!(c.take_ran(), "the parking dispatcher sees that the job ran");
+        c.state.store(PARK, Ordering::Relaxed);
+        c.cpu.store(1, Ordering::Relaxed);
+        c.state.store(RUN, Ordering::Relaxed);
+        c.on_signal();
+        assert_eq!(
+            kinds(&c),
+            vec![(Kind::SwitchIn, 0), (Kind::SwitchIn, 1), (Kind::Migrate, 1)]
+        );
+        // A second (queued) signal of the same park is stale: no duplicate switch-in.
+        c.on_signal();
+        assert_eq!(c.buf.events().len(), 3);
+    }
+
+    /// A job parked again before its thread ran since it was made runnable has no open
+    /// interval: the dispatcher finds `ran` clear and records no switch-out.
+    #[test]
+    fn a_job_parked_before_it_ran_again_has_nothing_to_switch_out() {
+        let c = ctl();
+        c.cpu.store(1, Ordering::Relaxed);
+        c.switched_in(7);
+        assert!(c.take_ran());
+        // Relinked (RUN) and parked again without running: nothing ran since the last take.
+        assert!(!c.take_ran());
     }
 }

@@ -487,10 +487,14 @@ impl Sched {
                     live.acc_ns += now.saturating_sub(s);
                 }
             }
-            em.buf
-                .record(wake_ticks, Kind::SwitchOut, cpu, a.task.0, a.seq, 0);
-            em.buf
-                .record(wake_ticks, Kind::Preempt, cpu, a.task.0, a.seq, 0);
+            // Only a job whose code (re)started since it was made runnable has an interval
+            // to close (see `JobCtl::on_signal`).
+            if th.ctls.get(a.task.0 as usize).is_some_and(|c| c.take_ran()) {
+                em.buf
+                    .record(wake_ticks, Kind::SwitchOut, cpu, a.task.0, a.seq, 0);
+                em.buf
+                    .record(wake_ticks, Kind::Preempt, cpu, a.task.0, a.seq, 0);
+            }
         }
         let Some(b) = new else {
             return false;

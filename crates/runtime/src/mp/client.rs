@@ -234,10 +234,14 @@ impl Client {
             if let (Some(ctl), false) = (old, done) {
                 let seq = ctl.seq.load(Ordering::Relaxed);
                 ctl.preempted.fetch_add(1, Ordering::Relaxed);
-                self.buf
-                    .record(wake_ticks, Kind::SwitchOut, self.cpu, ctl.task, seq, 0);
-                self.buf
-                    .record(wake_ticks, Kind::Preempt, self.cpu, ctl.task, seq, 0);
+                // Only a job whose code (re)started since it was made runnable has an
+                // interval to close (see `JobCtl::on_signal`).
+                if ctl.take_ran() {
+                    self.buf
+                        .record(wake_ticks, Kind::SwitchOut, self.cpu, ctl.task, seq, 0);
+                    self.buf
+                        .record(wake_ticks, Kind::Preempt, self.cpu, ctl.task, seq, 0);
+                }
             }
             return target != 0 && self.dispatch(th, target);
         }
