@@ -30,13 +30,11 @@ use crate::mech::clock::{monotonic_ns, thread_cputime_ns, TickClock};
 use crate::mech::sched::{self, Class, ClassGuard};
 use crate::mech::{futex, signals, MechError};
 use crate::overheads::Overheads;
-use crate::run::{to_record, validate_cpus, wait_finished, RunResult};
+use crate::run::{account, validate_cpus, wait_finished, RunResult};
 use crate::state::RawRecord;
 use crate::tracebuf::TraceBuf;
 use crate::watchdog::{start_and_watch, Flags, Outcome};
 use schedlab_model::Time;
-use schedlab_sim::metrics::{summarize, TaskAcc};
-use schedlab_sim::JobRecord;
 use schedlab_trace::{Event, Kind};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -395,19 +393,7 @@ pub(crate) fn run_kernel(
         .filter(|r| r.start_ticks.is_some())
         .map(|r| 1 + u64::from(r.preemptions))
         .sum();
-    let mut jobs: Vec<JobRecord> = raw
-        .into_iter()
-        .filter(|r| r.release_ns < horizon_ns)
-        .map(|r| to_record(r, &conv, horizon_ns))
-        .collect();
-    jobs.sort_unstable_by_key(|j| (j.task, j.seq));
-    let mut accs = vec![TaskAcc::default(); n];
-    for j in &jobs {
-        if let Some(a) = accs.get_mut(j.task as usize) {
-            a.add(j, horizon);
-        }
-    }
-    let (per_task, totals) = summarize(&accs, &vec![None; n], switches);
+    let (jobs, per_task, totals) = account(raw, &conv, horizon_ns, n, switches);
     let overheads = Overheads::from_trace(&trace);
     Ok(RunResult {
         jobs,

@@ -676,19 +676,7 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
 
     // Records and metrics (the simulator's accounting).
     let horizon = Time::from_ns(horizon_ns);
-    let mut jobs: Vec<JobRecord> = raw
-        .into_iter()
-        .filter(|r| r.release_ns < horizon_ns)
-        .map(|r| to_record(r, &conv, horizon_ns))
-        .collect();
-    jobs.sort_unstable_by_key(|j| (j.task, j.seq));
-    let mut accs = vec![TaskAcc::default(); n];
-    for j in &jobs {
-        if let Some(a) = accs.get_mut(j.task as usize) {
-            a.add(j, horizon);
-        }
-    }
-    let (per_task, totals) = summarize(&accs, &vec![None; n], switches);
+    let (jobs, per_task, totals) = account(raw, &conv, horizon_ns, n, switches);
     let overheads = Overheads::from_trace(&trace);
     Ok(RunResult {
         jobs,
@@ -764,6 +752,32 @@ pub(crate) fn wait_finished<T>(h: &std::thread::JoinHandle<T>, until: u64) {
 
 /// A live record as a [`JobRecord`] with the simulator's horizon rules: a completion after
 /// the horizon counts as unfinished.
+/// The job records of the jobs released before the horizon, by (task, seq), and the
+/// simulator's per-task and whole-run metrics of them.
+pub(crate) fn account(
+    raw: Vec<RawRecord>,
+    conv: &impl Fn(u64) -> u64,
+    horizon_ns: u64,
+    n: usize,
+    context_switches: u64,
+) -> (Vec<JobRecord>, Vec<TaskMetrics>, Totals) {
+    let horizon = Time::from_ns(horizon_ns);
+    let mut jobs: Vec<JobRecord> = raw
+        .into_iter()
+        .filter(|r| r.release_ns < horizon_ns)
+        .map(|r| to_record(r, conv, horizon_ns))
+        .collect();
+    jobs.sort_unstable_by_key(|j| (j.task, j.seq));
+    let mut accs = vec![TaskAcc::default(); n];
+    for j in &jobs {
+        if let Some(a) = accs.get_mut(j.task as usize) {
+            a.add(j, horizon);
+        }
+    }
+    let (per_task, totals) = summarize(&accs, &vec![None; n], context_switches);
+    (jobs, per_task, totals)
+}
+
 pub(crate) fn to_record(r: RawRecord, conv: &impl Fn(u64) -> u64, horizon: u64) -> JobRecord {
     let completion = r.completion_ticks.map(conv).filter(|&c| c <= horizon);
     let tardiness = match completion {
