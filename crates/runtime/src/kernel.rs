@@ -393,7 +393,7 @@ pub(crate) fn run_kernel(
         .filter(|r| r.start_ticks.is_some())
         .map(|r| 1 + u64::from(r.preemptions))
         .sum();
-    let (jobs, per_task, totals) = account(raw, &conv, horizon_ns, n, switches);
+    let (jobs, per_task, totals) = account(raw, &conv, horizon_ns, tasks, switches);
     let overheads = Overheads::from_trace(&trace);
     Ok(RunResult {
         jobs,

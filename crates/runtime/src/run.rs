@@ -676,7 +676,7 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
 
     // Records and metrics (the simulator's accounting).
     let horizon = Time::from_ns(horizon_ns);
-    let (jobs, per_task, totals) = account(raw, &conv, horizon_ns, n, switches);
+    let (jobs, per_task, totals) = account(raw, &conv, horizon_ns, tasks, switches);
     let overheads = Overheads::from_trace(&trace);
     Ok(RunResult {
         jobs,
@@ -754,19 +754,55 @@ pub(crate) fn wait_finished<T>(h: &std::thread::JoinHandle<T>, until: u64) {
 /// the horizon counts as unfinished.
 /// The job records of the jobs released before the horizon, by (task, seq), and the
 /// simulator's per-task and whole-run metrics of them.
+///
+/// A periodic job whose intended release lies before the horizon but that the run never
+/// released (its releasing thread was kept off its CPU — e.g. by another program's real-time
+/// thread — until the run stopped) is accounted too, as released and never started: every
+/// job of the horizon is counted once, none is lost.
 pub(crate) fn account(
     raw: Vec<RawRecord>,
     conv: &impl Fn(u64) -> u64,
     horizon_ns: u64,
-    n: usize,
+    tasks: &[RtTask],
     context_switches: u64,
 ) -> (Vec<JobRecord>, Vec<TaskMetrics>, Totals) {
+    let n = tasks.len();
     let horizon = Time::from_ns(horizon_ns);
     let mut jobs: Vec<JobRecord> = raw
         .into_iter()
         .filter(|r| r.release_ns < horizon_ns)
         .map(|r| to_record(r, conv, horizon_ns))
         .collect();
+    let mut released = vec![0u64; n];
+    for j in &jobs {
+        if let Some(k) = released.get_mut(j.task as usize) {
+            *k = (*k).max(j.seq + 1);
+        }
+    }
+    for (i, (t, &k)) in tasks.iter().zip(&released).enumerate() {
+        let (offset, period) = (t.offset.as_ns(), t.period.as_ns().max(1));
+        let due = horizon_ns.saturating_sub(offset).div_ceil(period);
+        for seq in k..due {
+            let release_ns = offset.saturating_add(seq.saturating_mul(period));
+            let deadline_ns = release_ns.saturating_add(t.deadline.as_ns());
+            jobs.push(JobRecord {
+                task: i as u32,
+                seq,
+                release: Time::from_ns(release_ns),
+                deadline: Time::from_ns(deadline_ns),
+                start: None,
+                completion: None,
+                cpus_used: Vec::new(),
+                preemptions: 0,
+                migrations: 0,
+                executed: schedlab_model::Duration::ZERO,
+                tardiness: schedlab_model::Duration::from_ns(
+                    horizon_ns.saturating_sub(deadline_ns),
+                ),
+                aborted: false,
+            });
+        }
+    }
     jobs.sort_unstable_by_key(|j| (j.task, j.seq));
     let mut accs = vec![TaskAcc::default(); n];
     for j in &jobs {
@@ -802,5 +838,51 @@ pub(crate) fn to_record(r: RawRecord, conv: &impl Fn(u64) -> u64, horizon: u64) 
         executed: Duration::from_ns(r.executed_ns),
         tardiness: Duration::from_ns(tardiness),
         aborted: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(task: u32, seq: u64, period: u64, done: bool) -> RawRecord {
+        let release_ns = seq * period;
+        RawRecord {
+            task,
+            seq,
+            release_ns,
+            deadline_ns: release_ns + period,
+            start_ticks: done.then_some(release_ns + 1),
+            completion_ticks: done.then_some(release_ns + 2),
+            executed_ns: if done { 1 } else { 0 },
+            preemptions: 0,
+            migrations: 0,
+            cpus_used: vec![0],
+            cpus_mask: 0,
+        }
+    }
+
+    /// τ0 = (C 1, T = D = 10), horizon 35: releases at 0, 10, 20, 30 are due. The run
+    /// processed only 0 and 10 (its releasing thread starved from then on): jobs 2 and 3 are
+    /// accounted as released and never started; job 2 (deadline 30 ≤ 35) is a miss with
+    /// tardiness 5, job 3 (deadline 40) is not.
+    #[test]
+    fn releases_the_run_never_processed_are_accounted() {
+        let task = RtTask::new(
+            schedlab_model::Duration::from_ns(1),
+            schedlab_model::Duration::from_ns(10),
+            schedlab_model::Duration::from_ns(10),
+        );
+        let records = vec![raw(0, 0, 10, true), raw(0, 1, 10, true)];
+        let (jobs, per_task, totals) = account(records, &|t| t, 35, &[task], 2);
+        let seqs: Vec<u64> = jobs.iter().map(|j| j.seq).collect();
+        assert_eq!(seqs, vec![0, 1, 2, 3]);
+        assert_eq!(jobs[2].release, Time::from_ns(20));
+        assert_eq!((jobs[2].start, jobs[2].completion), (None, None));
+        assert_eq!(jobs[2].tardiness, schedlab_model::Duration::from_ns(5));
+        assert_eq!(jobs[3].tardiness, schedlab_model::Duration::ZERO);
+        assert_eq!(totals.jobs, 4);
+        assert_eq!(totals.deadline_misses, 1);
+        assert_eq!(per_task[0].jobs, 4);
     }
 }
