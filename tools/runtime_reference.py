@@ -4,7 +4,8 @@ The set: 6 tasks, U = 0.6 (0.6 per client CPU of message-passing on a 2-CPU mach
 log-uniform [10, 50] ms, seed 7 — the set of docs/runtime.md "Measured". Each architecture
 runs `--duration` (20 s by default) one after the other, and the script prints one Markdown
 table with the figures the issue judges: deadline misses, `release_latency` median / p99,
-`dsp` mean, `release_to_run` median / p99 (µs), plus the other overheads' medians.
+`dsp` mean, `release_to_run` median / p99 (µs), plus the other overheads' medians and
+`dispatch_latency` (release_to_run without queueing, docs/runtime.md).
 
     cargo build --release -p schedlab
     python3 tools/runtime_reference.py --duration 20s
@@ -46,8 +47,8 @@ def main():
         subprocess.run([BIN, "gen", "--tasks", "6", "--utilization", "0.6", "--periods",
                         "loguniform:10ms..50ms/1ms", "--seed", "7", "--out", ts], check=True, capture_output=True)
         print("| arch | jobs | misses | release_latency med / p99 | release | ipi | schedule | context_switch "
-              "| request | dsp mean | release_to_run med / p99 |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
+              "| request | dsp mean | release_to_run med / p99 | dispatch_latency med / p99 |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for name, opts in RUNS:
             if args.only and not any(name.startswith(p) for p in args.only.split(",")):
                 continue
@@ -63,7 +64,8 @@ def main():
             mean = lambda k: us(o[k]["mean_ns"]) if k in o else "—"
             print(f"| {name} | {r['jobs']} | {r['deadline_misses']} | {med('release_latency')} / {p99('release_latency')} "
                   f"| {med('release')} | {med('ipi')} | {med('schedule')} | {med('context_switch')} | {med('request')} "
-                  f"| {mean('dsp')} | {med('release_to_run')} / {p99('release_to_run')} |", flush=True)
+                  f"| {mean('dsp')} | {med('release_to_run')} / {p99('release_to_run')} "
+                  f"| {med('dispatch_latency')} / {p99('dispatch_latency')} |", flush=True)
             for w in r.get("warnings", []):
                 print(f"warning ({name}): {w}", file=sys.stderr)
 

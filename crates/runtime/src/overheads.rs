@@ -11,6 +11,7 @@
 //! | `request` | Δreq | a client's `message-send` → the DSP's `message-receive` of the same message (same job and kind: a job's completion is reported once) |
 //! | `dsp` | Δdsp | `dsp-begin` → `dsp-end` on the DSP: one message's handler, link changes included |
 //! | `release_to_run` | — | intended release → the job's first `switch-in` (end to end) |
+//! | `dispatch_latency` | — | `release_to_run` without queueing: for each intended release instant at which a CPU that runs jobs had none executing (when the instant's first `release` event is seen), that instant → the first `switch-in` of a job released at it |
 //!
 //! Statistics per name: count, min, mean, median, p99, p99.9, max, all samples (no outlier
 //! filter, as in [MP §IV]); percentiles by the nearest-rank rule (`p`-quantile = the
@@ -21,7 +22,7 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The overhead names, in report order.
-pub const NAMES: [&str; 9] = [
+pub const NAMES: [&str; 10] = [
     "release_latency",
     "release",
     "ipi",
@@ -31,6 +32,7 @@ pub const NAMES: [&str; 9] = [
     "request",
     "dsp",
     "release_to_run",
+    "dispatch_latency",
 ];
 
 /// Samples (ns) by overhead name; a name without samples is absent.
@@ -114,10 +116,21 @@ impl Overheads {
         let mut lock_begin: HashMap<u32, u64> = HashMap::new();
         let mut sent: HashMap<(u32, u64, u64), u64> = HashMap::new();
         let mut dsp_begin: HashMap<u32, u64> = HashMap::new();
+        // dispatch_latency: the CPUs that run jobs, which of them execute one now, and per
+        // intended release instant whether one was idle (still open) when it was released.
+        let job_cpus: HashSet<u32> = events
+            .iter()
+            .filter(|e| e.kind == Kind::SwitchIn)
+            .map(|e| e.cpu)
+            .collect();
+        let mut busy: HashSet<u32> = HashSet::new();
+        let mut instants: HashMap<u64, bool> = HashMap::new();
         for e in events {
             let job = (e.task, e.seq);
             match e.kind {
                 Kind::Release => {
+                    let idle = job_cpus.iter().any(|c| !busy.contains(c));
+                    instants.entry(e.arg).or_insert(idle);
                     push("release_latency", e.time.saturating_sub(e.arg));
                     release_start.insert(job, e.time);
                     intended.insert(job, e.arg);
@@ -148,11 +161,19 @@ impl Overheads {
                     if let Some(s) = decided.remove(&e.cpu) {
                         push("context_switch", e.time.saturating_sub(s));
                     }
+                    busy.insert(e.cpu);
                     if ran.insert(job) {
                         if let Some(r) = intended.remove(&job) {
                             push("release_to_run", e.time.saturating_sub(r));
+                            if instants.get(&r) == Some(&true) {
+                                push("dispatch_latency", e.time.saturating_sub(r));
+                                instants.insert(r, false); // counted: the instant's first job
+                            }
                         }
                     }
+                }
+                Kind::SwitchOut => {
+                    busy.remove(&e.cpu);
                 }
                 Kind::LockWaitBegin => {
                     lock_begin.insert(e.cpu, e.time);
@@ -251,8 +272,38 @@ mod tests {
         assert_eq!(one("schedule"), vec![10]);
         assert_eq!(one("context_switch"), vec![8]);
         assert_eq!(one("release_to_run"), vec![58]);
+        assert_eq!(one("dispatch_latency"), vec![58], "CPU 1 was idle at 100");
         let j = o.to_json();
         assert_eq!(j["release"]["max_ns"], 20);
+    }
+
+    /// `dispatch_latency` leaves queueing out. CPUs 0 and 1 run τ0 and τ1 from 0. Instant 200:
+    /// τ5 and τ6 are released while both CPUs are busy (no sample; their release_to_run
+    /// 50 and 80 is queueing). τ1 leaves CPU 1 at 260. Instant 300: τ7 and τ8 are released
+    /// with CPU 1 idle; τ7 runs at 305 (sample 5), τ8 only at 340 behind it (not a sample: it
+    /// is not the instant's first job).
+    #[test]
+    fn dispatch_latency_counts_the_first_job_of_an_instant_with_an_idle_cpu() {
+        let ev = |t, k, cpu, task, seq, arg| Event::new(t, k, cpu, task, seq).with_arg(arg);
+        let trace = vec![
+            ev(0, Kind::SwitchIn, 0, 0, 0, 0),
+            ev(0, Kind::SwitchIn, 1, 1, 0, 0),
+            ev(201, Kind::Release, 0, 5, 0, 200),
+            ev(202, Kind::Release, 0, 6, 0, 200),
+            ev(250, Kind::SwitchOut, 0, 0, 0, 0),
+            ev(250, Kind::SwitchIn, 0, 5, 0, 0),
+            ev(260, Kind::SwitchOut, 1, 1, 0, 0),
+            ev(280, Kind::SwitchIn, 1, 6, 0, 0),
+            ev(290, Kind::SwitchOut, 1, 6, 0, 0),
+            ev(301, Kind::Release, 0, 7, 0, 300),
+            ev(302, Kind::Release, 0, 8, 0, 300),
+            ev(305, Kind::SwitchIn, 1, 7, 0, 0),
+            ev(340, Kind::SwitchOut, 0, 5, 0, 0),
+            ev(340, Kind::SwitchIn, 0, 8, 0, 0),
+        ];
+        let o = Overheads::from_trace(&trace);
+        assert_eq!(o.samples["release_to_run"], vec![50, 80, 5, 40]);
+        assert_eq!(o.samples["dispatch_latency"], vec![5]);
     }
 
     /// A hand-built message-passing sequence: client 1 reports τ2#4 complete at 200 (kind

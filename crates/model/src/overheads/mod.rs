@@ -67,11 +67,14 @@ pub enum OverheadName {
     LockWait,
     /// From the intended release to the job running (runtime end-to-end measure).
     ReleaseToRun,
+    /// `release_to_run` without queueing: from an intended release instant at which a CPU
+    /// that runs jobs was idle to the first job of that instant running (runtime measure).
+    DispatchLatency,
 }
 
 impl OverheadName {
     /// Every name, in file order.
-    pub const ALL: [OverheadName; 10] = [
+    pub const ALL: [OverheadName; 11] = [
         OverheadName::ReleaseLatency,
         OverheadName::Release,
         OverheadName::Ipi,
@@ -82,6 +85,7 @@ impl OverheadName {
         OverheadName::Tick,
         OverheadName::LockWait,
         OverheadName::ReleaseToRun,
+        OverheadName::DispatchLatency,
     ];
     /// The key in the file.
     pub fn key(self) -> &'static str {
@@ -96,6 +100,7 @@ impl OverheadName {
             OverheadName::Tick => "tick",
             OverheadName::LockWait => "lock_wait",
             OverheadName::ReleaseToRun => "release_to_run",
+            OverheadName::DispatchLatency => "dispatch_latency",
         }
     }
     /// The paper's symbol [MP §IV-A] (or the key for the runtime's own measures).
@@ -111,6 +116,7 @@ impl OverheadName {
             OverheadName::Tick => "Δtck",
             OverheadName::LockWait => "lock_wait",
             OverheadName::ReleaseToRun => "release_to_run",
+            OverheadName::DispatchLatency => "dispatch_latency",
         }
     }
     /// The name with file key `key`.
