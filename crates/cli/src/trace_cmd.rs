@@ -187,16 +187,7 @@ fn stats_command(
         let [one] = all.as_slice() else {
             bail!("--jobs-csv takes one trace file");
         };
-        let sim = schedlab_sim::SimResult {
-            jobs: one.jobs.clone(),
-            per_task: one.per_task.clone(),
-            totals: one.totals.clone(),
-            trace: Vec::new(),
-            events_processed: 0,
-            horizon: one.horizon,
-            overheads: None,
-        };
-        std::fs::write(path, schedlab_sim::jobs_csv(&sim))
+        std::fs::write(path, schedlab_trace::metrics::jobs_csv(&one.jobs))
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if matches!(format, crate::OutputFormat::Json) {

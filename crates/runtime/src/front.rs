@@ -13,7 +13,7 @@ use crate::error::RuntimeError;
 use crate::mech::lock::LockKind;
 use crate::run::{run, RunResult};
 use schedlab_model::TaskSet;
-use schedlab_sim::SimResult;
+use schedlab_trace::metrics::metrics_json;
 use schedlab_trace::{Meta, TaskMeta};
 use serde_json::{json, Value};
 
@@ -51,21 +51,6 @@ pub fn run_taskset(tasks: &TaskSet, config: &RunConfig) -> Result<(RunResult, Me
     Ok((result, meta))
 }
 
-/// The result in the simulator's type (for its report code); the trace is left out.
-pub fn as_sim_result(r: &RunResult) -> SimResult {
-    SimResult {
-        jobs: r.jobs.clone(),
-        per_task: r.per_task.clone(),
-        totals: r.totals.clone(),
-        trace: Vec::new(),
-        events_processed: r.events_processed,
-        horizon: r.horizon,
-        // Simulated overhead charges do not apply; the measured ones are added by
-        // `summary_json`.
-        overheads: None,
-    }
-}
-
 /// The JSON summary of `schedlab run --format json`: the simulator's fields plus `arch`,
 /// `lock`, `overheads` (see [`crate::overheads`]), `real_time`, `interrupted`,
 /// `dropped_events`, `tsc`, `tick_hz`, `invariant` (global-lock and message-passing — on
@@ -73,13 +58,20 @@ pub fn as_sim_result(r: &RunResult) -> SimResult {
 /// `dedicated_irq_cpu` (global-lock), `dsp_cpu` (message-passing), `dl_margin_ns`
 /// (linux-deadline) and `warnings`.
 pub fn summary_json(r: &RunResult, config: &RunConfig, primary: &dyn Fn(u32, u64) -> u64) -> Value {
-    let mut v = schedlab_sim::summary_json(
-        &as_sim_result(r),
-        &config.policy,
-        config.m(),
-        r.wall_seconds,
+    let mut map = metrics_json(&r.per_task, &r.totals, r.horizon);
+    map.insert("policy".into(), json!(config.policy));
+    map.insert("cpus".into(), json!(config.m()));
+    map.insert("events".into(), json!(r.events_processed));
+    map.insert("wall_seconds".into(), json!(r.wall_seconds));
+    map.insert(
+        "jobs_per_second".into(),
+        json!(if r.wall_seconds > 0.0 {
+            r.totals.jobs as f64 / r.wall_seconds
+        } else {
+            0.0
+        }),
     );
-    if let Value::Object(map) = &mut v {
+    {
         map.insert("arch".into(), json!(config.arch.name()));
         if let Arch::GlobalLock(k) = config.arch {
             map.insert("lock".into(), json!(k.name()));
@@ -118,12 +110,12 @@ pub fn summary_json(r: &RunResult, config: &RunConfig, primary: &dyn Fn(u32, u64
         }
         map.insert("warnings".into(), json!(r.warnings));
     }
-    v
+    Value::Object(map)
 }
 
 /// The jobs CSV (the simulator's format).
 pub fn jobs_csv(r: &RunResult) -> String {
-    schedlab_sim::jobs_csv(&as_sim_result(r))
+    schedlab_trace::metrics::jobs_csv(&r.jobs)
 }
 
 /// The primary priority key of a job for the invariant check, by policy: absolute deadline

@@ -35,8 +35,7 @@ use crate::state::{RawRecord, Sched, TaskSpec, Threads};
 use crate::watchdog::{start_and_watch, Flags, Outcome};
 use schedlab_model::{Duration, Time};
 use schedlab_policy::{build, Placement, PolicyTask};
-use schedlab_sim::metrics::{summarize, TaskAcc};
-use schedlab_sim::{JobRecord, TaskMetrics, Totals};
+use schedlab_trace::metrics::{summarize, JobRecord, TaskAcc, TaskMetrics, Totals};
 use schedlab_trace::Event;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -785,22 +784,16 @@ pub(crate) fn account(
         for seq in k..due {
             let release_ns = offset.saturating_add(seq.saturating_mul(period));
             let deadline_ns = release_ns.saturating_add(t.deadline.as_ns());
-            jobs.push(JobRecord {
-                task: i as u32,
+            let mut rec = JobRecord::fresh(
+                i as u32,
                 seq,
-                release: Time::from_ns(release_ns),
-                deadline: Time::from_ns(deadline_ns),
-                start: None,
-                completion: None,
-                cpus_used: Vec::new(),
-                preemptions: 0,
-                migrations: 0,
-                executed: schedlab_model::Duration::ZERO,
-                tardiness: schedlab_model::Duration::from_ns(
-                    horizon_ns.saturating_sub(deadline_ns),
-                ),
-                aborted: false,
-            });
+                Time::from_ns(release_ns),
+                Time::from_ns(deadline_ns),
+                Vec::new(),
+            );
+            rec.tardiness =
+                schedlab_model::Duration::from_ns(horizon_ns.saturating_sub(deadline_ns));
+            jobs.push(rec);
         }
     }
     jobs.sort_unstable_by_key(|j| (j.task, j.seq));

@@ -1,7 +1,7 @@
 //! Statistics of a trace file — measured (runtime) or simulated — for `schedlab trace stats`:
 //! the overhead samples of [`crate::overheads`] ([MP §IV-A, Fig. 5]) and the per-job
 //! records rebuilt from the events, accounted with the simulator's own metric code
-//! (`schedlab_sim::metrics`: [`TaskAcc`], [`summarize`], [ChronOS §8.6]).
+//! (`schedlab_trace::metrics`: [`TaskAcc`], [`summarize`], [ChronOS §8.6]).
 //!
 //! # Job records from events
 //! For each job (task, seq) with a `release` event whose intended release (`arg`) lies
@@ -17,7 +17,7 @@
 //! - completion = its `complete` event: `arg` in a runtime trace (the time the job's thread
 //!   measured), `time` in a simulated one; a completion after the horizon counts as
 //!   unfinished (the simulator's horizon rule); `abort` marks it aborted;
-//! - tardiness by the rules of `schedlab_sim::metrics` (unfinished at the horizon with the
+//! - tardiness by the rules of `schedlab_trace::metrics` (unfinished at the horizon with the
 //!   deadline within it: horizon − deadline; aborted: 0).
 //!
 //! The horizon is the metadata's `duration_ns` (both engines write it), else the last
@@ -45,9 +45,8 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use schedlab_model::overheads::OverheadName;
 use schedlab_model::{Duration, Time};
-use schedlab_sim::metrics::{summarize, TaskAcc};
-use schedlab_sim::{JobRecord, TaskMetrics, Totals};
 use schedlab_trace::intervals::intervals;
+use schedlab_trace::metrics::{summarize, JobRecord, TaskAcc, TaskMetrics, Totals};
 use schedlab_trace::{Event, Kind, Meta};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;

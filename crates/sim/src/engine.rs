@@ -160,34 +160,6 @@ impl TaskRt {
     }
 }
 
-impl JobRecord {
-    /// A record of job `seq` of `task`, not yet started.
-    fn fresh(task: u32, seq: u64, release: Time, deadline: Time, cpus_used: Vec<u32>) -> JobRecord {
-        JobRecord {
-            task,
-            seq,
-            release,
-            deadline,
-            start: None,
-            completion: None,
-            cpus_used,
-            preemptions: 0,
-            migrations: 0,
-            executed: Duration::ZERO,
-            tardiness: Duration::ZERO,
-            aborted: false,
-        }
-    }
-
-    /// Moves the record out, leaving an empty `cpus_used` behind.
-    fn take(&mut self) -> JobRecord {
-        JobRecord {
-            cpus_used: std::mem::take(&mut self.cpus_used),
-            ..*self
-        }
-    }
-}
-
 /// The [`Progress`] view a callback sees: exact executed time at `now`.
 struct View<'a> {
     tasks: &'a [TaskRt],

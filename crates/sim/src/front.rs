@@ -12,7 +12,6 @@ use schedlab_model::TaskSet;
 use schedlab_policy::{build, Placement, PolicyError, PolicyTask};
 use schedlab_trace::{Meta, TaskMeta};
 use serde_json::{json, Value};
-use std::fmt::Write as _;
 
 /// Why a simulation could not run.
 #[derive(Debug, thiserror::Error)]
@@ -86,45 +85,14 @@ pub fn run(
     Ok((result, meta))
 }
 
-/// The JSON summary of `schedlab simulate --format json` (stable; tools read it).
+/// The JSON summary of `schedlab simulate --format json` (stable; tools read it): the
+/// metrics of [`crate::metrics::metrics_json`] plus the run's own fields.
 pub fn summary_json(result: &SimResult, policy: &str, cpus: u32, wall_seconds: f64) -> Value {
-    let t = &result.totals;
-    let per_task: Vec<Value> = result
-        .per_task
-        .iter()
-        .map(|p| {
-            json!({
-                "task": p.task,
-                "jobs": p.jobs,
-                "misses": p.misses,
-                "max_response_ns": p.max_response.map(|d| d.as_ns()),
-                "mean_response_ns": p.mean_response,
-                "max_tardiness_ns": p.max_tardiness.as_ns(),
-                "mean_tardiness_ns": p.mean_tardiness,
-                "preemptions": p.preemptions,
-                "migrations": p.migrations,
-            })
-        })
-        .collect();
-    json!({
+    let mut map = crate::metrics::metrics_json(&result.per_task, &result.totals, result.horizon);
+    let jobs = result.totals.jobs;
+    let own = json!({
         "policy": policy,
         "cpus": cpus,
-        "duration_ns": result.horizon.as_ns(),
-        "jobs": t.jobs,
-        "completed": t.completed,
-        "aborted": t.aborted,
-        "deadline_misses": t.deadline_misses,
-        "deadlines_in_horizon": t.deadlines_in_horizon,
-        "dsr": t.dsr,
-        "schedulable": t.schedulable,
-        "max_tardiness_ns": t.max_tardiness.as_ns(),
-        "mean_tardiness_ns": t.mean_tardiness,
-        "max_response_ns": t.max_response.map(|d| d.as_ns()),
-        "mean_response_ns": t.mean_response,
-        "preemptions": t.preemptions,
-        "migrations": t.migrations,
-        "context_switches": t.context_switches,
-        "aur": t.aur,
         "overheads": result.overheads.as_ref().map(|o| json!({
             "file": o.source,
             "arch": (!o.arch.is_empty()).then_some(&o.arch),
@@ -136,37 +104,17 @@ pub fn summary_json(result: &SimResult, policy: &str, cpus: u32, wall_seconds: f
                 "interrupt": o.charged.interrupt,
             },
         })),
-        "per_task": per_task,
         "events": result.events_processed,
         "wall_seconds": wall_seconds,
-        "jobs_per_second": if wall_seconds > 0.0 { t.jobs as f64 / wall_seconds } else { 0.0 },
-    })
+        "jobs_per_second": if wall_seconds > 0.0 { jobs as f64 / wall_seconds } else { 0.0 },
+    });
+    if let Value::Object(own) = own {
+        map.extend(own);
+    }
+    Value::Object(map)
 }
 
-/// The jobs CSV: a header and one row per job record (empty cells for absent values).
+/// The jobs CSV (see [`crate::metrics::jobs_csv`]).
 pub fn jobs_csv(result: &SimResult) -> String {
-    let mut out = String::from(
-        "task,seq,release_ns,deadline_ns,start_ns,completion_ns,preemptions,migrations,tardiness_ns,cpus,aborted\n",
-    );
-    let opt =
-        |t: Option<schedlab_model::Time>| t.map(|t| t.as_ns().to_string()).unwrap_or_default();
-    for j in &result.jobs {
-        let cpus: Vec<String> = j.cpus_used.iter().map(u32::to_string).collect();
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{}",
-            j.task,
-            j.seq,
-            j.release.as_ns(),
-            j.deadline.as_ns(),
-            opt(j.start),
-            opt(j.completion),
-            j.preemptions,
-            j.migrations,
-            j.tardiness.as_ns(),
-            cpus.join(" "),
-            j.aborted
-        );
-    }
-    out
+    crate::metrics::jobs_csv(&result.jobs)
 }

@@ -39,7 +39,8 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod front;
-pub mod metrics;
+/// Per-job records and metrics: shared with the runtime, so they live in `schedlab-trace`.
+pub use schedlab_trace::metrics;
 pub mod overheads;
 mod parse;
 mod queue;

@@ -27,6 +27,7 @@ pub mod event;
 pub mod file;
 pub mod gantt;
 pub mod intervals;
+pub mod metrics;
 pub mod perfetto;
 
 pub use event::{Event, Kind, NO_CPU};

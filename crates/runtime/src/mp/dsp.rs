@@ -15,7 +15,7 @@
 //!    mailboxes and the clock, so a release is handled within the polling delay instead of
 //!    the kernel's timer wake-up latency.
 //!
-//! Every decision ends in [`Dsp::settle`]: read every client slot, process any pending
+//! Every decision ends in `Dsp::settle`: read every client slot, process any pending
 //! message first (see the ownership argument in [`crate::mp::slot`]), refresh the view of
 //! the clients' `scheduled` jobs, relink with link swaps, then write the changed `linked`
 //! halves with compare-and-swap against the words read (a failed CAS — a client changed its
@@ -211,7 +211,7 @@ impl Dsp {
 
     /// Handles every pending message, round-robin (one per client per round). With
     /// `settle_each`, each handler also updates the clients' slots (a top-level handler:
-    /// `dsp` covers the link changes it causes); inside [`Dsp::settle`] the caller does.
+    /// `dsp` covers the link changes it causes); inside `Dsp::settle` the caller does.
     fn serve_messages(&mut self, cx: &Cx<'_>, settle_each: bool) {
         let k = cx.mp.boxes.len();
         loop {

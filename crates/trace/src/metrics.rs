@@ -57,6 +57,40 @@ impl JobRecord {
     }
 }
 
+impl JobRecord {
+    /// A record of job `seq` of `task`, not yet started.
+    pub fn fresh(
+        task: u32,
+        seq: u64,
+        release: Time,
+        deadline: Time,
+        cpus_used: Vec<u32>,
+    ) -> JobRecord {
+        JobRecord {
+            task,
+            seq,
+            release,
+            deadline,
+            start: None,
+            completion: None,
+            cpus_used,
+            preemptions: 0,
+            migrations: 0,
+            executed: Duration::ZERO,
+            tardiness: Duration::ZERO,
+            aborted: false,
+        }
+    }
+
+    /// Moves the record out, leaving an empty `cpus_used` behind.
+    pub fn take(&mut self) -> JobRecord {
+        JobRecord {
+            cpus_used: std::mem::take(&mut self.cpus_used),
+            ..*self
+        }
+    }
+}
+
 /// Metrics of one task.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TaskMetrics {
@@ -243,4 +277,83 @@ pub fn summarize(
         t.aur = Some(if possible > 0.0 { got / possible } else { 1.0 });
     }
     (per_task, t)
+}
+
+/// The metric fields of the JSON summaries of `schedlab simulate` and `schedlab run` (stable;
+/// tools read them): `duration_ns` (the horizon), the whole-run metrics and `per_task`.
+pub fn metrics_json(
+    per_task: &[TaskMetrics],
+    totals: &Totals,
+    horizon: Time,
+) -> serde_json::Map<String, serde_json::Value> {
+    use serde_json::json;
+    let t = totals;
+    let per_task: Vec<serde_json::Value> = per_task
+        .iter()
+        .map(|p| {
+            json!({
+                "task": p.task,
+                "jobs": p.jobs,
+                "misses": p.misses,
+                "max_response_ns": p.max_response.map(|d| d.as_ns()),
+                "mean_response_ns": p.mean_response,
+                "max_tardiness_ns": p.max_tardiness.as_ns(),
+                "mean_tardiness_ns": p.mean_tardiness,
+                "preemptions": p.preemptions,
+                "migrations": p.migrations,
+            })
+        })
+        .collect();
+    let v = json!({
+        "duration_ns": horizon.as_ns(),
+        "jobs": t.jobs,
+        "completed": t.completed,
+        "aborted": t.aborted,
+        "deadline_misses": t.deadline_misses,
+        "deadlines_in_horizon": t.deadlines_in_horizon,
+        "dsr": t.dsr,
+        "schedulable": t.schedulable,
+        "max_tardiness_ns": t.max_tardiness.as_ns(),
+        "mean_tardiness_ns": t.mean_tardiness,
+        "max_response_ns": t.max_response.map(|d| d.as_ns()),
+        "mean_response_ns": t.mean_response,
+        "preemptions": t.preemptions,
+        "migrations": t.migrations,
+        "context_switches": t.context_switches,
+        "aur": t.aur,
+        "per_task": per_task,
+    });
+    match v {
+        serde_json::Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    }
+}
+
+/// The jobs CSV of `--jobs-csv`: a header and one row per job record (empty cells for absent
+/// values).
+pub fn jobs_csv(jobs: &[JobRecord]) -> String {
+    use std::fmt::Write;
+    let mut out = String::from(
+        "task,seq,release_ns,deadline_ns,start_ns,completion_ns,preemptions,migrations,tardiness_ns,cpus,aborted\n",
+    );
+    let opt = |t: Option<Time>| t.map(|t| t.as_ns().to_string()).unwrap_or_default();
+    for j in jobs {
+        let cpus: Vec<String> = j.cpus_used.iter().map(u32::to_string).collect();
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            j.task,
+            j.seq,
+            j.release.as_ns(),
+            j.deadline.as_ns(),
+            opt(j.start),
+            opt(j.completion),
+            j.preemptions,
+            j.migrations,
+            j.tardiness.as_ns(),
+            cpus.join(" "),
+            j.aborted
+        );
+    }
+    out
 }
