@@ -26,14 +26,17 @@ def run(
     allow_non_rt: bool = False,
     jobs: Optional[str] = "numpy",
     trace: Union[str, "os.PathLike[str]", None] = None,
+    background_load: Union[str, int, None] = None,
 ) -> dict:
     """Runs ``taskset`` for real (one thread per task, each job burning its WCET of CPU time)
     and returns the fields of ``schedlab run --format json``.
 
     ``cpus``/``cpu_list``: the number of CPUs and/or the physical CPUs (default: the first
-    ``cpus`` CPUs this process may use). ``arch``: ``partitioned`` (``pedf``, ``pfp``) or
+    ``cpus`` CPUs this process may use). ``arch``: ``partitioned`` (``pedf``, ``pfp``),
     ``global-lock`` (``gedf``, ``gnpedf``, ``gfp``, ``gfifo``, ``edzl``) with ``lock``
-    ``ticket``, ``mcs`` or ``mutex``. ``duration`` and ``release_spin`` are time strings or
+    ``ticket``, ``mcs`` or ``mutex``, or ``message-passing`` (the same global policies; CPU 0
+    schedules, the others run jobs) — see ``docs/runtime.md``. ``background_load``: the
+    cache-thrashing background load, bytes per CPU (e.g. ``"16MiB"``). ``duration`` and ``release_spin`` are time strings or
     integer ns. ``allow_non_rt``: without permission for SCHED_FIFO, run under SCHED_OTHER
     (``result["real_time"]`` is then False and ``result["warnings"]`` says so). ``jobs``:
     ``"numpy"`` (a structured array of :data:`schedlab.simulation.JOB_DTYPE` under
@@ -50,5 +53,6 @@ def run(
         ts.to_json(), cpus, None if cpu_list is None else list(cpu_list), policy, arch, lock,
         str(duration), priorities, partition, str(release_spin), allow_non_rt,
         jobs is not None, None if trace is None else os.fspath(trace),
+        None if background_load is None else str(background_load),
     ))
     return _attach_jobs(out, jobs)

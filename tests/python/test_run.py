@@ -53,6 +53,16 @@ def test_partitioned_run_and_dicts():
     assert isinstance(r["jobs_records"], list) and r["jobs_records"][0]["task"] == 0
 
 
+@pytest.mark.skipif(not two_cpus(), reason="needs two CPUs")
+def test_message_passing_with_background_load():
+    # U = 0.6 on the one client CPU: the first two tasks.
+    r = schedlab.run(SET[:2], cpus=2, policy="gedf", arch="message-passing", duration="300ms",
+                     allow_non_rt=True, background_load="1MiB", jobs=None)
+    assert r["arch"] == "message-passing" and r["background_load_bytes"] == 1 << 20
+    assert r["jobs"] == 30 + 15
+    assert {"dsp", "request", "release_to_run"} <= set(r["overheads"])
+
+
 def test_bad_options_raise():
     with pytest.raises(schedlab.Error, match="unknown architecture"):
         schedlab.run(SET, cpus=2, arch="nope", allow_non_rt=True)
@@ -60,3 +70,5 @@ def test_bad_options_raise():
         schedlab.run(SET, cpus=2, lock="spin", allow_non_rt=True)
     with pytest.raises(schedlab.Error, match="duration"):
         schedlab.run(SET, cpus=2, duration="soon", allow_non_rt=True)
+    with pytest.raises(schedlab.Error, match="background_load"):
+        schedlab.run(SET, cpus=2, background_load="lots", allow_non_rt=True)

@@ -18,9 +18,8 @@ use schedlab_analysis::{Priorities, System};
 use schedlab_model::{file, Duration};
 use schedlab_policy::Placement;
 use schedlab_runtime::config::{Arch, RtTask, RunConfig};
-use schedlab_runtime::front::{jobs_csv, primary_key, run_taskset, summary_json};
+use schedlab_runtime::front::{arch_by_name, jobs_csv, primary_key, run_taskset, summary_json};
 use schedlab_runtime::mech::sched::allowed_cpus;
-use schedlab_runtime::LockKind;
 use std::path::PathBuf;
 
 /// Arguments of `schedlab run`.
@@ -152,18 +151,7 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
         .dl_margin
         .parse()
         .map_err(|e| anyhow!("--dl-margin: {e}"))?;
-    let arch = match a.arch.as_str() {
-        "partitioned" => Arch::Partitioned,
-        "global-lock" => Arch::GlobalLock(LockKind::parse(&a.lock).ok_or_else(|| {
-            anyhow!("--lock: unknown lock `{}` (ticket, mcs, mutex)", a.lock)
-        })?),
-        "message-passing" => Arch::MessagePassing,
-        "linux-deadline" => Arch::LinuxDeadline,
-        "linux-fifo" => Arch::LinuxFifo,
-        other => bail!(
-            "--arch: unknown architecture `{other}` (partitioned, global-lock, message-passing, linux-deadline, linux-fifo)"
-        ),
-    };
+    let arch = arch_by_name(&a.arch, &a.lock).map_err(|e| anyhow!("--{e}"))?;
     let policy = match (&a.policy, arch.is_kernel()) {
         (Some(p), false) => p.clone(),
         (None, false) => bail!("--policy is required with --arch {}", arch.name()),

@@ -16,7 +16,8 @@ use schedlab_runtime::mech::sched::allowed_cpus;
 #[pyfunction]
 #[pyo3(signature = (text, cpus=None, cpu_list=None, policy="gedf", arch="global-lock",
                     lock="ticket", duration="1s", priorities="dm", partition="ffd",
-                    release_spin="0", allow_non_rt=false, jobs=true, trace=None))]
+                    release_spin="0", allow_non_rt=false, jobs=true, trace=None,
+                    background_load=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     py: Python<'_>,
@@ -33,6 +34,7 @@ pub(crate) fn run(
     allow_non_rt: bool,
     jobs: bool,
     trace: Option<&str>,
+    background_load: Option<&str>,
 ) -> PyResult<String> {
     let f = parse_json(text)?;
     let cpus = cpus.or(cpu_list.as_ref().map(|l| l.len() as u32));
@@ -63,6 +65,12 @@ pub(crate) fn run(
         .parse()
         .map_err(|e| err(format!("release_spin: {e}")))?;
     let arch = arch_by_name(arch, lock).map_err(err)?;
+    // Under the kernel baselines the kernel schedules: the run is named after them (as the CLI).
+    let policy = if arch.is_kernel() {
+        arch.name()
+    } else {
+        policy
+    };
     let inputs = policy_inputs(policy, &f.tasks, m, partition, None, priorities).map_err(err)?;
     let (ranks, placement) = (inputs.ranks, inputs.placement.map(Placement::from));
     let mut config = RunConfig::new(cpu_list, arch, policy, f.tasks.len(), duration);
@@ -70,6 +78,10 @@ pub(crate) fn run(
     config.placement = placement;
     config.allow_non_rt = allow_non_rt;
     config.release_spin = release_spin;
+    config.background_load = background_load
+        .map(schedlab_model::size::parse_bytes)
+        .transpose()
+        .map_err(|e| err(format!("background_load: {e}")))?;
     let tasks = f.tasks;
     let (result, meta) = py
         .allow_threads(|| run_taskset(&tasks, &config))

@@ -148,9 +148,14 @@ pub fn arch_by_name(name: &str, lock: &str) -> Result<Arch, RuntimeError> {
                     message: format!("unknown lock `{lock}` (ticket, mcs, mutex)"),
                 })
         }
+        "message-passing" => Ok(Arch::MessagePassing),
+        "linux-deadline" => Ok(Arch::LinuxDeadline),
+        "linux-fifo" => Ok(Arch::LinuxFifo),
         other => Err(RuntimeError::InvalidConfig {
             field: "arch",
-            message: format!("unknown architecture `{other}` (partitioned, global-lock)"),
+            message: format!(
+                "unknown architecture `{other}` (partitioned, global-lock, message-passing, linux-deadline, linux-fifo)"
+            ),
         }),
     }
 }
