@@ -7,6 +7,10 @@ table with the figures the issue judges: deadline misses, `release_latency` medi
 `dsp` mean, `release_to_run` median / p99 (µs), plus the other overheads' medians and
 `dispatch_latency` (release_to_run without queueing, docs/runtime.md).
 
+Two comparisons with SCHED_DEADLINE: on both CPUs (the kernel's global EDF has two job CPUs
+where message-passing has one client), and on the client CPU only (`--dl-cpuset`: CPU 1 in a
+root domain of its own for the run; needs root and a cgroup-v1 cpuset hierarchy).
+
     cargo build --release -p schedlab
     python3 tools/runtime_reference.py --duration 20s
 
@@ -28,7 +32,10 @@ RUNS = [
     ("global-lock ticket (gedf)", ["--arch", "global-lock", "--policy", "gedf", "--lock", "ticket"]),
     ("global-lock DI (gedf)", ["--arch", "global-lock", "--policy", "gedf", "--dedicated-irq-cpu"]),
     ("message-passing (gedf)", ["--arch", "message-passing", "--policy", "gedf"]),
+    ("message-passing (gedf, DSP sleeps)", ["--arch", "message-passing", "--policy", "gedf", "--no-dsp-poll"]),
     ("linux-deadline", ["--arch", "linux-deadline"]),
+    # The same job CPUs as message-passing: the client CPU only, in a root domain of its own.
+    ("linux-deadline (client CPU)", ["--arch", "linux-deadline", "--cpu-list", "1", "--dl-cpuset"]),
     ("linux-fifo (global, DM)", ["--arch", "linux-fifo"]),
 ]
 
@@ -52,7 +59,8 @@ def main():
         for name, opts in RUNS:
             if args.only and not any(name.startswith(p) for p in args.only.split(",")):
                 continue
-            out = subprocess.run([BIN, "run", ts, "--cpus", "2", "--duration", args.duration, "--format", "json"]
+            cpus = [] if "--cpu-list" in opts else ["--cpus", "2"]
+            out = subprocess.run([BIN, "run", ts, "--duration", args.duration, "--format", "json"] + cpus
                                  + opts, capture_output=True, text=True)
             if out.returncode != 0:
                 print(f"| {name} | failed: {out.stderr.strip().splitlines()[-1] if out.stderr else out.returncode} |")

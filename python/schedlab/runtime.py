@@ -27,6 +27,9 @@ def run(
     jobs: Optional[str] = "numpy",
     trace: Union[str, "os.PathLike[str]", None] = None,
     background_load: Union[str, int, None] = None,
+    dsp_poll: bool = True,
+    dl_margin: Union[str, int] = "500us",
+    dl_cpuset: bool = False,
 ) -> dict:
     """Runs ``taskset`` for real (one thread per task, each job burning its WCET of CPU time)
     and returns the fields of ``schedlab run --format json``.
@@ -36,8 +39,13 @@ def run(
     ``global-lock`` (``gedf``, ``gnpedf``, ``gfp``, ``gfifo``, ``edzl``) with ``lock``
     ``ticket``, ``mcs`` or ``mutex``, or ``message-passing`` (the same global policies; CPU 0
     schedules, the others run jobs) — see ``docs/runtime.md``. ``background_load``: the
-    cache-thrashing background load, bytes per CPU (e.g. ``"16MiB"``). ``duration`` and ``release_spin`` are time strings or
-    integer ns. ``allow_non_rt``: without permission for SCHED_FIFO, run under SCHED_OTHER
+    cache-thrashing background load, bytes per CPU (e.g. ``"16MiB"``). ``duration``,
+    ``release_spin`` and ``dl_margin`` are time strings or integer ns. ``dsp_poll``
+    (message-passing): the DSP polls its mailboxes while a client runs a job (bounded to 70%
+    of its CPU); False: it sleeps until rung. ``dl_margin`` (linux-deadline): SCHED_DEADLINE
+    runtime = WCET + this. ``dl_cpuset`` (linux-deadline): give the run's CPUs a root domain
+    of their own for the run (a cgroup-v1 cpuset, removed afterwards), so the kernel's EDF
+    runs on ``cpu_list`` only. ``allow_non_rt``: without permission for SCHED_FIFO, run under SCHED_OTHER
     (``result["real_time"]`` is then False and ``result["warnings"]`` says so). ``jobs``:
     ``"numpy"`` (a structured array of :data:`schedlab.simulation.JOB_DTYPE` under
     ``result["jobs_records"]``), ``"dicts"`` or ``None``. ``trace``: write the trace file
@@ -54,5 +62,6 @@ def run(
         str(duration), priorities, partition, str(release_spin), allow_non_rt,
         jobs is not None, None if trace is None else os.fspath(trace),
         None if background_load is None else str(background_load),
+        dsp_poll, str(dl_margin), dl_cpuset,
     ))
     return _attach_jobs(out, jobs)

@@ -61,6 +61,28 @@ def test_message_passing_with_background_load():
     assert r["arch"] == "message-passing" and r["background_load_bytes"] == 1 << 20
     assert r["jobs"] == 30 + 15
     assert {"dsp", "request", "release_to_run"} <= set(r["overheads"])
+    assert r["dsp_poll"] is True
+
+
+@pytest.mark.skipif(not two_cpus(), reason="needs two CPUs")
+def test_message_passing_with_a_sleeping_dsp():
+    r = schedlab.run(SET[:2], cpus=2, policy="gedf", arch="message-passing", duration="300ms",
+                     allow_non_rt=True, dsp_poll=False, jobs=None)
+    assert r["dsp_poll"] is False and r["jobs"] == 45
+
+
+def cpuset_v1():
+    return os.path.exists("/sys/fs/cgroup/cpuset/cpuset.sched_load_balance") and os.geteuid() == 0
+
+
+@pytest.mark.skipif(not (two_cpus() and cpuset_v1()), reason="needs two CPUs, root and cgroup-v1 cpusets")
+def test_linux_deadline_on_the_client_cpu():
+    cpu = sorted(os.sched_getaffinity(0))[1]
+    r = schedlab.run(SET[:2], cpu_list=[cpu], arch="linux-deadline", duration="300ms",
+                     dl_cpuset=True, dl_margin="400us", jobs="dicts")
+    assert r["dl_cpuset"] is True and r["dl_margin_ns"] == 400_000 and r["cpu_list"] == [cpu]
+    assert r["jobs"] == 45 and r["migrations"] == 0
+    assert not [d for d in os.listdir("/sys/fs/cgroup/cpuset") if d.startswith("schedlab-")]
 
 
 def test_bad_options_raise():
@@ -72,3 +94,7 @@ def test_bad_options_raise():
         schedlab.run(SET, cpus=2, duration="soon", allow_non_rt=True)
     with pytest.raises(schedlab.Error, match="background_load"):
         schedlab.run(SET, cpus=2, background_load="lots", allow_non_rt=True)
+    with pytest.raises(schedlab.Error, match="dl_margin"):
+        schedlab.run(SET, cpus=2, arch="linux-deadline", dl_margin="x", allow_non_rt=True)
+    with pytest.raises(schedlab.Error, match="dl-cpuset: applies to --arch linux-deadline only"):
+        schedlab.run(SET, cpus=2, dl_cpuset=True, allow_non_rt=True)

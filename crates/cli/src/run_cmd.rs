@@ -52,6 +52,11 @@ pub(crate) struct Args {
     /// see docs/runtime.md for why 500us).
     #[arg(long, default_value = "500us")]
     dl_margin: String,
+    /// linux-deadline: give the run's CPUs a root domain of their own for the run (a
+    /// cgroup-v1 cpuset, removed afterwards), so SCHED_DEADLINE runs on a subset of the
+    /// machine's CPUs, e.g. --cpu-list 1: the client CPU of message-passing on 2 CPUs.
+    #[arg(long)]
+    dl_cpuset: bool,
     /// Cache-thrashing background load [MP §IV]: one SCHED_OTHER thread per CPU of the run
     /// dirtying a buffer of this size (e.g. 16MiB, about twice the last-level cache).
     #[arg(long)]
@@ -70,6 +75,10 @@ pub(crate) struct Args {
     /// of message-passing spins 60us by default, and its clients spin only with this).
     #[arg(long, default_value = "0")]
     release_spin: String,
+    /// message-passing: the DSP sleeps until a client rings it instead of polling its
+    /// mailboxes while a client runs a job (polling is bounded to 70% of the DSP's CPU).
+    #[arg(long)]
+    no_dsp_poll: bool,
     /// Without permission for SCHED_FIFO, run under SCHED_OTHER (with a warning).
     #[arg(long)]
     allow_non_rt: bool,
@@ -202,6 +211,8 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
     config.placement = placement;
     config.allow_non_rt = a.allow_non_rt;
     config.release_spin = release_spin;
+    config.dsp_poll = !a.no_dsp_poll;
+    config.dl_cpuset = a.dl_cpuset;
     config.dedicated_irq_cpu = a.dedicated_irq_cpu;
     config.dl_margin = dl_margin;
     config.background_load = a

@@ -17,7 +17,8 @@ use schedlab_runtime::mech::sched::allowed_cpus;
 #[pyo3(signature = (text, cpus=None, cpu_list=None, policy="gedf", arch="global-lock",
                     lock="ticket", duration="1s", priorities="dm", partition="ffd",
                     release_spin="0", allow_non_rt=false, jobs=true, trace=None,
-                    background_load=None))]
+                    background_load=None, dsp_poll=true, dl_margin="500us",
+                    dl_cpuset=false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     py: Python<'_>,
@@ -35,6 +36,9 @@ pub(crate) fn run(
     jobs: bool,
     trace: Option<&str>,
     background_load: Option<&str>,
+    dsp_poll: bool,
+    dl_margin: &str,
+    dl_cpuset: bool,
 ) -> PyResult<String> {
     let f = parse_json(text)?;
     let cpus = cpus.or(cpu_list.as_ref().map(|l| l.len() as u32));
@@ -78,6 +82,11 @@ pub(crate) fn run(
     config.placement = placement;
     config.allow_non_rt = allow_non_rt;
     config.release_spin = release_spin;
+    config.dsp_poll = dsp_poll;
+    config.dl_margin = dl_margin
+        .parse()
+        .map_err(|e| err(format!("dl_margin: {e}")))?;
+    config.dl_cpuset = dl_cpuset;
     config.background_load = background_load
         .map(schedlab_model::size::parse_bytes)
         .transpose()

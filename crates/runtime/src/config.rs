@@ -184,6 +184,13 @@ pub struct RunConfig {
     /// Cache-thrashing background load [MP §IV]: one SCHED_OTHER thread per CPU of the run
     /// dirtying a buffer of this many bytes (see [`crate::background`]); `None`: none.
     pub background_load: Option<u64>,
+    /// `message-passing`: the DSP polls its mailboxes while a client runs a job, within its
+    /// spin budget (see [`crate::mp::dsp`]); off, it sleeps until a client rings it.
+    pub dsp_poll: bool,
+    /// `linux-deadline`: give the run's CPUs a root domain of their own for the run
+    /// ([`crate::mech::cpuset`]), so SCHED_DEADLINE runs on a subset of the machine's CPUs
+    /// (e.g. the client CPUs of `message-passing`, for a comparison on equal job CPUs).
+    pub dl_cpuset: bool,
 }
 
 impl RunConfig {
@@ -209,6 +216,8 @@ impl RunConfig {
             dedicated_irq_cpu: false,
             dl_margin: Duration::from_ns(DEFAULT_DL_MARGIN_NS),
             background_load: None,
+            dsp_poll: true,
+            dl_cpuset: false,
         }
     }
 

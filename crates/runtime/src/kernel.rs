@@ -10,6 +10,9 @@
 //!   (capped at the deadline), the task's relative deadline and period, and affinity over
 //!   all CPUs of the run (global EDF by the kernel's push/pull; the kernel requires the
 //!   affinity to span the thread's root domain). Admission control failures are reported.
+//!   With `dl_cpuset` the run's CPUs get a root domain of their own for the run
+//!   ([`crate::mech::cpuset`]), so the kernel's EDF runs on them only (e.g. on the client
+//!   CPUs of `message-passing`, for a comparison on equal job CPUs).
 //! - `linux-fifo`: each thread is SCHED_FIFO with priority `98 − rank` (rank 0 = highest,
 //!   from `--priorities`); global over the run's CPUs, or pinned to its CPU when a
 //!   placement is given (partitioned fixed priority).
@@ -27,6 +30,7 @@ use crate::config::{validate_tasks, Arch, Body, JobCtx, RtTask, RunConfig, PRIO_
 use crate::error::RuntimeError;
 use crate::mech::burn::{burn, WorkingSet};
 use crate::mech::clock::{monotonic_ns, thread_cputime_ns, TickClock};
+use crate::mech::cpuset::RootDomain;
 use crate::mech::sched::{self, Class, ClassGuard};
 use crate::mech::{futex, signals, MechError};
 use crate::overheads::Overheads;
@@ -141,7 +145,7 @@ fn explain_dl(i: usize, e: &MechError, p: Policy, config: &RunConfig, tasks: &[R
     let online = sched::configured_cpus();
     match e {
         MechError::NotPermitted { .. } => format!(
-            "task {i}: SCHED_DEADLINE refused (EPERM). As root this means the thread's affinity does not span its root domain: deadline threads are scheduled globally over a root domain (all {online} CPUs of this machine unless cpusets split it), and the run's CPUs are {:?}; run linux-deadline on every CPU of the root domain. Without root, CAP_SYS_NICE is needed.",
+            "task {i}: SCHED_DEADLINE refused (EPERM). As root this means the thread's affinity does not span its root domain: deadline threads are scheduled globally over a root domain (all {online} CPUs of this machine unless cpusets split it), and the run's CPUs are {:?}; run linux-deadline on every CPU of the root domain, or pass --dl-cpuset to give the run's CPUs a root domain of their own. Without root, CAP_SYS_NICE is needed.",
             config.cpus
         ),
         MechError::Os { errno, .. } if *errno == libc::EBUSY => {
@@ -216,6 +220,14 @@ pub(crate) fn run_kernel(
     };
     let mut pols = policies(tasks, config)?;
     let mut warnings = crate::throttle::warnings(tasks, config);
+    // Split the root domain before anything runs real-time; undone when this returns.
+    let domain = if config.dl_cpuset && config.arch == Arch::LinuxDeadline {
+        let d = RootDomain::isolate(&config.cpus)?;
+        warnings.extend(d.repaired.iter().cloned());
+        Some(Arc::new(d))
+    } else {
+        None
+    };
 
     let _restore = ClassGuard::new();
     let real_time = match sched::set_class(0, Class::Fifo(PRIO_WATCHDOG_FIFO.max(PRIO_MAIN))) {
@@ -263,8 +275,13 @@ pub(crate) fn run_kernel(
         let cap = config
             .trace_capacity
             .unwrap_or((jobs * 16 + 256).min(1 << 21));
-        let (tenv, ready, errors, failed) =
-            (env.clone(), ready.clone(), errors.clone(), failed.clone());
+        let (tenv, ready, errors, failed, domain) = (
+            env.clone(),
+            ready.clone(),
+            errors.clone(),
+            failed.clone(),
+            domain.clone(),
+        );
         let t = t.clone();
         let setup_err = {
             let config = config.clone();
@@ -275,15 +292,19 @@ pub(crate) fn run_kernel(
             .name(format!("sl-task{i}"))
             .spawn(move || {
                 let _other = ClassGuard::to_other();
-                let setup = sched::set_affinity(0, &affinity).and_then(|()| match pol {
-                    Policy::Deadline {
-                        runtime,
-                        deadline,
-                        period,
-                    } => sched::set_deadline(0, runtime, deadline, period),
-                    Policy::Fifo(p) => sched::set_class(0, Class::Fifo(p)),
-                    Policy::Other => Ok(()),
-                });
+                let setup = domain
+                    .as_ref()
+                    .map_or(Ok(()), |d| d.attach(sched::gettid()))
+                    .and_then(|()| sched::set_affinity(0, &affinity))
+                    .and_then(|()| match pol {
+                        Policy::Deadline {
+                            runtime,
+                            deadline,
+                            period,
+                        } => sched::set_deadline(0, runtime, deadline, period),
+                        Policy::Fifo(p) => sched::set_class(0, Class::Fifo(p)),
+                        Policy::Other => Ok(()),
+                    });
                 if let Err(e) = setup {
                     if let Ok(mut v) = errors.lock() {
                         v.push(setup_err(e));

@@ -166,6 +166,15 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
             ),
         });
     }
+    if config.dl_cpuset && config.arch != Arch::LinuxDeadline {
+        return Err(RuntimeError::InvalidConfig {
+            field: "dl-cpuset",
+            message: format!(
+                "applies to --arch linux-deadline only, not `{}` (the other architectures pin their threads themselves)",
+                config.arch.name()
+            ),
+        });
+    }
     if config.ranks.len() != n {
         return Err(RuntimeError::InvalidConfig {
             field: "ranks",
@@ -460,6 +469,7 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
             .as_ns()
             .max(crate::config::DEFAULT_DSP_SPIN_NS),
         config.release_spin.as_ns(),
+        config.dsp_poll,
     ));
     if let Some(st) = mp_sched.take() {
         let k = m.saturating_sub(1) as usize;

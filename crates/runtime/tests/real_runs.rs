@@ -302,3 +302,108 @@ fn linux_fifo_partitioned_keeps_tasks_on_their_cpu() {
     }
     assert_eq!(r.totals.migrations, 0);
 }
+
+/// Runs linux-deadline on the second CPU only (`dl_cpuset`); `None` (skipped, with the
+/// reason printed) where the machine cannot split its root domain: no cgroup-v1 cpuset
+/// hierarchy (ENOTSUP) or no permission.
+fn deadline_on_one_cpu(tasks: &[RtTask]) -> Option<RunResult> {
+    use schedlab_runtime::mech::MechError;
+    use schedlab_runtime::RuntimeError;
+    let cpu = *cpus()?.last()?;
+    let mut c = RunConfig::new(
+        vec![cpu],
+        Arch::LinuxDeadline,
+        "linux-deadline",
+        tasks.len(),
+        ms(1000),
+    );
+    c.dl_cpuset = true;
+    match run(tasks, &c) {
+        Ok(r) => Some(r),
+        Err(RuntimeError::Mech(e @ MechError::NotPermitted { .. })) => {
+            eprintln!("skipped: {e}");
+            None
+        }
+        Err(RuntimeError::Mech(e @ MechError::Os { errno, .. })) if errno == libc::ENOTSUP => {
+            eprintln!("skipped: {e}");
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The cpuset hierarchy's root `sched_load_balance`, if mounted where this machine has it.
+fn root_balance() -> Option<String> {
+    std::fs::read_to_string("/sys/fs/cgroup/cpuset/cpuset.sched_load_balance")
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+#[test]
+fn linux_deadline_in_its_own_root_domain_stays_on_its_cpu_and_restores_the_machine() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // U = 0.7 (+ the 500 µs margins: 0.79), admitted on one CPU.
+    let all = taskset();
+    let tasks = vec![all[0].clone(), all[1].clone(), all[3].clone()];
+    let Some(r) = deadline_on_one_cpu(&tasks) else {
+        return;
+    };
+    print("linux-deadline on one CPU", &r);
+    every_job_once(&r, &tasks);
+    assert!(check::parallel_execution(&r.trace).is_empty());
+    for (task, cpus) in check::cpus_per_task(&r.trace) {
+        assert_eq!(cpus.into_iter().collect::<Vec<_>>(), vec![0], "task {task}");
+    }
+    assert_eq!(r.totals.migrations, 0);
+    assert!(
+        schedlab_runtime::mech::cpuset::leftovers().is_empty(),
+        "the run's cpuset was not removed"
+    );
+    assert_eq!(root_balance().as_deref(), Some("1"));
+}
+
+#[test]
+fn a_root_domain_left_by_a_killed_run_is_repaired() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(root) = root_balance().map(|_| std::path::PathBuf::from("/sys/fs/cgroup/cpuset"))
+    else {
+        eprintln!("skipped: no cgroup-v1 cpuset hierarchy at /sys/fs/cgroup/cpuset");
+        return;
+    };
+    let Some(cpu) = cpus().and_then(|c| c.last().copied()) else {
+        return;
+    };
+    // The state a run killed by SIGKILL leaves: its cpuset, and load balancing off. The pid
+    // is that of a child that has exited.
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    let stale = root.join(format!("{}{pid}", schedlab_runtime::mech::cpuset::PREFIX));
+    if std::fs::create_dir(&stale).is_err() {
+        eprintln!("skipped: cannot create cpusets here");
+        return;
+    }
+    let mems = std::fs::read_to_string(root.join("cpuset.mems")).unwrap();
+    std::fs::write(stale.join("cpuset.cpus"), cpu.to_string()).unwrap();
+    std::fs::write(stale.join("cpuset.mems"), mems.trim()).unwrap();
+    std::fs::write(root.join("cpuset.sched_load_balance"), "0").unwrap();
+    let all = taskset();
+    let tasks = vec![all[0].clone(), all[1].clone()];
+    let r = deadline_on_one_cpu(&tasks);
+    // Whatever happened, leave the machine as it was.
+    let _ = std::fs::remove_dir(&stale);
+    let _ = std::fs::write(root.join("cpuset.sched_load_balance"), "1");
+    let Some(r) = r else {
+        return;
+    };
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("left by a killed run")),
+        "{:?}",
+        r.warnings
+    );
+    assert!(!stale.exists());
+    assert!(schedlab_runtime::mech::cpuset::leftovers().is_empty());
+    assert_eq!(root_balance().as_deref(), Some("1"));
+}

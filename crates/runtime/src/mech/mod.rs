@@ -13,9 +13,12 @@
 //! - [`preempt`]: enforced preemption — a signal whose handler parks the thread.
 //! - [`lock`]: the global lock of `global-lock` (ticket, MCS, futex mutex).
 //! - [`signals`]: SIGINT/SIGTERM capture for the duration of a run.
+//! - [`cpuset`]: a root domain of their own for the run's CPUs (cgroup-v1 cpuset), so
+//!   `linux-deadline` can run on a subset of the machine's CPUs.
 
 pub mod burn;
 pub mod clock;
+pub mod cpuset;
 pub mod futex;
 pub mod lock;
 pub mod preempt;

@@ -13,7 +13,11 @@
 //! 4. **Wait**: until shortly before the next release or timer (`dsp_spin_ns`) it sleeps on
 //!    its doorbell (a client that posts a message rings it); the rest it spins, polling the
 //!    mailboxes and the clock, so a release is handled within the polling delay instead of
-//!    the kernel's timer wake-up latency.
+//!    the kernel's timer wake-up latency. While a client runs a job (`dsp_poll`) it polls
+//!    instead of sleeping, so the round trip after a completion [MP §III-C, operation 3,
+//!    Fig. 5] costs the polling delay instead of the futex wake-up of a halted CPU
+//!    (~30 µs on this machine, docs/runtime.md). Both kinds of spinning share a budget per
+//!    100 ms ([`SpinBudget`]) that keeps the DSP below the kernel's RT throttling limit.
 //!
 //! Every decision ends in `Dsp::settle`: read every client slot, process any pending
 //! message first (see the ownership argument in [`crate::mp::slot`]), refresh the view of
@@ -168,24 +172,26 @@ impl Dsp {
             {
                 continue;
             }
-            let Some(next) = next else {
-                bell.sleep(seen, None);
-                continue;
-            };
-            let target = t0.saturating_add(next);
-            let margin = if spin.allowed(monotonic_ns()) {
-                mp.dsp_spin_ns
-            } else {
-                0
-            };
+            // Poll while a completion can come (a client runs or is about to run a job), so
+            // it is answered within the polling delay instead of a futex wake-up.
+            let now = monotonic_ns();
+            let poll = mp.dsp_poll && self.client_busy(mp) && spin.poll_allowed(now);
+            let target = next.map_or(u64::MAX, |n| t0.saturating_add(n));
+            let margin = if spin.allowed(now) { mp.dsp_spin_ns } else { 0 };
             let wake = target.saturating_sub(margin);
-            if monotonic_ns() < wake {
-                bell.sleep(seen, Some(wake));
+            if !poll && now < wake {
+                bell.sleep(seen, next.map(|_| wake));
                 continue;
             }
-            let from = monotonic_ns();
+            // Polling spins in slices so the budget and the clients' state are rechecked.
+            let until = if poll && now < wake {
+                target.min(now.saturating_add(POLL_SLICE_NS))
+            } else {
+                target
+            };
+            let from = now;
             let mut at = from;
-            while at < target
+            while at < until
                 && bell.seen() == seen
                 && !mp.boxes.iter().any(|b| b.has_message())
                 && !shared.stop.load(Ordering::Relaxed)
@@ -196,6 +202,14 @@ impl Dsp {
             spin.spent(from, at);
         }
         self
+    }
+
+    /// Whether some client runs a job or has one linked (a completion message may come).
+    fn client_busy(&self, mp: &MpShared) -> bool {
+        mp.slots.iter().any(|s| {
+            let w = s.load();
+            linked(w) != 0 || scheduled(w) != 0
+        })
     }
 
     /// Reads every client slot and sets the scheduler's view of the clients' `scheduled`.
@@ -405,11 +419,15 @@ impl Dsp {
     }
 }
 
-/// The DSP spins at most [`SpinBudget::MAX_NS`] of every [`SpinBudget::WINDOW_NS`]: with
-/// many releases closer together than the spin margin it would otherwise spin all the time
-/// and the kernel's RT throttling (95 % of a CPU) would stop it for 50 ms. Past the budget it
-/// sleeps until the release itself (timer latency instead of polling latency) until the next
-/// window.
+/// How long one polling spin lasts before the DSP looks at its budget and clients again.
+const POLL_SLICE_NS: u64 = 1_000_000;
+
+/// The DSP's spinning is bounded so the kernel's RT throttling (95 % of a CPU per second)
+/// never stops it: per [`SpinBudget::WINDOW_NS`] it spins before releases until
+/// [`SpinBudget::MAX_NS`] is spent, and polls for completions only until
+/// [`SpinBudget::POLL_MAX_NS`] is (polling may not starve the release margin). Past the
+/// budget it sleeps until the release itself, or until a client rings it, until the next
+/// window (timer and futex latency instead of polling latency).
 #[derive(Debug, Default)]
 struct SpinBudget {
     window_start: u64,
@@ -418,14 +436,24 @@ struct SpinBudget {
 
 impl SpinBudget {
     const WINDOW_NS: u64 = 100_000_000;
-    const MAX_NS: u64 = 40_000_000;
+    const MAX_NS: u64 = 80_000_000;
+    const POLL_MAX_NS: u64 = 70_000_000;
 
-    fn allowed(&mut self, now: u64) -> bool {
+    fn roll(&mut self, now: u64) {
         if now.saturating_sub(self.window_start) >= Self::WINDOW_NS {
             self.window_start = now;
             self.spun = 0;
         }
+    }
+
+    fn allowed(&mut self, now: u64) -> bool {
+        self.roll(now);
         self.spun < Self::MAX_NS
+    }
+
+    fn poll_allowed(&mut self, now: u64) -> bool {
+        self.roll(now);
+        self.spun < Self::POLL_MAX_NS
     }
 
     fn spent(&mut self, from: u64, to: u64) {

@@ -1,0 +1,296 @@
+//! A root domain of their own for the run's CPUs, so SCHED_DEADLINE threads can be confined
+//! to a subset of the machine's CPUs.
+//!
+//! The kernel schedules deadline threads globally over their *root domain* and refuses
+//! SCHED_DEADLINE to a thread whose affinity does not span it (EPERM); without cpusets the
+//! root domain is the whole machine. The kernel's documented way to split it
+//! (Documentation/scheduler/sched-deadline.rst §5, Documentation/admin-guide/cgroup-v1/
+//! cpusets.rst §1.7) is a cgroup-v1 cpuset with `cpuset.sched_load_balance` on beneath a
+//! root cpuset with it off: the cpuset's CPUs become a scheduling domain — and root domain —
+//! of their own. [`RootDomain::isolate`] does exactly that for the duration of a run:
+//!
+//! 1. creates `schedlab-<pid>` under the root cpuset with the run's CPUs and the root's
+//!    memory nodes;
+//! 2. turns the root cpuset's `sched_load_balance` off (the machine's other CPUs are no
+//!    longer load-balanced with the run's while the run lasts);
+//! 3. [`RootDomain::attach`] moves the run's threads into it;
+//!
+//! and its `Drop` undoes it: threads back to the root cpuset, the directory removed, the
+//! root's `sched_load_balance` back on. A process killed before that (SIGKILL) leaves the
+//! split behind; the next `isolate` removes the cpusets of dead schedlab processes and
+//! restores the balance, and `docs/runtime.md` gives the two commands to do it by hand.
+//!
+//! Only the cgroup-v1 cpuset hierarchy is supported (found through /proc/self/mountinfo);
+//! the process must be in its root cpuset, and the root's `sched_load_balance` must be on
+//! (another program's partitioning of the machine is never changed).
+
+use super::sched::Tid;
+use super::MechError;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Prefix of the cpusets this module creates (followed by the creating process's pid).
+pub const PREFIX: &str = "schedlab-";
+
+/// The run's CPUs split off as a root domain (see the module doc); undone on drop.
+#[derive(Debug)]
+pub struct RootDomain {
+    root: PathBuf,
+    dir: PathBuf,
+    /// What `isolate` found and repaired (stale cpusets of dead runs), for the run's warnings.
+    pub repaired: Vec<String>,
+}
+
+fn io_err(what: String, e: &std::io::Error) -> MechError {
+    let errno = e.raw_os_error().unwrap_or(0);
+    if errno == libc::EPERM || errno == libc::EACCES {
+        MechError::NotPermitted { what }
+    } else {
+        MechError::Os {
+            what,
+            errno,
+            message: e.to_string(),
+        }
+    }
+}
+
+fn unsupported(message: String) -> MechError {
+    MechError::Os {
+        what: "give the run's CPUs a root domain of their own".into(),
+        errno: libc::ENOTSUP,
+        message,
+    }
+}
+
+fn read(path: &Path) -> Result<String, MechError> {
+    fs::read_to_string(path)
+        .map(|s| s.trim().to_string())
+        .map_err(|e| io_err(format!("read {}", path.display()), &e))
+}
+
+fn write(path: &Path, value: &str) -> Result<(), MechError> {
+    fs::write(path, value).map_err(|e| io_err(format!("write `{value}` to {}", path.display()), &e))
+}
+
+/// The mount point of the cgroup-v1 cpuset hierarchy, from a mountinfo text.
+fn cpuset_mount(mountinfo: &str) -> Option<PathBuf> {
+    mountinfo.lines().find_map(|line| {
+        // "<id> <parent> <dev> <root> <mount point> <opts> [optional…] - <fstype> <src> <super opts>"
+        let (left, right) = line.split_once(" - ")?;
+        let mut r = right.split_whitespace();
+        let (fstype, _src, sup) = (r.next()?, r.next()?, r.next().unwrap_or(""));
+        let mut l = left.split_whitespace().skip(3);
+        let (root, mount) = (l.next()?, l.next()?);
+        (fstype == "cgroup" && root == "/" && sup.split(',').any(|o| o == "cpuset"))
+            .then(|| PathBuf::from(mount))
+    })
+}
+
+/// The calling process's cpuset path (`/` = the root cpuset), from a /proc/self/cgroup text.
+fn own_cpuset(cgroup: &str) -> Option<&str> {
+    cgroup.lines().find_map(|l| {
+        let mut f = l.splitn(3, ':');
+        let (_id, ctrls, path) = (f.next()?, f.next()?, f.next()?);
+        ctrls.split(',').any(|c| c == "cpuset").then_some(path)
+    })
+}
+
+/// A CPU list in the kernel's list format ("1", "0,2-3").
+fn cpu_list(cpus: &[u32]) -> String {
+    let mut v = cpus.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let start = v[i];
+        let mut end = start;
+        while i + 1 < v.len() && v[i + 1] == end + 1 {
+            i += 1;
+            end += 1;
+        }
+        parts.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+        i += 1;
+    }
+    parts.join(",")
+}
+
+/// The pid a cpuset directory name of this module carries.
+fn owner_pid(name: &str) -> Option<i32> {
+    name.strip_prefix(PREFIX)?.parse().ok()
+}
+
+fn pid_alive(pid: i32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Moves every thread of cpuset `dir` to `root`, then removes `dir`.
+fn dismantle(root: &Path, dir: &Path) -> Result<(), MechError> {
+    if let Ok(tasks) = fs::read_to_string(dir.join("tasks")) {
+        for tid in tasks.split_whitespace() {
+            // A thread that exited meanwhile is not an error (ESRCH).
+            let _ = fs::write(root.join("tasks"), tid);
+        }
+    }
+    fs::remove_dir(dir).map_err(|e| io_err(format!("remove the cpuset {}", dir.display()), &e))
+}
+
+impl RootDomain {
+    /// Splits `cpus` (physical) off as a root domain for this process's threads (see the
+    /// module doc). Errors say what is missing: no cgroup-v1 cpuset hierarchy, not in the
+    /// root cpuset, the machine already partitioned, no permission.
+    pub fn isolate(cpus: &[u32]) -> Result<RootDomain, MechError> {
+        let mountinfo = fs::read_to_string("/proc/self/mountinfo")
+            .map_err(|e| io_err("read /proc/self/mountinfo".into(), &e))?;
+        let root = cpuset_mount(&mountinfo).ok_or_else(|| {
+            unsupported("no cgroup-v1 cpuset hierarchy is mounted (this needs `mount -t cgroup -o cpuset cpuset /sys/fs/cgroup/cpuset`; cgroup-v2 cpuset partitions are not supported yet)".into())
+        })?;
+        let own = fs::read_to_string("/proc/self/cgroup")
+            .map_err(|e| io_err("read /proc/self/cgroup".into(), &e))?;
+        match own_cpuset(&own) {
+            Some("/") => {}
+            other => {
+                return Err(unsupported(format!(
+                    "this process is in the cpuset {} rather than the root cpuset (a container?)",
+                    other.unwrap_or("(none)")
+                )))
+            }
+        }
+        let balance = root.join("cpuset.sched_load_balance");
+        let mut repaired = Vec::new();
+        // Cpusets left by runs that were killed: remove them and undo their split.
+        if let Ok(entries) = fs::read_dir(&root) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().to_string();
+                if let Some(pid) = owner_pid(&name) {
+                    if !pid_alive(pid) {
+                        dismantle(&root, &e.path())?;
+                        repaired.push(format!(
+                            "removed the cpuset {} left by a killed run (pid {pid})",
+                            e.path().display()
+                        ));
+                        if read(&balance)? == "0" {
+                            write(&balance, "1")?;
+                            repaired.push(format!("restored {} to 1", balance.display()));
+                        }
+                    }
+                }
+            }
+        }
+        if read(&balance)? != "1" {
+            return Err(unsupported(format!(
+                "{} is 0: the machine's scheduling domains are already partitioned by another program; schedlab does not change them",
+                balance.display()
+            )));
+        }
+        let all = read(&root.join("cpuset.effective_cpus"))
+            .or_else(|_| read(&root.join("cpuset.cpus")))?;
+        let mems = read(&root.join("cpuset.mems"))?;
+        let dir = root.join(format!("{PREFIX}{}", std::process::id()));
+        fs::create_dir(&dir)
+            .map_err(|e| io_err(format!("create the cpuset {}", dir.display()), &e))?;
+        let domain = RootDomain {
+            root,
+            dir,
+            repaired,
+        };
+        let list = cpu_list(cpus);
+        write(&domain.dir.join("cpuset.cpus"), &list).map_err(|e| match e {
+            MechError::Os { errno, .. } if errno == libc::EINVAL => unsupported(format!(
+                "CPUs {list} are not all in the root cpuset's CPUs {all}"
+            )),
+            e => e,
+        })?;
+        write(&domain.dir.join("cpuset.mems"), &mems)?;
+        write(&domain.dir.join("cpuset.sched_load_balance"), "1")?;
+        write(&balance, "0")?;
+        Ok(domain)
+    }
+
+    /// Moves thread `tid` into the domain's cpuset (its affinity becomes the domain's CPUs).
+    pub fn attach(&self, tid: Tid) -> Result<(), MechError> {
+        write(&self.dir.join("tasks"), &tid.to_string())
+    }
+
+    /// The cpuset's directory.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for RootDomain {
+    fn drop(&mut self) {
+        // Balance back on first: the machine's domains are whole again even if a thread left
+        // behind keeps the directory busy.
+        let _ = fs::write(self.root.join("cpuset.sched_load_balance"), "1");
+        let _ = dismantle(&self.root, &self.dir);
+    }
+}
+
+/// Whether a cpuset split of an earlier run is still in place (for tests and diagnostics):
+/// the directories of this module under the cpuset root, if the hierarchy is mounted.
+pub fn leftovers() -> Vec<PathBuf> {
+    let Some(root) = fs::read_to_string("/proc/self/mountinfo")
+        .ok()
+        .and_then(|m| cpuset_mount(&m))
+    else {
+        return Vec::new();
+    };
+    fs::read_dir(root)
+        .map(|it| {
+            it.flatten()
+                .filter(|e| owner_pid(&e.file_name().to_string_lossy()).is_some())
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_v1_cpuset_mount_only() {
+        let m = "\
+30 25 0:26 / /sys/fs/cgroup/cpu rw,relatime shared:9 - cgroup cgroup rw,cpu
+31 25 0:27 / /sys/fs/cgroup/cpuset rw,relatime shared:10 - cgroup cgroup rw,cpuset
+40 25 0:35 / /sys/fs/cgroup/unified rw,relatime shared:12 - cgroup2 cgroup2 rw
+";
+        assert_eq!(
+            cpuset_mount(m),
+            Some(PathBuf::from("/sys/fs/cgroup/cpuset"))
+        );
+        let v2 = "40 25 0:35 / /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw,nsdelegate\n";
+        assert_eq!(cpuset_mount(v2), None);
+        // A bind mount of a sub-cpuset (a container's view) is not the hierarchy's root.
+        let sub = "31 25 0:27 /docker/abc /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n";
+        assert_eq!(cpuset_mount(sub), None);
+    }
+
+    #[test]
+    fn reads_the_own_cpuset() {
+        let c = "4:memory:/x\n3:cpuset:/\n0::/\n";
+        assert_eq!(own_cpuset(c), Some("/"));
+        assert_eq!(own_cpuset("3:cpu,cpuset:/docker/1\n"), Some("/docker/1"));
+        assert_eq!(own_cpuset("0::/\n"), None);
+    }
+
+    #[test]
+    fn formats_cpu_lists() {
+        assert_eq!(cpu_list(&[1]), "1");
+        assert_eq!(cpu_list(&[3, 0, 1, 2, 5]), "0-3,5");
+        assert_eq!(cpu_list(&[4, 2]), "2,4");
+    }
+
+    #[test]
+    fn recognises_its_own_directories() {
+        assert_eq!(owner_pid("schedlab-1234"), Some(1234));
+        assert_eq!(owner_pid("schedlab-x"), None);
+        assert_eq!(owner_pid("docker"), None);
+    }
+}
