@@ -461,21 +461,24 @@ fn task_loop(
         if stopping() {
             break;
         }
-        let woke = env.clock.ticks();
-        let cpu0 = env.logical(sched::current_cpu());
+        let (woke, phys0) = env.clock.ticks_and_cpu();
+        let cpu0 = env.logical(phys0);
         buf.record(woke, Kind::Release, cpu0, task, seq, rel);
         // Run.
         let cpu_start = thread_cputime_ns();
-        let start = env.clock.ticks();
-        buf.record(start, Kind::SwitchIn, cpu0, task, seq, 0);
-        let cur = Cell::new(cpu0);
+        let (start, phys_run) = env.clock.ticks_and_cpu();
+        let cpu_run = env.logical(phys_run);
+        buf.record(start, Kind::SwitchIn, cpu_run, task, seq, 0);
+        let cur = Cell::new(cpu_run);
         let last = Cell::new(start);
         let preempt = Cell::new(0u32);
         let migr = Cell::new(0u32);
-        let mask = Cell::new(if cpu0 < 64 { 1u64 << cpu0 } else { 0 });
+        let mask = Cell::new(if cpu_run < 64 { 1u64 << cpu_run } else { 0 });
         let observe = || {
-            let now = env.clock.ticks();
-            let c = env.logical(sched::current_cpu());
+            // One read for both: a preemption between a time and a CPU read would pair one
+            // CPU's instant with the next CPU.
+            let (now, phys) = env.clock.ticks_and_cpu();
+            let c = env.logical(phys);
             let prev = cur.get();
             if c != prev || now.saturating_sub(last.get()) > env.gap_ticks {
                 buf.record(last.get(), Kind::SwitchOut, prev, task, seq, 0);
@@ -496,7 +499,7 @@ fn task_loop(
         };
         match &t.body {
             Body::Burn => {
-                burn(wcet, ws.as_mut(), observe);
+                burn(wcet, ws.as_mut(), &observe);
             }
             Body::Custom(f) => {
                 let stop = || stopping();
@@ -518,7 +521,17 @@ fn task_loop(
             }
         }
         let executed = thread_cputime_ns().saturating_sub(cpu_start);
-        let end = env.clock.ticks();
+        let end = match &t.body {
+            // A last look: a preemption or migration after the burn loop's last pass ends
+            // the interval there (else the job's `switch-out` would claim a CPU that ran
+            // another thread meanwhile).
+            Body::Burn => {
+                observe();
+                last.get()
+            }
+            // Custom bodies are not observed inside: one interval on the CPU they started on.
+            Body::Custom(_) => env.clock.ticks(),
+        };
         let finished = !stopping() && outcome.is_ok();
         buf.record(end, Kind::SwitchOut, cur.get(), task, seq, 0);
         if finished {

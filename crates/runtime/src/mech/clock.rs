@@ -81,15 +81,63 @@ pub fn invariant_tsc() -> bool {
 
 #[cfg(target_arch = "x86_64")]
 fn rdtscp() -> u64 {
+    rdtscp_aux().0
+}
+
+/// The TSC and the TSC_AUX register, read by one instruction (so the pair is consistent even
+/// if the thread migrates right before or after). Linux keeps the CPU number in the low 12
+/// bits of TSC_AUX (the vDSO's `getcpu` reads it the same way).
+#[cfg(target_arch = "x86_64")]
+fn rdtscp_aux() -> (u64, u32) {
     let mut aux = 0u32;
     // SAFETY: only called when `invariant_tsc()` held, which implies RDTSCP support on
     // every CPU with an invariant TSC; it writes `aux` (the TSC_AUX value) only.
-    unsafe { std::arch::x86_64::__rdtscp(&mut aux) }
+    let t = unsafe { std::arch::x86_64::__rdtscp(&mut aux) };
+    (t, aux)
 }
 
 #[cfg(not(target_arch = "x86_64"))]
 fn rdtscp() -> u64 {
     monotonic_ns()
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn rdtscp_aux() -> (u64, u32) {
+    (monotonic_ns(), u32::MAX)
+}
+
+/// Whether TSC_AUX holds the CPU number here: compared with `sched_getcpu` around a read
+/// (a migration in between makes a try inconclusive; then the next one decides).
+fn aux_is_cpu() -> bool {
+    for _ in 0..16 {
+        let before = super::sched::current_cpu();
+        let (_, aux) = rdtscp_aux();
+        let after = super::sched::current_cpu();
+        if before.is_some() && before == after {
+            return before == Some(aux & 0xfff);
+        }
+    }
+    false
+}
+
+/// Ticks and the CPU the caller ran on at that instant, read without a window in which a
+/// migration could pair one CPU's time with another CPU (`rdtscp` with TSC_AUX when it
+/// holds the CPU number; else the CPU is read before and after the clock until both agree).
+/// `None`: the CPU could not be determined.
+fn ticks_and_cpu_of(tsc: bool, aux_cpu: bool) -> (u64, Option<u32>) {
+    if tsc && aux_cpu {
+        let (t, aux) = rdtscp_aux();
+        return (t, Some(aux & 0xfff));
+    }
+    let read = || if tsc { rdtscp() } else { monotonic_ns() };
+    for _ in 0..8 {
+        let before = super::sched::current_cpu();
+        let t = read();
+        if before.is_some() && super::sched::current_cpu() == before {
+            return (t, before);
+        }
+    }
+    (read(), None)
 }
 
 /// A (ticks, CLOCK_MONOTONIC ns) pair taken close together.
@@ -103,6 +151,8 @@ struct Pair {
 #[derive(Clone, Copy, Debug)]
 pub struct TickClock {
     tsc: bool,
+    /// TSC_AUX holds the CPU number (see [`TickClock::ticks_and_cpu`]).
+    aux_cpu: bool,
     a: Pair,
     b: Pair,
 }
@@ -114,6 +164,7 @@ impl TickClock {
         let tsc = invariant_tsc();
         let mut c = TickClock {
             tsc,
+            aux_cpu: tsc && aux_is_cpu(),
             a: Pair { ticks: 0, mono: 0 },
             b: Pair { ticks: 1, mono: 1 },
         };
@@ -129,6 +180,7 @@ impl TickClock {
     pub fn monotonic() -> TickClock {
         TickClock {
             tsc: false,
+            aux_cpu: false,
             a: Pair { ticks: 0, mono: 0 },
             b: Pair { ticks: 1, mono: 1 },
         }
@@ -147,6 +199,18 @@ impl TickClock {
         } else {
             monotonic_ns()
         }
+    }
+
+    /// Ticks now and the (physical) CPU the caller ran on at that instant: one `rdtscp`
+    /// where TSC_AUX holds the CPU number (Linux on x86_64), else the CPU read before and
+    /// after the clock until both agree. [`Self::ticks`] followed by
+    /// [`super::sched::current_cpu`] is not enough where the pair must be consistent: a
+    /// thread preempted between the two reads and resumed elsewhere pairs the old CPU's time
+    /// with the new CPU (the kernel baselines' burn loop once recorded a job on a CPU at an
+    /// instant another job ran there).
+    #[inline]
+    pub fn ticks_and_cpu(&self) -> (u64, Option<u32>) {
+        ticks_and_cpu_of(self.tsc, self.aux_cpu)
     }
 
     /// The pair with the tightest bracket of five tries.
