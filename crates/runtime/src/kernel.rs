@@ -499,7 +499,7 @@ fn task_loop(
         };
         match &t.body {
             Body::Burn => {
-                burn(wcet, ws.as_mut(), &observe);
+                burn(wcet, ws.as_mut(), observe);
             }
             Body::Custom(f) => {
                 let stop = || stopping();
