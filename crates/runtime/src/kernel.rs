@@ -20,7 +20,8 @@
 //! What user space can observe, traced with the runtime's events: `release` (time = the
 //! thread woke, `arg` = the intended release: `release_latency`), `switch-in` when the job's
 //! code starts (`release_to_run`), and, from the burn loop's passes (each reads the TSC and
-//! the CPU, ~1 µs apart), a `switch-out`/`switch-in` pair around every gap longer than
+//! the CPU together, [`TickClock::ticks_and_cpu`], ~1 µs apart), a `switch-out`/`switch-in`
+//! pair around every gap longer than
 //! [`GAP_NS`] (counted as a preemption: another thread, an interrupt or a host stall took the
 //! CPU) and a `migrate` when the CPU changed (counted as a migration); `switch-out` and
 //! `complete` when the job ends. The kernel's own release handling, scheduling and context
