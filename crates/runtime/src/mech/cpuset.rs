@@ -42,16 +42,7 @@ pub struct RootDomain {
 }
 
 fn io_err(what: String, e: &std::io::Error) -> MechError {
-    let errno = e.raw_os_error().unwrap_or(0);
-    if errno == libc::EPERM || errno == libc::EACCES {
-        MechError::NotPermitted { what }
-    } else {
-        MechError::Os {
-            what,
-            errno,
-            message: e.to_string(),
-        }
-    }
+    MechError::from_io(what, e)
 }
 
 fn unsupported(message: String) -> MechError {

@@ -50,10 +50,15 @@ pub enum MechError {
 impl MechError {
     /// The error of the last failed call (reads errno).
     pub(crate) fn last(what: impl Into<String>) -> MechError {
-        let e = std::io::Error::last_os_error();
+        Self::from_io(what, &std::io::Error::last_os_error())
+    }
+
+    /// `e` as a mechanism error: EPERM and EACCES (file-based interfaces such as cgroups)
+    /// are [`MechError::NotPermitted`].
+    pub(crate) fn from_io(what: impl Into<String>, e: &std::io::Error) -> MechError {
         let errno = e.raw_os_error().unwrap_or(0);
         let what = what.into();
-        if errno == libc::EPERM {
+        if errno == libc::EPERM || errno == libc::EACCES {
             MechError::NotPermitted { what }
         } else {
             MechError::Os {
