@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: formatting and lints, the Rust test suite (unit, property, doc tests), and
-# the Python test suite against a freshly built package.
+# Runs every test: formatting and lints, the Rust test suite (unit, property, doc tests), the
+# loom models of the runtime's lock-free protocols, and the Python test suite against a freshly
+# built package.
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
 echo "==> cargo fmt --check"
@@ -12,6 +13,14 @@ cargo test --workspace --release --quiet 2>&1 | tee /tmp/schedlab-cargo-test.log
 if grep -qE "FAILED|error(\[|:)" /tmp/schedlab-cargo-test.log || ! grep -q "test result" /tmp/schedlab-cargo-test.log; then
     echo "cargo test failed" >&2
     tail -n 60 /tmp/schedlab-cargo-test.log >&2
+    exit 1
+fi
+echo "==> loom models (the mailbox, the client step lock)"
+RUSTFLAGS="--cfg loom" cargo test --quiet -p schedlab-runtime --lib --target-dir target/loom loom_tests \
+    2>&1 | tee /tmp/schedlab-loom.log | grep -E "^test result" || true
+if ! grep -q "test result: ok. 2 passed" /tmp/schedlab-loom.log; then
+    echo "loom models failed" >&2
+    tail -n 40 /tmp/schedlab-loom.log >&2
     exit 1
 fi
 build_python_package

@@ -34,6 +34,8 @@ RUNS = [
     ("global-lock DI (gedf)", ["--arch", "global-lock", "--policy", "gedf", "--dedicated-irq-cpu"]),
     ("message-passing (gedf)", ["--arch", "message-passing", "--policy", "gedf"]),
     ("message-passing (gedf, DSP sleeps)", ["--arch", "message-passing", "--policy", "gedf", "--no-dsp-poll"]),
+    ("message-passing (gedf, dispatcher completes)",
+     ["--arch", "message-passing", "--policy", "gedf", "--no-inline-completion"]),
     ("linux-deadline", ["--arch", "linux-deadline"]),
     # The same job CPUs as message-passing: the client CPU only, in a root domain of its own.
     ("linux-deadline (client CPU)", ["--arch", "linux-deadline", "--cpu-list", "1", "--dl-cpuset"]),
@@ -82,7 +84,7 @@ def pairs(ts, args):
     """Alternates message-passing and linux-deadline on the client CPU `--pairs` times and
     prints each pair's release_to_run and misses, then the spread of the p99 differences."""
     rows = dict(RUNS)
-    a, b = "message-passing (gedf)", "linux-deadline (client CPU)"
+    a, b = args.mp_row, "linux-deadline (client CPU)"
     print(f"| pair | {a}: misses, release_to_run med / p99 | {b}: misses, med / p99 | p99 difference |")
     print("|---|---|---|---|")
     diffs = []
@@ -109,6 +111,8 @@ def main():
     ap.add_argument("--pairs", type=int, default=0,
                     help="instead of the table: alternate message-passing and linux-deadline on the "
                          "client CPU this many times and compare their release_to_run")
+    ap.add_argument("--mp-row", default="message-passing (gedf)",
+                    help="with --pairs: the message-passing row to compare (a row name of the table)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         ts = os.path.join(d, "ref.json")

@@ -30,6 +30,7 @@ def run(
     dsp_poll: bool = True,
     dl_margin: Union[str, int] = "500us",
     dl_cpuset: bool = False,
+    inline_completion: bool = True,
 ) -> dict:
     """Runs ``taskset`` for real (one thread per task, each job burning its WCET of CPU time)
     and returns the fields of ``schedlab run --format json``.
@@ -45,7 +46,9 @@ def run(
     of its CPU); False: it sleeps until rung. ``dl_margin`` (linux-deadline): SCHED_DEADLINE
     runtime = WCET + this. ``dl_cpuset`` (linux-deadline): give the run's CPUs a root domain
     of their own for the run (a cgroup-v1 cpuset, removed afterwards), so the kernel's EDF
-    runs on ``cpu_list`` only. ``allow_non_rt``: without permission for SCHED_FIFO, run under SCHED_OTHER
+    runs on ``cpu_list`` only. ``inline_completion`` (message-passing): a completing job's
+    thread runs its client's scheduling step itself (default); False: it wakes the client's
+    dispatcher. ``allow_non_rt``: without permission for SCHED_FIFO, run under SCHED_OTHER
     (``result["real_time"]`` is then False and ``result["warnings"]`` says so). ``jobs``:
     ``"numpy"`` (a structured array of :data:`schedlab.simulation.JOB_DTYPE` under
     ``result["jobs_records"]``), ``"dicts"`` or ``None``. ``trace``: write the trace file
@@ -62,6 +65,6 @@ def run(
         str(duration), priorities, partition, str(release_spin), allow_non_rt,
         jobs is not None, None if trace is None else os.fspath(trace),
         None if background_load is None else str(background_load),
-        dsp_poll, str(dl_margin), dl_cpuset,
+        dsp_poll, str(dl_margin), dl_cpuset, inline_completion,
     ))
     return _attach_jobs(out, jobs)

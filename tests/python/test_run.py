@@ -61,14 +61,14 @@ def test_message_passing_with_background_load():
     assert r["arch"] == "message-passing" and r["background_load_bytes"] == 1 << 20
     assert r["jobs"] == 30 + 15
     assert {"dsp", "request", "release_to_run"} <= set(r["overheads"])
-    assert r["dsp_poll"] is True
+    assert r["dsp_poll"] is True and r["inline_completion"] is True
 
 
 @pytest.mark.skipif(not two_cpus(), reason="needs two CPUs")
 def test_message_passing_with_a_sleeping_dsp():
     r = schedlab.run(SET[:2], cpus=2, policy="gedf", arch="message-passing", duration="300ms",
-                     allow_non_rt=True, dsp_poll=False, jobs=None)
-    assert r["dsp_poll"] is False and r["jobs"] == 45
+                     allow_non_rt=True, dsp_poll=False, inline_completion=False, jobs=None)
+    assert r["dsp_poll"] is False and r["inline_completion"] is False and r["jobs"] == 45
 
 
 def cpuset_v1():

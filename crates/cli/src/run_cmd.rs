@@ -79,6 +79,11 @@ pub(crate) struct Args {
     /// mailboxes while a client runs a job (polling is bounded to 70% of the DSP's CPU).
     #[arg(long)]
     no_dsp_poll: bool,
+    /// message-passing: wake the client's dispatcher to process a job's completion, instead
+    /// of running the client's scheduling step in the completing job's own thread (the
+    /// default: one context switch per job-to-job hand-off instead of two).
+    #[arg(long)]
+    no_inline_completion: bool,
     /// Without permission for SCHED_FIFO, run under SCHED_OTHER (with a warning).
     #[arg(long)]
     allow_non_rt: bool,
@@ -213,6 +218,7 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
     config.release_spin = release_spin;
     config.dsp_poll = !a.no_dsp_poll;
     config.dl_cpuset = a.dl_cpuset;
+    config.inline_completion = !a.no_inline_completion;
     config.dedicated_irq_cpu = a.dedicated_irq_cpu;
     config.dl_margin = dl_margin;
     config.background_load = a

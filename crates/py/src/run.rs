@@ -18,7 +18,7 @@ use schedlab_runtime::mech::sched::allowed_cpus;
                     lock="ticket", duration="1s", priorities="dm", partition="ffd",
                     release_spin="0", allow_non_rt=false, jobs=true, trace=None,
                     background_load=None, dsp_poll=true, dl_margin="500us",
-                    dl_cpuset=false))]
+                    dl_cpuset=false, inline_completion=true))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     py: Python<'_>,
@@ -39,6 +39,7 @@ pub(crate) fn run(
     dsp_poll: bool,
     dl_margin: &str,
     dl_cpuset: bool,
+    inline_completion: bool,
 ) -> PyResult<String> {
     let f = parse_json(text)?;
     let cpus = cpus.or(cpu_list.as_ref().map(|l| l.len() as u32));
@@ -87,6 +88,7 @@ pub(crate) fn run(
         .parse()
         .map_err(|e| err(format!("dl_margin: {e}")))?;
     config.dl_cpuset = dl_cpuset;
+    config.inline_completion = inline_completion;
     config.background_load = background_load
         .map(schedlab_model::size::parse_bytes)
         .transpose()

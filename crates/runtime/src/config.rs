@@ -191,6 +191,11 @@ pub struct RunConfig {
     /// ([`crate::mech::cpuset`]), so SCHED_DEADLINE runs on a subset of the machine's CPUs
     /// (e.g. the client CPUs of `message-passing`, for a comparison on equal job CPUs).
     pub dl_cpuset: bool,
+    /// `message-passing`: a completing job thread runs its client's scheduling step itself
+    /// (report, the DSP's answer, the switch to the next job) instead of waking the client's
+    /// dispatcher: one context switch per job-to-job hand-off instead of two
+    /// ([`crate::mp::client::complete_inline`]). On by default.
+    pub inline_completion: bool,
 }
 
 impl RunConfig {
@@ -218,6 +223,7 @@ impl RunConfig {
             background_load: None,
             dsp_poll: true,
             dl_cpuset: false,
+            inline_completion: true,
         }
     }
 

@@ -55,7 +55,7 @@ pub fn run_taskset(tasks: &TaskSet, config: &RunConfig) -> Result<(RunResult, Me
 /// `lock`, `overheads` (see [`crate::overheads`]), `real_time`, `interrupted`,
 /// `dropped_events`, `tsc`, `tick_hz`, `invariant` (global-lock and message-passing — on
 /// the DSP's view —: fraction of the run the global scheduling invariant held, worst window),
-/// `dedicated_irq_cpu` (global-lock), `dsp_cpu` and `dsp_poll` (message-passing),
+/// `dedicated_irq_cpu` (global-lock), `dsp_cpu`, `dsp_poll` and `inline_completion` (message-passing),
 /// `dl_margin_ns` and `dl_cpuset` (linux-deadline) and `warnings`.
 pub fn summary_json(r: &RunResult, config: &RunConfig, primary: &dyn Fn(u32, u64) -> u64) -> Value {
     let mut map = metrics_json(&r.per_task, &r.totals, r.horizon);
@@ -80,6 +80,7 @@ pub fn summary_json(r: &RunResult, config: &RunConfig, primary: &dyn Fn(u32, u64
         if config.arch == Arch::MessagePassing {
             map.insert("dsp_cpu".into(), json!(config.cpus.first()));
             map.insert("dsp_poll".into(), json!(config.dsp_poll));
+            map.insert("inline_completion".into(), json!(config.inline_completion));
         }
         if config.arch == Arch::LinuxDeadline {
             map.insert("dl_margin_ns".into(), json!(config.dl_margin.as_ns()));

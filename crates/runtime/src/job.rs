@@ -215,6 +215,10 @@ impl OnPreempt for JobCtl {
     }
 }
 
+/// Runs the client's scheduling step for the completion of the job of `ctl` on logical CPU
+/// `cpu` in the completing thread; false if it could not (see [`JobEnv::complete_inline`]).
+pub type InlineCompletion<'a> = dyn Fn(&JobCtl, u32) -> bool + Sync + 'a;
+
 /// What the job thread needs besides its control block.
 pub struct JobEnv<'a> {
     /// The job body.
@@ -225,6 +229,10 @@ pub struct JobEnv<'a> {
     pub wss: Option<u64>,
     /// Rings the dispatcher of a logical CPU (after a completion).
     pub ring: &'a (dyn Fn(u32) + Sync),
+    /// `message-passing` with inline completions: runs the client's step for the
+    /// completion in this thread ([`crate::mp::client::complete_inline`]); false if it
+    /// could not (then the dispatcher is rung).
+    pub complete_inline: Option<&'a InlineCompletion<'a>>,
 }
 
 /// The job thread's loop: wait for a job, run it, commit its completion, ring the CPU's
@@ -290,7 +298,9 @@ pub fn job_loop(ctl: &JobCtl, env: &JobEnv<'_>) -> Result<(), String> {
             return Ok(()); // STOP arrived meanwhile
         }
         ctl.in_job.store(false, Ordering::Relaxed);
-        (env.ring)(cpu);
+        if !env.complete_inline.is_some_and(|f| f(ctl, cpu)) {
+            (env.ring)(cpu);
+        }
     }
 }
 

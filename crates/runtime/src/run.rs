@@ -22,7 +22,7 @@
 use crate::config::{validate_tasks, Arch, RtTask, RunConfig, PRIO_DISPATCH, PRIO_JOB, PRIO_MAIN};
 use crate::dispatch::{Dispatcher, Domain, Doorbell, Shared, Timing};
 use crate::error::RuntimeError;
-use crate::job::{job_loop, JobCtl, JobEnv};
+use crate::job::{job_loop, InlineCompletion, JobCtl, JobEnv};
 use crate::mech::clock::{monotonic_ns, TickClock};
 use crate::mech::lock::Locked;
 use crate::mech::sched::{self, Class, ClassGuard};
@@ -364,19 +364,41 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
         }
     };
 
+    let mut mp_shared = Arc::new(MpShared::new(
+        m.saturating_sub(1) as usize,
+        n,
+        // The DSP's CPU runs no job: it always spins at least the default margin.
+        config
+            .release_spin
+            .as_ns()
+            .max(crate::config::DEFAULT_DSP_SPIN_NS),
+        config.release_spin.as_ns(),
+        config.dsp_poll,
+    ));
+    if let Some(mp) = Arc::get_mut(&mut mp_shared) {
+        mp.inline_completion = config.arch == Arch::MessagePassing && config.inline_completion;
+    }
     // Job threads.
     let mut job_handles = Vec::with_capacity(n);
     for (i, t) in tasks.iter().enumerate() {
         let Some(ctl) = ctls.get(i).cloned() else {
             continue;
         };
-        let (sh, phys, ready, errors, failed) = (
+        let (sh, phys, ready, errors, failed, mp) = (
             shared.clone(),
             phys.clone(),
             ready.clone(),
             errors.clone(),
             failed.clone(),
+            mp_shared.clone(),
         );
+        // The other job threads' control blocks, for a completion handled inline (it
+        // dispatches the next job itself); empty otherwise.
+        let peers: Vec<Arc<JobCtl>> = if mp.inline_completion {
+            ctls.clone()
+        } else {
+            Vec::new()
+        };
         let body = t.body.clone();
         let (wcet_ns, wss) = (t.wcet.as_ns(), t.wss);
         let cls = class(PRIO_JOB);
@@ -405,11 +427,21 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
                         b.ring();
                     }
                 };
+                let inline = |me: &JobCtl, cpu: u32| {
+                    let th = Threads {
+                        ctls: &peers,
+                        phys: &phys,
+                    };
+                    crate::mp::client::complete_inline(me, cpu, &sh, &mp, &th)
+                };
                 let env = JobEnv {
                     body: &body,
                     wcet_ns,
                     wss,
                     ring: &ring,
+                    complete_inline: mp
+                        .inline_completion
+                        .then_some(&inline as &InlineCompletion<'_>),
                 };
                 if let Err(msg) = job_loop(&ctl, &env) {
                     report(&errors, msg);
@@ -460,17 +492,6 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
             buf: crate::tracebuf::TraceBuf::new(disp_cap),
         }));
     }
-    let mp_shared = Arc::new(MpShared::new(
-        m.saturating_sub(1) as usize,
-        n,
-        // The DSP's CPU runs no job: it always spins at least the default margin.
-        config
-            .release_spin
-            .as_ns()
-            .max(crate::config::DEFAULT_DSP_SPIN_NS),
-        config.release_spin.as_ns(),
-        config.dsp_poll,
-    ));
     if let Some(st) = mp_sched.take() {
         let k = m.saturating_sub(1) as usize;
         workers.push(Worker::Dsp(Dsp::new(
@@ -647,6 +668,12 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
     if let Some(l) = shared_state {
         let mut g = l.lock(0);
         take(&mut g, &mut raw);
+    }
+    if let Ok(mut e) = mp_shared.inline_errors.lock() {
+        client_errors.0 += e.0;
+        if client_errors.1.is_none() {
+            client_errors.1 = e.1.take();
+        }
     }
     mech_errors.0 += client_errors.0;
     if mech_errors.1.is_none() {

@@ -180,14 +180,18 @@ fn taskset_one_cpu() -> Vec<RtTask> {
     ]
 }
 
-fn message_passing(policy: &str) {
+fn message_passing(policy: &str, inline_completion: bool) {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tasks = taskset_one_cpu();
-    let Some(c) = config(Arch::MessagePassing, policy, tasks.len(), 2) else {
+    let Some(mut c) = config(Arch::MessagePassing, policy, tasks.len(), 2) else {
         return;
     };
+    c.inline_completion = inline_completion;
     let r = run(&tasks, &c).unwrap();
-    print(&format!("message-passing {policy}"), &r);
+    print(
+        &format!("message-passing {policy} (inline completion: {inline_completion})"),
+        &r,
+    );
     every_job_once(&r, &tasks);
     assert!(
         r.warnings
@@ -228,12 +232,23 @@ fn message_passing(policy: &str) {
 
 #[test]
 fn message_passing_gedf() {
-    message_passing("gedf");
+    message_passing("gedf", true);
 }
 
 #[test]
 fn message_passing_edzl() {
-    message_passing("edzl");
+    message_passing("edzl", true);
+}
+
+/// Completions processed by the client's dispatcher thread (`--no-inline-completion`).
+#[test]
+fn message_passing_gedf_dispatcher_completes() {
+    message_passing("gedf", false);
+}
+
+#[test]
+fn message_passing_edzl_dispatcher_completes() {
+    message_passing("edzl", false);
 }
 
 #[test]

@@ -31,20 +31,19 @@ use crate::mech::{futex, preempt, sched};
 use crate::state::Threads;
 use crate::tracebuf::TraceBuf;
 use schedlab_trace::Kind;
+use std::borrow::Borrow;
 use std::sync::atomic::Ordering;
 
-/// A client dispatcher's state.
-pub struct Client {
+/// A client's scheduler: the dispatcher thread's state (`B = TraceBuf`, its own buffer), or,
+/// with `inline_completion`, a completing job thread acting for its client for one step
+/// (`B = &TraceBuf`, the job thread's buffer; see [`complete_inline`]).
+pub struct Client<B: Borrow<TraceBuf> = TraceBuf> {
     /// Logical CPU (1..m).
     pub cpu: u32,
     /// Its trace buffer.
-    pub buf: TraceBuf,
+    pub buf: B,
     /// Mechanism failures: count and first message.
     pub mech_errors: (u64, Option<String>),
-    /// The token whose completion was reported last.
-    reported: u32,
-    /// Messages sent.
-    sent: u64,
 }
 
 impl Client {
@@ -54,11 +53,11 @@ impl Client {
             cpu,
             buf,
             mech_errors: (0, None),
-            reported: 0,
-            sent: 0,
         }
     }
+}
 
+impl<B: Borrow<TraceBuf>> Client<B> {
     fn local(&self) -> usize {
         self.cpu.saturating_sub(1) as usize
     }
@@ -68,6 +67,55 @@ impl Client {
         self.mech_errors.1.get_or_insert(msg);
     }
 
+    /// One scheduling step under the client's step lock (see [`MpShared::step_lock`]).
+    /// Returns `None` when the lock is held by a job thread completing inline: then the
+    /// holder re-rings this client's dispatcher if work is left when it lets go.
+    fn locked_step(
+        &mut self,
+        shared: &Shared,
+        mp: &MpShared,
+        th: &Threads<'_>,
+        wake_ticks: u64,
+    ) -> Option<bool> {
+        let local = self.local();
+        if !mp.try_lock(local) {
+            mp.note_pending(local);
+            if !mp.try_lock(local) {
+                return None;
+            }
+        }
+        self.buf
+            .borrow()
+            .record(wake_ticks, Kind::SchedBegin, self.cpu, u32::MAX, 0, 0);
+        let switched = self.step(shared, mp, th, wake_ticks);
+        self.buf.borrow().record(
+            shared.clock.ticks(),
+            Kind::SchedEnd,
+            self.cpu,
+            u32::MAX,
+            0,
+            u64::from(switched),
+        );
+        self.unlock(shared, mp, th);
+        Some(switched)
+    }
+
+    /// Releases the step lock; if a notification arrived meanwhile and work is left, rings
+    /// the client's dispatcher (the DSP skipped its ring while the lock was held).
+    fn unlock(&self, shared: &Shared, mp: &MpShared, th: &Threads<'_>) {
+        let local = self.local();
+        if mp.unlock(local) {
+            let w = mp.slots.get(local).map_or(0, |s| s.load());
+            if self.has_work(w, th) {
+                if let Some(b) = shared.bells.get(self.cpu as usize) {
+                    b.ring();
+                }
+            }
+        }
+    }
+}
+
+impl Client {
     /// The client's loop, until `shared.stop` (call after time zero was published).
     pub fn run(mut self, shared: &Shared, mp: &MpShared, th: &Threads<'_>) -> Client {
         let clock = shared.clock;
@@ -82,18 +130,12 @@ impl Client {
         while !shared.stop.load(Ordering::Acquire) {
             let seen = bell.seen();
             let wake_ticks = clock.ticks();
-            if self.has_work(slot.load(), th) {
-                self.buf
-                    .record(wake_ticks, Kind::SchedBegin, self.cpu, u32::MAX, 0, 0);
-                let switched = self.step(shared, mp, th, wake_ticks);
-                self.buf.record(
-                    clock.ticks(),
-                    Kind::SchedEnd,
-                    self.cpu,
-                    u32::MAX,
-                    0,
-                    u64::from(switched),
-                );
+            if self.has_work(slot.load(), th)
+                && self.locked_step(shared, mp, th, wake_ticks).is_none()
+            {
+                // A completing job thread holds the step lock: it rings when it lets go.
+                bell.sleep(seen, None);
+                continue;
             }
             if bell.seen() != seen || shared.stop.load(Ordering::Acquire) {
                 continue;
@@ -104,10 +146,12 @@ impl Client {
             }
             // Idle and waiting for the DSP's answer to a report: poll the slot.
             let handled = mp.handled.get(self.local());
-            if scheduled(w) == 0 && handled.is_some_and(|h| h.load(Ordering::Acquire) < self.sent) {
+            if scheduled(w) == 0
+                && handled.is_some_and(|h| h.load(Ordering::Acquire) < mp.sent_of(self.local()))
+            {
                 let until = monotonic_ns().saturating_add(mp.idle_poll_ns);
                 while slot.load() == w
-                    && handled.is_some_and(|h| h.load(Ordering::Acquire) < self.sent)
+                    && handled.is_some_and(|h| h.load(Ordering::Acquire) < mp.sent_of(self.local()))
                     && bell.seen() == seen
                     && monotonic_ns() < until
                     && !shared.stop.load(Ordering::Relaxed)
@@ -161,7 +205,9 @@ impl Client {
         }
         self
     }
+}
 
+impl<B: Borrow<TraceBuf>> Client<B> {
     /// Whether the slot or the owned job needs a step: `linked` differs from `scheduled`,
     /// or the owned job completed.
     fn has_work(&self, w: u64, th: &Threads<'_>) -> bool {
@@ -188,11 +234,11 @@ impl Client {
             let (l, s) = (linked(w), scheduled(w));
             let old = token_task(s).and_then(|t| th.ctls.get(t as usize));
             let done = old.is_some_and(|c| c.state.load(Ordering::Acquire) == IDLE);
-            if done && self.reported != s {
+            if done && mp.reported_of(local) != s {
                 if let Some(ctl) = old {
                     self.report(shared, mp, ctl.task, ctl.seq.load(Ordering::Relaxed));
                 }
-                self.reported = s;
+                mp.set_reported(local, s);
             }
             let invalidate = done && l == s;
             let target = if invalidate { 0 } else { l };
@@ -237,9 +283,16 @@ impl Client {
                 // Only a job whose code (re)started since it was made runnable has an
                 // interval to close (see `JobCtl::on_signal`).
                 if ctl.take_ran() {
+                    self.buf.borrow().record(
+                        wake_ticks,
+                        Kind::SwitchOut,
+                        self.cpu,
+                        ctl.task,
+                        seq,
+                        0,
+                    );
                     self.buf
-                        .record(wake_ticks, Kind::SwitchOut, self.cpu, ctl.task, seq, 0);
-                    self.buf
+                        .borrow()
                         .record(wake_ticks, Kind::Preempt, self.cpu, ctl.task, seq, 0);
                 }
             }
@@ -255,7 +308,7 @@ impl Client {
             return;
         };
         let sent = shared.clock.ticks();
-        self.buf.record(
+        self.buf.borrow().record(
             sent,
             Kind::MessageSend,
             self.cpu,
@@ -274,7 +327,7 @@ impl Client {
         while b.push(m).is_err() && !shared.stop.load(Ordering::Relaxed) {
             std::hint::spin_loop();
         }
-        self.sent += 1;
+        mp.count_sent(self.local());
         if let Some(d) = shared.bells.first() {
             d.ring();
         }
@@ -318,4 +371,93 @@ impl Client {
         futex::wake(&ctl.state, 1);
         true
     }
+}
+
+/// A completion handled in the completing job's own thread (`inline_completion`): the thread
+/// of the job `me`, which has just committed its completion on client CPU `cpu`, runs the
+/// client's step itself — it reports the completion, polls its slot for the DSP's answer
+/// (the DSP polls its mailboxes, so it answers in ~2 µs) and switches the next job in — and
+/// then parks, so the next job's thread runs after one context switch; the dispatcher,
+/// which would otherwise be woken (one switch) and put back to sleep (another), is not
+/// involved. [MP §III-C] leaves open which thread executes a client's scheduling: in a
+/// kernel it is the completing task's context, as here.
+///
+/// The client's side of the protocol stays one actor at a time through the step lock
+/// ([`MpShared::try_lock`]): the dispatcher takes it for its steps; the DSP does not ring a
+/// client whose lock is held (the holder enacts what it sees and looks for work when it
+/// lets go, [`MpShared::notify_or_defer`]), which spares the dispatcher's wake-up on
+/// exactly the link change the completing thread waits for. Ownership is as in
+/// [`super::slot`], with "the client" being whichever thread holds the lock.
+///
+/// Returns false (the caller rings the dispatcher) only if the lock was held.
+pub fn complete_inline(
+    me: &crate::job::JobCtl,
+    cpu: u32,
+    shared: &Shared,
+    mp: &MpShared,
+    th: &Threads<'_>,
+) -> bool {
+    let mut client = Client {
+        cpu,
+        buf: &me.buf,
+        mech_errors: (0, None),
+    };
+    let local = client.local();
+    let Some(slot) = mp.slots.get(local) else {
+        return false;
+    };
+    if !mp.try_lock(local) {
+        return false;
+    }
+    let begin = shared.clock.ticks();
+    client
+        .buf
+        .record(begin, Kind::SchedBegin, cpu, u32::MAX, 0, 0);
+    let seq = me.seq.load(Ordering::Relaxed);
+    let mine = token(me.task, seq);
+    let w = slot.load();
+    let mut switched = false;
+    // Still this client's job (a dispatcher step may have handled it meanwhile, when the
+    // dispatcher preempted this thread between its commit and here).
+    if scheduled(w) == mine && me.state.load(Ordering::Acquire) == IDLE {
+        if mp.reported_of(local) != mine {
+            client.report(shared, mp, me.task, seq);
+            mp.set_reported(local, mine);
+        }
+        let handled = mp.handled.get(local);
+        let until = monotonic_ns().saturating_add(mp.idle_poll_ns);
+        while slot.load() == w
+            && handled.is_some_and(|h| h.load(Ordering::Acquire) < mp.sent_of(local))
+            && monotonic_ns() < until
+            && !shared.stop.load(Ordering::Relaxed)
+        {
+            std::hint::spin_loop();
+        }
+        switched = client.step(shared, mp, th, begin);
+    }
+    client.buf.record(
+        shared.clock.ticks(),
+        Kind::SchedEnd,
+        cpu,
+        u32::MAX,
+        0,
+        u64::from(switched),
+    );
+    client.unlock(shared, mp, th);
+    // Left idle (no job to switch to): wake the dispatcher, which then polls before the
+    // next release as an idle client does — off the critical path, since nothing waits here.
+    if scheduled(slot.load()) == 0 {
+        if let Some(b) = shared.bells.get(cpu as usize) {
+            b.ring();
+        }
+    }
+    if client.mech_errors.0 > 0 {
+        if let Ok(mut e) = mp.inline_errors.lock() {
+            e.0 += client.mech_errors.0;
+            if e.1.is_none() {
+                e.1 = client.mech_errors.1.take();
+            }
+        }
+    }
+    true
 }

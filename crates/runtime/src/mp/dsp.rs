@@ -334,6 +334,9 @@ impl Dsp {
         self.changed.dedup_by_key(|&mut (c, _)| c);
         for &(c, sent) in &self.changed {
             let client = c as u32 + 1;
+            if !cx.mp.notify_or_defer(c) {
+                continue; // a job thread completing inline enacts it (no IPI)
+            }
             self.buf.record(
                 sent,
                 Kind::IpiSend,

@@ -23,10 +23,13 @@
 pub mod client;
 pub mod dsp;
 pub mod slot;
+pub mod steplock;
 
 use crate::mailbox::Mailbox;
 use slot::ClientSlot;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Mutex;
+use steplock::StepLock;
 
 /// What the DSP and its clients share besides the run's [`crate::dispatch::Shared`] (whose
 /// doorbell 0 is the DSP's and doorbell `c` client `c`'s).
@@ -55,6 +58,19 @@ pub struct MpShared {
     /// The DSP polls its mailboxes while a client runs a job (within its spin budget), so a
     /// completion is answered without the futex wake-up of a halted CPU (~30 µs here).
     pub dsp_poll: bool,
+    /// A completing job thread runs its client's step itself ([`client::complete_inline`])
+    /// instead of waking the client's dispatcher.
+    pub inline_completion: bool,
+    /// Per client: held while a step runs, by its dispatcher or by a job thread completing
+    /// inline, so the client's side of the protocol stays one actor at a time; a
+    /// notification that finds it held is deferred to the holder ([`steplock`]).
+    pub step_locks: Vec<StepLock>,
+    /// Per client: the token whose completion was reported last.
+    reported: Vec<AtomicU32>,
+    /// Per client: messages sent.
+    sent: Vec<AtomicU64>,
+    /// Mechanism failures of inline steps: count and first message.
+    pub inline_errors: Mutex<(u64, Option<String>)>,
 }
 
 impl MpShared {
@@ -76,6 +92,63 @@ impl MpShared {
             client_spin_ns,
             idle_poll_ns: 300_000,
             dsp_poll,
+            inline_completion: false,
+            step_locks: (0..clients).map(|_| StepLock::new()).collect(),
+            reported: (0..clients).map(|_| AtomicU32::new(0)).collect(),
+            sent: (0..clients).map(|_| AtomicU64::new(0)).collect(),
+            inline_errors: Mutex::new((0, None)),
+        }
+    }
+
+    /// Takes client `c`'s step lock if free.
+    pub fn try_lock(&self, c: usize) -> bool {
+        self.step_locks.get(c).is_some_and(StepLock::try_lock)
+    }
+
+    /// Releases client `c`'s step lock; returns whether a notification was deferred
+    /// meanwhile (then the caller looks for work).
+    pub fn unlock(&self, c: usize) -> bool {
+        self.step_locks.get(c).is_some_and(StepLock::unlock)
+    }
+
+    /// Records a deferred notification for client `c` (its dispatcher found the lock held).
+    pub fn note_pending(&self, c: usize) {
+        if let Some(l) = self.step_locks.get(c) {
+            l.notify();
+        }
+    }
+
+    /// The DSP's notification of client `c`: true if the caller must ring the client's
+    /// dispatcher; false if a step holds the lock (with inline completions: a job thread
+    /// that enacts the change itself), in which case the notification is deferred to the
+    /// holder's release.
+    pub fn notify_or_defer(&self, c: usize) -> bool {
+        !self.inline_completion || self.step_locks.get(c).is_none_or(StepLock::notify)
+    }
+
+    /// The token whose completion client `c` reported last.
+    pub fn reported_of(&self, c: usize) -> u32 {
+        self.reported
+            .get(c)
+            .map_or(0, |r| r.load(Ordering::Relaxed))
+    }
+
+    /// Sets it (under the step lock).
+    pub fn set_reported(&self, c: usize, tok: u32) {
+        if let Some(r) = self.reported.get(c) {
+            r.store(tok, Ordering::Relaxed);
+        }
+    }
+
+    /// Messages client `c` has sent.
+    pub fn sent_of(&self, c: usize) -> u64 {
+        self.sent.get(c).map_or(0, |x| x.load(Ordering::Relaxed))
+    }
+
+    /// Counts one more (under the step lock).
+    pub fn count_sent(&self, c: usize) {
+        if let Some(x) = self.sent.get(c) {
+            x.fetch_add(1, Ordering::Relaxed);
         }
     }
 }
