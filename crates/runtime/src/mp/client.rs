@@ -1,6 +1,9 @@
 //! A client CPU of `message-passing` [MP §III-C, operations 2 and 3]: its dispatcher thread
 //! (pinned to the client, above every job) carries out the DSP's decisions and reports its
-//! job's completions. It never touches the scheduling state.
+//! job's completions. It never touches the scheduling state. With inline completion (the
+//! default), a completing job's own thread runs the same step for its completion
+//! ([`complete_inline`]); a per-client step lock ([`super::steplock`]) keeps the client's
+//! side one actor at a time.
 //!
 //! Its step (`sched-begin` … `sched-end`), run when rung by the DSP (a link change: the
 //! runtime's IPI) or by its own job thread (a completion):
