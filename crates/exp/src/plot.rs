@@ -11,6 +11,7 @@
 use crate::config::Experiment;
 use crate::error::ExpError;
 use crate::summary::Row;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
 use std::path::Path;
@@ -127,36 +128,7 @@ fn draw<DB: DrawingBackend>(
         .draw()
         .map_err(err)?;
     for (i, s) in series(e, rows).into_iter().enumerate() {
-        let colour = COLOURS[i % COLOURS.len()];
-        let style = ShapeStyle::from(&colour).stroke_width(2);
-        let marker = i % 3;
-        chart
-            .draw_series(LineSeries::new(s.points.iter().copied(), style))
-            .map_err(err)?
-            .label(s.label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
-        let points = s.points.clone();
-        match marker {
-            0 => {
-                chart
-                    .draw_series(points.iter().map(|&p| Circle::new(p, 4, colour.filled())))
-                    .map_err(err)?;
-            }
-            1 => {
-                chart
-                    .draw_series(
-                        points
-                            .iter()
-                            .map(|&p| TriangleMarker::new(p, 5, colour.filled())),
-                    )
-                    .map_err(err)?;
-            }
-            _ => {
-                chart
-                    .draw_series(points.iter().map(|&p| Cross::new(p, 4, style)))
-                    .map_err(err)?;
-            }
-        }
+        draw_marked_series(&mut chart, i, &s.label, &s.points)?;
     }
     chart
         .configure_series_labels()
@@ -226,6 +198,46 @@ pub struct LineChart {
     pub series: Vec<(String, Vec<(f64, f64)>)>,
 }
 
+/// Series `i` of a chart: a line in the `i`-th colour, its legend entry, and a marker per
+/// point (circle, triangle or cross by `i`, so series stay apart in black and white).
+fn draw_marked_series<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    i: usize,
+    label: &str,
+    points: &[(f64, f64)],
+) -> Result<(), String> {
+    let err = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let colour = COLOURS[i % COLOURS.len()];
+    let style = ShapeStyle::from(&colour).stroke_width(2);
+    chart
+        .draw_series(LineSeries::new(points.iter().copied(), style))
+        .map_err(err)?
+        .label(label)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+    match i % 3 {
+        0 => {
+            chart
+                .draw_series(points.iter().map(|&p| Circle::new(p, 4, colour.filled())))
+                .map_err(err)?;
+        }
+        1 => {
+            chart
+                .draw_series(
+                    points
+                        .iter()
+                        .map(|&p| TriangleMarker::new(p, 5, colour.filled())),
+                )
+                .map_err(err)?;
+        }
+        _ => {
+            chart
+                .draw_series(points.iter().map(|&p| Cross::new(p, 4, style)))
+                .map_err(err)?;
+        }
+    }
+    Ok(())
+}
+
 fn draw_lines<DB: DrawingBackend>(
     root: DrawingArea<DB, plotters::coord::Shift>,
     c: &LineChart,
@@ -267,34 +279,7 @@ fn draw_lines<DB: DrawingBackend>(
         .draw()
         .map_err(err)?;
     for (i, (label, points)) in c.series.iter().enumerate() {
-        let colour = COLOURS[i % COLOURS.len()];
-        let style = ShapeStyle::from(&colour).stroke_width(2);
-        chart
-            .draw_series(LineSeries::new(points.iter().copied(), style))
-            .map_err(err)?
-            .label(label.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
-        match i % 3 {
-            0 => {
-                chart
-                    .draw_series(points.iter().map(|&p| Circle::new(p, 4, colour.filled())))
-                    .map_err(err)?;
-            }
-            1 => {
-                chart
-                    .draw_series(
-                        points
-                            .iter()
-                            .map(|&p| TriangleMarker::new(p, 5, colour.filled())),
-                    )
-                    .map_err(err)?;
-            }
-            _ => {
-                chart
-                    .draw_series(points.iter().map(|&p| Cross::new(p, 4, style)))
-                    .map_err(err)?;
-            }
-        }
+        draw_marked_series(&mut chart, i, label, points)?;
     }
     chart
         .configure_series_labels()

@@ -41,6 +41,23 @@ pub struct Task {
     pub critical_sections: Vec<CriticalSection>,
 }
 
+/// The message for a zero timing field.
+pub const MUST_BE_POSITIVE: &str = "must be greater than zero";
+
+/// The first of a task's timing fields that is zero, by its name in files (`wcet`, `period`,
+/// `deadline`), or `None`. Every engine needs the three positive; the simulator's and the
+/// runtime's task types check them with this, as [`Task::validate`] does.
+pub fn zero_timing_field(
+    wcet: Duration,
+    period: Duration,
+    deadline: Duration,
+) -> Option<&'static str> {
+    [("wcet", wcet), ("period", period), ("deadline", deadline)]
+        .into_iter()
+        .find(|(_, d)| d.is_zero())
+        .map(|(f, _)| f)
+}
+
 impl Task {
     /// A task with the given parameters and no optional attributes, validated.
     ///
@@ -103,20 +120,13 @@ impl Task {
 
     /// Checks the invariants of one task (`index` is used in messages).
     pub fn validate(&self, index: usize) -> Result<(), ModelError> {
-        let positive = |field: &str, d: Duration| {
-            if d.is_zero() {
-                Err(ModelError::InvalidField {
-                    task: self.reference(index),
-                    field: field.to_string(),
-                    message: "must be greater than zero".to_string(),
-                })
-            } else {
-                Ok(())
-            }
-        };
-        positive("wcet", self.wcet)?;
-        positive("period", self.period)?;
-        positive("deadline", self.deadline)?;
+        if let Some(field) = zero_timing_field(self.wcet, self.period, self.deadline) {
+            return Err(ModelError::InvalidField {
+                task: self.reference(index),
+                field: field.to_string(),
+                message: MUST_BE_POSITIVE.to_string(),
+            });
+        }
         if self.wcet > self.deadline {
             return Err(ModelError::WcetExceedsDeadline {
                 task: self.reference(index),

@@ -262,14 +262,8 @@ pub(crate) fn validate_tasks(tasks: &[RtTask]) -> Result<(), RuntimeError> {
                 message: message.to_string(),
             })
         };
-        if t.wcet.is_zero() {
-            return bad("wcet", "must be greater than zero");
-        }
-        if t.period.is_zero() {
-            return bad("period", "must be greater than zero");
-        }
-        if t.deadline.is_zero() {
-            return bad("deadline", "must be greater than zero");
+        if let Some(f) = schedlab_model::task::zero_timing_field(t.wcet, t.period, t.deadline) {
+            return bad(f, schedlab_model::task::MUST_BE_POSITIVE);
         }
         if t.wss.is_some_and(|w| w > (1 << 32)) {
             return bad("wss", "is larger than 4 GiB");

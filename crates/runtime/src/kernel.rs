@@ -35,10 +35,12 @@ use crate::mech::cpuset::RootDomain;
 use crate::mech::sched::{self, Class, ClassGuard};
 use crate::mech::{futex, signals, MechError};
 use crate::overheads::Overheads;
-use crate::run::{account, validate_cpus, wait_finished, RunResult};
+use crate::run::{account, validate_cpus, RunResult};
 use crate::state::RawRecord;
 use crate::tracebuf::TraceBuf;
-use crate::watchdog::{start_and_watch, Flags, Outcome};
+use crate::watchdog::{
+    join_until, setup_outcome, start_and_watch, warn_left_behind, Flags, Outcome,
+};
 use schedlab_model::Time;
 use schedlab_trace::{Event, Kind};
 use std::cell::Cell;
@@ -164,29 +166,6 @@ fn explain_dl(i: usize, e: &MechError, p: Policy, config: &RunConfig, tasks: &[R
         }
         other => format!("task {i}: {other}"),
     }
-}
-
-/// One message for the setup failures of several threads: they usually fail for the same
-/// reason, so the first (by task) is given in full and the others by task number only.
-fn summarize_errors(errs: &mut [String]) -> String {
-    let task_of = |m: &str| -> usize {
-        m.strip_prefix("task ")
-            .and_then(|r| r.split(':').next())
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(usize::MAX)
-    };
-    errs.sort_by_key(|m| task_of(m));
-    let Some((first, rest)) = errs.split_first() else {
-        return String::new();
-    };
-    if rest.is_empty() {
-        return first.clone();
-    }
-    let others: Vec<String> = rest.iter().map(|m| task_of(m).to_string()).collect();
-    format!(
-        "{first} (the threads of tasks {} failed to start too)",
-        others.join(", ")
-    )
 }
 
 /// Runs `tasks` under a kernel baseline (see the module doc). `started` is when the caller
@@ -357,33 +336,16 @@ pub(crate) fn run_kernel(
     env.stop_word.fetch_add(1, Ordering::Release);
     futex::wake(&env.stop_word, u32::MAX);
     let grace_end = monotonic_ns() + config.grace.as_ns();
-    let mut finished = Vec::with_capacity(n);
     let mut left_behind = 0usize;
-    for h in handles {
-        wait_finished(&h, grace_end);
-        if h.is_finished() {
-            match h.join() {
-                Ok(d) => finished.push(d),
-                Err(_) => warnings.push("a job thread panicked".into()),
-            }
-        } else {
-            left_behind += 1;
-        }
-    }
-    if left_behind > 0 {
-        warnings.push(format!(
-            "{left_behind} thread(s) did not finish within the grace period and were left running"
-        ));
-    }
-    let mut errs: Vec<String> = errors.lock().map(|e| e.clone()).unwrap_or_default();
-    if setup_failed {
-        return Err(RuntimeError::Setup(if errs.is_empty() {
-            "not every thread of the run started within 5 s".into()
-        } else {
-            summarize_errors(&mut errs)
-        }));
-    }
-    warnings.extend(errs);
+    let finished = join_until(
+        handles,
+        grace_end,
+        "job thread",
+        &mut warnings,
+        &mut left_behind,
+    );
+    warn_left_behind(left_behind, &mut warnings);
+    setup_outcome(&errors, setup_failed, &mut warnings)?;
     drop(_capture);
 
     let mut clock = env.clock;
@@ -570,27 +532,4 @@ fn task_loop(
         rel = rel.saturating_add(period);
     }
     (Done { buf, records }, outcome)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn setup_failures_are_summarised_by_task() {
-        let mut e = vec![
-            "task 10: b".to_string(),
-            "task 2: a".to_string(),
-            "task 3: c".to_string(),
-        ];
-        assert_eq!(
-            summarize_errors(&mut e),
-            "task 2: a (the threads of tasks 3, 10 failed to start too)"
-        );
-        assert_eq!(
-            summarize_errors(&mut ["task 1: x".to_string()]),
-            "task 1: x"
-        );
-        assert_eq!(summarize_errors(&mut []), "");
-    }
 }

@@ -32,7 +32,9 @@ use crate::mp::dsp::Dsp;
 use crate::mp::MpShared;
 use crate::overheads::Overheads;
 use crate::state::{RawRecord, Sched, TaskSpec, Threads};
-use crate::watchdog::{start_and_watch, Flags, Outcome};
+use crate::watchdog::{
+    join_until, setup_outcome, start_and_watch, warn_left_behind, Flags, Outcome,
+};
 use schedlab_model::{Duration, Time};
 use schedlab_policy::{build, Placement, PolicyTask};
 use schedlab_trace::metrics::{summarize, JobRecord, TaskAcc, TaskMetrics, Totals};
@@ -364,7 +366,7 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
         }
     };
 
-    let mut mp_shared = Arc::new(MpShared::new(
+    let mut mp_state = MpShared::new(
         m.saturating_sub(1) as usize,
         n,
         // The DSP's CPU runs no job: it always spins at least the default margin.
@@ -374,10 +376,11 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
             .max(crate::config::DEFAULT_DSP_SPIN_NS),
         config.release_spin.as_ns(),
         config.dsp_poll,
-    ));
-    if let Some(mp) = Arc::get_mut(&mut mp_shared) {
-        mp.inline_completion = config.arch == Arch::MessagePassing && config.inline_completion;
-    }
+    );
+    mp_state.inline_completion = config.arch == Arch::MessagePassing && config.inline_completion;
+    let mp_shared = Arc::new(mp_state);
+    // Every thread that dispatches jobs reads every control block: one shared list.
+    let all_ctls: Arc<[Arc<JobCtl>]> = ctls.clone().into();
     // Job threads.
     let mut job_handles = Vec::with_capacity(n);
     for (i, t) in tasks.iter().enumerate() {
@@ -392,13 +395,8 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
             failed.clone(),
             mp_shared.clone(),
         );
-        // The other job threads' control blocks, for a completion handled inline (it
-        // dispatches the next job itself); empty otherwise.
-        let peers: Vec<Arc<JobCtl>> = if mp.inline_completion {
-            ctls.clone()
-        } else {
-            Vec::new()
-        };
+        // The control blocks, for a completion handled inline (it dispatches the next job).
+        let peers = all_ctls.clone();
         let body = t.body.clone();
         let (wcet_ns, wss) = (t.wcet.as_ns(), t.wss);
         let cls = class(PRIO_JOB);
@@ -512,7 +510,7 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
         let cpu = w.cpu();
         let (shared, ctls, phys, ready, errors, mp) = (
             shared.clone(),
-            ctls.clone(),
+            all_ctls.clone(),
             phys.clone(),
             ready.clone(),
             errors.clone(),
@@ -576,46 +574,26 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
         b.ring();
     }
     let grace_end = monotonic_ns() + config.grace.as_ns();
-    let mut dispatchers = Vec::new();
     let mut left_behind = 0usize;
-    for h in disp_handles {
-        wait_finished(&h, grace_end);
-        if h.is_finished() {
-            match h.join() {
-                Ok(d) => dispatchers.push(d),
-                Err(_) => warnings.push("a dispatcher panicked".into()),
-            }
-        } else {
-            left_behind += 1;
-        }
-    }
+    let dispatchers = join_until(
+        disp_handles,
+        grace_end,
+        "dispatcher",
+        &mut warnings,
+        &mut left_behind,
+    );
     for c in &ctls {
         c.stop();
     }
-    for h in job_handles {
-        wait_finished(&h, grace_end);
-        if h.is_finished() {
-            if h.join().is_err() {
-                warnings.push("a job thread panicked".into());
-            }
-        } else {
-            left_behind += 1;
-        }
-    }
-    if left_behind > 0 {
-        warnings.push(format!(
-            "{left_behind} thread(s) did not finish within the grace period and were left running (a job body that ignores stop_requested?)"
-        ));
-    }
-    let errs: Vec<String> = errors.lock().map(|e| e.clone()).unwrap_or_default();
-    if setup_failed {
-        return Err(RuntimeError::Setup(if errs.is_empty() {
-            "not every thread of the run started within 5 s".into()
-        } else {
-            errs.join("; ")
-        }));
-    }
-    warnings.extend(errs);
+    join_until(
+        job_handles,
+        grace_end,
+        "job thread",
+        &mut warnings,
+        &mut left_behind,
+    );
+    warn_left_behind(left_behind, &mut warnings);
+    setup_outcome(&errors, setup_failed, &mut warnings)?;
     drop(_capture);
 
     // Drain.
@@ -779,15 +757,6 @@ fn policy_cpus(config: &RunConfig) -> Result<u32, RuntimeError> {
     Ok(k)
 }
 
-/// Waits (polling every millisecond) until `h` finished or CLOCK_MONOTONIC reaches `until`.
-pub(crate) fn wait_finished<T>(h: &std::thread::JoinHandle<T>, until: u64) {
-    while !h.is_finished() && monotonic_ns() < until {
-        crate::mech::clock::sleep_until(monotonic_ns() + 1_000_000);
-    }
-}
-
-/// A live record as a [`JobRecord`] with the simulator's horizon rules: a completion after
-/// the horizon counts as unfinished.
 /// The job records of the jobs released before the horizon, by (task, seq), and the
 /// simulator's per-task and whole-run metrics of them.
 ///

@@ -216,14 +216,8 @@ pub(crate) fn validate_task(index: usize, t: &SimTask) -> Result<(), SimError> {
             message: message.to_string(),
         })
     };
-    if t.wcet.is_zero() {
-        return bad("wcet", "must be greater than zero");
-    }
-    if t.period.is_zero() {
-        return bad("period", "must be greater than zero");
-    }
-    if t.deadline.is_zero() {
-        return bad("deadline", "must be greater than zero");
+    if let Some(f) = schedlab_model::task::zero_timing_field(t.wcet, t.period, t.deadline) {
+        return bad(f, schedlab_model::task::MUST_BE_POSITIVE);
     }
     if let Some(u) = t.utility {
         if !(u.is_finite() && u >= 0.0) {

@@ -41,10 +41,6 @@ pub struct RootDomain {
     pub repaired: Vec<String>,
 }
 
-fn io_err(what: String, e: &std::io::Error) -> MechError {
-    MechError::from_io(what, e)
-}
-
 fn unsupported(message: String) -> MechError {
     MechError::Os {
         what: "give the run's CPUs a root domain of their own".into(),
@@ -56,11 +52,12 @@ fn unsupported(message: String) -> MechError {
 fn read(path: &Path) -> Result<String, MechError> {
     fs::read_to_string(path)
         .map(|s| s.trim().to_string())
-        .map_err(|e| io_err(format!("read {}", path.display()), &e))
+        .map_err(|e| MechError::from_io(format!("read {}", path.display()), &e))
 }
 
 fn write(path: &Path, value: &str) -> Result<(), MechError> {
-    fs::write(path, value).map_err(|e| io_err(format!("write `{value}` to {}", path.display()), &e))
+    fs::write(path, value)
+        .map_err(|e| MechError::from_io(format!("write `{value}` to {}", path.display()), &e))
 }
 
 /// The mount point of the cgroup-v1 cpuset hierarchy, from a mountinfo text.
@@ -127,7 +124,8 @@ fn dismantle(root: &Path, dir: &Path) -> Result<(), MechError> {
             let _ = fs::write(root.join("tasks"), tid);
         }
     }
-    fs::remove_dir(dir).map_err(|e| io_err(format!("remove the cpuset {}", dir.display()), &e))
+    fs::remove_dir(dir)
+        .map_err(|e| MechError::from_io(format!("remove the cpuset {}", dir.display()), &e))
 }
 
 impl RootDomain {
@@ -136,12 +134,12 @@ impl RootDomain {
     /// root cpuset, the machine already partitioned, no permission.
     pub fn isolate(cpus: &[u32]) -> Result<RootDomain, MechError> {
         let mountinfo = fs::read_to_string("/proc/self/mountinfo")
-            .map_err(|e| io_err("read /proc/self/mountinfo".into(), &e))?;
+            .map_err(|e| MechError::from_io("read /proc/self/mountinfo", &e))?;
         let root = cpuset_mount(&mountinfo).ok_or_else(|| {
             unsupported("no cgroup-v1 cpuset hierarchy is mounted (this needs `mount -t cgroup -o cpuset cpuset /sys/fs/cgroup/cpuset`; cgroup-v2 cpuset partitions are not supported yet)".into())
         })?;
         let own = fs::read_to_string("/proc/self/cgroup")
-            .map_err(|e| io_err("read /proc/self/cgroup".into(), &e))?;
+            .map_err(|e| MechError::from_io("read /proc/self/cgroup", &e))?;
         match own_cpuset(&own) {
             Some("/") => {}
             other => {
@@ -183,7 +181,7 @@ impl RootDomain {
         let mems = read(&root.join("cpuset.mems"))?;
         let dir = root.join(format!("{PREFIX}{}", std::process::id()));
         fs::create_dir(&dir)
-            .map_err(|e| io_err(format!("create the cpuset {}", dir.display()), &e))?;
+            .map_err(|e| MechError::from_io(format!("create the cpuset {}", dir.display()), &e))?;
         let domain = RootDomain {
             root,
             dir,
