@@ -42,6 +42,9 @@ pub enum TimeParseError {
     /// The value does not fit in 64 bits of nanoseconds (about 584 years).
     #[error("time `{0}` is too large (the limit is 2^64-1 ns, about 584 years)")]
     Overflow(String),
+    /// A number without a unit where a person gives a time (command line, keyword argument).
+    #[error("time `{0}` needs a unit: write `{0}ms`, `{0}us`, `{0}s` or `{0}ns`")]
+    MissingUnit(String),
 }
 
 const NS_PER_US: u64 = 1_000;
@@ -237,6 +240,23 @@ pub fn parse_ns(text: &str) -> Result<u64, TimeParseError> {
     u64::try_from(ns).map_err(|_| overflow())
 }
 
+/// Parses a time that a person typed on a command line or passed as a keyword argument
+/// (`--duration`, `duration=`, generator ranges): like [`parse_ns`], but a bare number is an
+/// error that suggests a unit, so `--duration 10` can never mean 10 ns by accident. Files keep
+/// bare integers as nanoseconds ([`parse_ns`]).
+pub fn parse_ns_with_unit(text: &str) -> Result<u64, TimeParseError> {
+    let s = text.trim();
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_digit() || c == '.' || c == '_') {
+        return Err(TimeParseError::MissingUnit(s.to_string()));
+    }
+    parse_ns(s)
+}
+
+/// [`parse_ns_with_unit`] as a [`Duration`].
+pub fn parse_duration_with_unit(text: &str) -> Result<Duration, TimeParseError> {
+    parse_ns_with_unit(text).map(Duration)
+}
+
 /// Formats nanoseconds in the largest unit in which the value is at least 1, exactly.
 pub fn format_ns(ns: u64) -> String {
     let (scale, unit) = if ns >= NS_PER_S {
@@ -299,6 +319,29 @@ mod tests {
         assert_eq!(parse_ns("0.000000001s"), Ok(1));
         assert_eq!(parse_ns(".5us"), Ok(500));
         assert_eq!(parse_ns("1_000us"), Ok(1_000_000));
+    }
+
+    #[test]
+    fn user_times_need_a_unit() {
+        assert_eq!(parse_ns_with_unit("10ms"), Ok(10_000_000));
+        assert_eq!(parse_ns_with_unit(" 7ns"), Ok(7));
+        assert_eq!(
+            parse_ns_with_unit("10"),
+            Err(TimeParseError::MissingUnit("10".into()))
+        );
+        assert_eq!(
+            parse_ns_with_unit("1.5").unwrap_err().to_string(),
+            "time `1.5` needs a unit: write `1.5ms`, `1.5us`, `1.5s` or `1.5ns`"
+        );
+        assert!(matches!(parse_ns_with_unit(""), Err(TimeParseError::Empty)));
+        assert!(matches!(
+            parse_ns_with_unit("-3"),
+            Err(TimeParseError::Negative(_))
+        ));
+        assert_eq!(
+            parse_duration_with_unit("2s"),
+            Ok(Duration::from_ns(2_000_000_000))
+        );
     }
 
     #[test]
