@@ -1,23 +1,29 @@
 """schedlab: a laboratory for multicore real-time scheduling.
 
 Generate task sets, analyse them with every classic schedulability test, simulate them, and
-run them on Linux under user-space schedulers. The heavy lifting is Rust (``schedlab._native``);
-this package is the Python face of the same code the ``schedlab`` CLI uses, with the same test
-names, the same file format and the same error messages.
+run them on Linux under user-space schedulers. The heavy lifting is Rust (``schedlab._native``):
+task sets are held in Rust, results are built directly as Python objects, the GIL is released
+while anything is computed, and the batch calls (``analyze_many``, ``simulate_many``) use every
+core. This package is the Python face of the same code the ``schedlab`` CLI uses, with the same
+test names, the same file format and the same error messages.
 
 >>> import schedlab
 >>> ts = schedlab.TaskSet([{"name": "a", "wcet": "2ms", "period": "10ms"},
 ...                        {"name": "b", "wcet": "3ms", "period": "15ms"}])
->>> schedlab.analyze(ts, cpus=2, tests=["gedf-gfb"])[0].schedulable
+>>> schedlab.analyze(ts, cpus=2, tests="gedf-gfb").schedulable
 True
 """
 
-from ._native import Error
-from .taskset import Task, TaskSet, load
-from .analysis import Result, analyze, tests
+from ._native import Error, __version__
+from .taskset import Task, TaskSet, load, parse
+from .analysis import Result, analyze, analyze_many, tests
 from .generate import generate, utilizations
-from .simulation import simulate
+from .simulation import simulate, simulate_many
 from .runtime import run
 from . import experiment
 
-__all__ = ["Error", "Task", "TaskSet", "load", "Result", "analyze", "tests", "generate", "utilizations", "simulate", "run", "experiment"]
+__all__ = [
+    "Error", "__version__", "Task", "TaskSet", "load", "parse", "Result", "analyze",
+    "analyze_many", "tests", "generate", "utilizations", "simulate", "simulate_many", "run",
+    "experiment",
+]

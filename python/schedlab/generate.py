@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import List, Optional
 
 import numpy as np
@@ -34,19 +33,11 @@ def generate(
 
     ``periods``: ``uniform:A..B[/G]``, ``loguniform:A..B[/G]``, ``set:…``, ``harmonic``,
     ``automotive``. ``deadlines``: ``implicit``, ``constrained``, ``arbitrary``. Each returned
-    set has ``.realised_utilization`` (after integer rounding of C).
+    set has ``.realised_utilization`` (after integer rounding of C). The sets are native
+    :class:`TaskSet` objects, made in Rust with the GIL released.
     """
-    raw = json.loads(
-        _native.generate(tasks, utilization, util_method, util_dist, grow, periods, deadlines,
-                         rounding, seed, count)
-    )
-    out = []
-    for doc in raw:
-        u = doc.pop("utilization")
-        ts = TaskSet._from_canonical_json(json.dumps(doc))
-        ts.realised_utilization = u
-        out.append(ts)
-    return out
+    return _native.generate(tasks, utilization, util_method, util_dist, grow, periods,
+                            deadlines, rounding, seed, count)
 
 
 def utilizations(method: str, n: int, total: float, seed: int = 1, index: int = 0) -> np.ndarray:

@@ -134,13 +134,8 @@ fn run_file(
     let started = Instant::now();
     let all = schedlab_exp::chunks(experiment);
     let pending = store.pending(&all)?.len();
-    if pending < all.len() {
-        eprintln!(
-            "resuming {}: {} of {} chunks already stored",
-            out.display(),
-            all.len() - pending,
-            all.len()
-        );
+    if let Some(note) = schedlab_exp::resume_note(out, all.len(), pending) {
+        eprintln!("{note}");
     }
     let progress = |p: &Progress| show(&bar, p);
     let outcome = run_local(
@@ -156,9 +151,7 @@ fn run_file(
     let elapsed = started.elapsed().as_secs_f64();
     match outcome {
         RunOutcome::Interrupted { done, total } => {
-            eprintln!(
-                "stopped after {done} of {total} chunks ({elapsed:.1} s); rerun the same command to resume"
-            );
+            eprintln!("{}", schedlab_exp::stopped_note(done, total, elapsed));
             Ok(ExitCode::from(130))
         }
         RunOutcome::Finished => {

@@ -1,8 +1,9 @@
-//! The files a run can leave behind, the same for `simulate` and `run`: the per-job CSV, the
-//! binary trace, a Perfetto/Chrome trace-event JSON and a Gantt chart (SVG).
+//! The files a run can leave behind, the same for `simulate` and `run`: the per-job CSV, and
+//! the trace-derived files (binary trace, Perfetto JSON, Gantt SVG) that
+//! `schedlab_trace::outputs` writes for the CLI and Python alike.
 
 use anyhow::{Context, Result};
-use schedlab_trace::gantt::{to_svg, GanttOptions};
+use schedlab_trace::outputs::TraceOutputs;
 use schedlab_trace::{Event, Meta};
 use std::path::PathBuf;
 
@@ -15,9 +16,17 @@ pub(crate) struct RunFiles<'a> {
 }
 
 impl RunFiles<'_> {
+    fn trace_outputs(&self) -> TraceOutputs<'_> {
+        TraceOutputs {
+            trace: self.trace.as_deref(),
+            perfetto: self.perfetto.as_deref(),
+            gantt: self.gantt.as_deref(),
+        }
+    }
+
     /// Whether any file needs the trace (the engine then records it).
     pub(crate) fn need_trace(&self) -> bool {
-        self.trace.is_some() || self.perfetto.is_some() || self.gantt.is_some()
+        self.trace_outputs().wanted()
     }
 
     /// Writes the files asked for; `jobs_csv` renders the CSV only if it is asked for.
@@ -27,25 +36,11 @@ impl RunFiles<'_> {
         trace: &[Event],
         jobs_csv: impl FnOnce() -> String,
     ) -> Result<()> {
-        let write = |path: &PathBuf, text: String| {
-            std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
-        };
         if let Some(path) = self.jobs_csv {
-            write(path, jobs_csv())?;
-        }
-        if let Some(path) = self.trace {
-            schedlab_trace::file::write_file(path, meta, trace)
+            std::fs::write(path, jobs_csv())
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
-        if let Some(path) = self.perfetto {
-            write(
-                path,
-                schedlab_trace::perfetto::to_perfetto_string(meta, trace),
-            )?;
-        }
-        if let Some(path) = self.gantt {
-            write(path, to_svg(meta, trace, &GanttOptions::default()))?;
-        }
+        self.trace_outputs().write(meta, trace)?;
         Ok(())
     }
 }

@@ -27,5 +27,5 @@ pub mod summary;
 pub use chunk::{chunks, evaluate_chunk, Chunk, Outcome, SetResult};
 pub use config::{Cell, EvalKind, Evaluation, Experiment, Variable};
 pub use error::{ExpError, Problem, Problems};
-pub use runner::{run_local, Progress, RunOptions, RunOutcome};
+pub use runner::{resume_note, run_local, stopped_note, Progress, RunOptions, RunOutcome};
 pub use store::{Manifest, Store};

@@ -121,6 +121,25 @@ impl Tracker {
     }
 }
 
+/// What a run that resumes an output folder says first, the same words from the CLI (on
+/// stderr) and from Python (a `ResumeWarning`): `None` when no chunk is stored yet.
+pub fn resume_note(dir: &std::path::Path, total: usize, pending: usize) -> Option<String> {
+    (pending < total).then(|| {
+        format!(
+            "resuming {}: {} of {total} chunks already stored",
+            dir.display(),
+            total - pending
+        )
+    })
+}
+
+/// What a run stopped on request says: how far it got and how to go on.
+pub fn stopped_note(done: usize, total: usize, seconds: f64) -> String {
+    format!(
+        "stopped after {done} of {total} chunks ({seconds:.1} s); rerun the same command to resume"
+    )
+}
+
 /// Computes and stores every chunk of `e` not yet in `store`.
 pub fn run_local(
     e: &Experiment,
@@ -164,4 +183,23 @@ pub fn run_local(
             total: all.len(),
         }
     })
+}
+
+#[cfg(test)]
+mod note_tests {
+    use super::*;
+
+    #[test]
+    fn notes_say_how_far_a_run_got() {
+        let dir = std::path::Path::new("out/x");
+        assert_eq!(resume_note(dir, 12, 12), None);
+        assert_eq!(
+            resume_note(dir, 12, 5).as_deref(),
+            Some("resuming out/x: 7 of 12 chunks already stored")
+        );
+        assert_eq!(
+            stopped_note(3, 12, 1.26),
+            "stopped after 3 of 12 chunks (1.3 s); rerun the same command to resume"
+        );
+    }
 }

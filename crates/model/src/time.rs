@@ -246,7 +246,10 @@ pub fn parse_ns(text: &str) -> Result<u64, TimeParseError> {
 /// bare integers as nanoseconds ([`parse_ns`]).
 pub fn parse_ns_with_unit(text: &str) -> Result<u64, TimeParseError> {
     let s = text.trim();
-    if !s.is_empty() && s.chars().all(|c| c.is_ascii_digit() || c == '.' || c == '_') {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == '_')
+    {
         return Err(TimeParseError::MissingUnit(s.to_string()));
     }
     parse_ns(s)

@@ -1,14 +1,14 @@
-//! Generators for Python: the same specification strings as `schedlab gen`.
+//! Generators for Python: the same specification strings as `schedlab gen`; the sets come
+//! back as native task sets.
 
-use crate::{convert, err};
+use crate::err;
+use crate::taskset::PyTaskSet;
 use pyo3::prelude::*;
 use schedlab_gen::util_vec::VecMethod;
 use schedlab_gen::{rng, DeadlineSpec, GenSpec, PeriodDist, Rounding, Shape, UtilDist};
-use schedlab_model::file::TaskFile;
-use serde_json::Value;
 
-/// Generates `count` task sets (or, with `grow`, `count` growing sequences, flattened);
-/// returns JSON text: a list of `{"tasks": …, "utilization": realised}` objects.
+/// Generates `count` task sets (or, with `grow`, `count` growing sequences, flattened), each
+/// with its realised utilization.
 #[pyfunction]
 #[pyo3(signature = (tasks=None, utilization=None, util_method="uunifast-discard", util_dist=None,
                     grow=None, periods="loguniform:10ms..1000ms/1ms", deadlines="implicit",
@@ -26,7 +26,7 @@ pub(crate) fn generate(
     rounding: &str,
     seed: u64,
     count: u64,
-) -> PyResult<String> {
+) -> PyResult<Vec<PyTaskSet>> {
     let dist = util_dist.map(UtilDist::parse).transpose().map_err(err)?;
     let shape = match (grow, tasks, utilization, dist) {
         (Some(start), None, Some(limit), Some(dist)) => Shape::Grow { start, limit, dist },
@@ -49,17 +49,14 @@ pub(crate) fn generate(
         .seed(seed);
     let generator = spec.generator().map_err(err)?;
     let growing = matches!(spec.shape, Shape::Grow { .. });
-    let out: Result<Vec<Value>, String> = py.allow_threads(|| {
+    py.allow_threads(|| {
         let mut out = Vec::new();
         let mut push = |set: schedlab_gen::GeneratedSet| {
-            let mut v = convert::canonical(&TaskFile {
+            out.push(PyTaskSet {
                 tasks: set.tasks,
                 platform: None,
+                realised_utilization: Some(set.utilization),
             });
-            if let Some(o) = v.as_object_mut() {
-                o.insert("utilization".into(), set.utilization.into());
-            }
-            out.push(v);
         };
         for k in 0..count {
             if growing {
@@ -70,9 +67,9 @@ pub(crate) fn generate(
                 push(generator.generate(k).map_err(|e| e.to_string())?);
             }
         }
-        Ok(out)
-    });
-    Ok(Value::from(out.map_err(err)?).to_string())
+        Ok::<_, String>(out)
+    })
+    .map_err(err)
 }
 
 /// A utilization vector by `method` (uunifast, uunifast-discard[:LO..HI], randfixedsum[:LO..HI],

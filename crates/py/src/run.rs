@@ -1,57 +1,30 @@
-//! The runtime for Python: `schedlab.run`, the same options and JSON as `schedlab run`
-//! (docs/runtime.md). The GIL is released while the run lasts.
+//! The runtime for Python: `schedlab.run`, the same options, JSON fields and output files as
+//! `schedlab run` (docs/runtime.md). The GIL is released while the run lasts.
 
-use crate::convert::jobs_table;
-use crate::{err, parse_json, platform_and_priorities};
+use crate::args::{cpus_or_platform, duration_arg, duration_or, Cpus};
+use crate::err;
+use crate::pyvalue::to_py;
+use crate::taskset::taskset_of;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use schedlab_analysis::placement::policy_inputs;
+use schedlab_analysis::Priorities;
 use schedlab_model::Duration;
 use schedlab_policy::Placement;
 use schedlab_runtime::config::{RtTask, RunConfig};
 use schedlab_runtime::front::{arch_by_name, primary_key, run_taskset, summary_json};
 use schedlab_runtime::mech::sched::allowed_cpus;
+use schedlab_trace::outputs::TraceOutputs;
+use std::path::PathBuf;
 
-/// Runs a task set (JSON text) for real; returns JSON text: the summary of `schedlab run
-/// --format json` plus `"jobs_table"`, the per-job records as columns (when `jobs`).
-#[pyfunction]
-#[pyo3(signature = (text, cpus=None, cpu_list=None, policy="gedf", arch="global-lock",
-                    lock="ticket", duration="1s", priorities="dm", partition="ffd",
-                    release_spin="0", allow_non_rt=false, jobs=true, trace=None,
-                    background_load=None, dsp_poll=true, dl_margin="500us",
-                    dl_cpuset=false, inline_completion=true))]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn run(
-    py: Python<'_>,
-    text: &str,
-    cpus: Option<u32>,
-    cpu_list: Option<Vec<u32>>,
-    policy: &str,
-    arch: &str,
-    lock: &str,
-    duration: &str,
-    priorities: &str,
-    partition: &str,
-    release_spin: &str,
-    allow_non_rt: bool,
-    jobs: bool,
-    trace: Option<&str>,
-    background_load: Option<&str>,
-    dsp_poll: bool,
-    dl_margin: &str,
-    dl_cpuset: bool,
-    inline_completion: bool,
-) -> PyResult<String> {
-    let f = parse_json(text)?;
-    let cpus = cpus.or(cpu_list.as_ref().map(|l| l.len() as u32));
-    let (m, priorities) = platform_and_priorities(&f, cpus, priorities)?;
-    let cpu_list = match cpu_list {
-        Some(l) if l.len() as u32 != m => {
-            return Err(err(format!(
-                "cpu_list names {} CPUs but cpus is {m}",
-                l.len()
-            )))
-        }
-        Some(l) => l,
+/// The physical CPUs of the run: `cpu_list`, or the first `m` this process may use.
+fn physical_cpus(m: u32, cpu_list: Option<Vec<u32>>) -> PyResult<Vec<u32>> {
+    match cpu_list {
+        Some(l) if l.len() as u32 != m => Err(err(format!(
+            "cpu_list names {} CPUs but cpus is {m}",
+            l.len()
+        ))),
+        Some(l) => Ok(l),
         None => {
             let allowed = allowed_cpus().map_err(err)?;
             if (allowed.len() as u32) < m {
@@ -60,15 +33,58 @@ pub(crate) fn run(
                     allowed.len()
                 )));
             }
-            allowed.into_iter().take(m as usize).collect()
+            Ok(allowed.into_iter().take(m as usize).collect())
         }
+    }
+}
+
+/// Runs a task set for real; returns the summary of `schedlab run --format json` plus
+/// `"jobs_table"`, the per-job records as numpy columns (when `jobs`), and writes the files
+/// asked for (`trace`, `gantt`, `perfetto`, `jobs_csv`).
+#[pyfunction]
+#[pyo3(signature = (taskset, cpus=None, cpu_list=None, policy="gedf", arch="global-lock",
+                    lock="ticket", duration=None, priorities="dm", partition="ffd",
+                    release_spin=None, allow_non_rt=false, jobs=true, trace=None,
+                    background_load=None, dsp_poll=true, dl_margin=None,
+                    dl_cpuset=false, inline_completion=true, gantt=None, perfetto=None,
+                    jobs_csv=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run<'py>(
+    py: Python<'py>,
+    taskset: &Bound<'py, PyAny>,
+    cpus: Option<Cpus>,
+    cpu_list: Option<Vec<u32>>,
+    policy: &str,
+    arch: &str,
+    lock: &str,
+    duration: Option<&Bound<'py, PyAny>>,
+    priorities: &str,
+    partition: &str,
+    release_spin: Option<&Bound<'py, PyAny>>,
+    allow_non_rt: bool,
+    jobs: bool,
+    trace: Option<PathBuf>,
+    background_load: Option<&str>,
+    dsp_poll: bool,
+    dl_margin: Option<&Bound<'py, PyAny>>,
+    dl_cpuset: bool,
+    inline_completion: bool,
+    gantt: Option<PathBuf>,
+    perfetto: Option<PathBuf>,
+    jobs_csv: Option<PathBuf>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let set = taskset_of(taskset)?;
+    let set = set.get();
+    let listed = cpu_list.as_ref().map(|l| l.len() as u32);
+    let m = cpus_or_platform(cpus.or(listed.map(Cpus)), set.platform_cpus())?;
+    let priorities = Priorities::parse(priorities).map_err(err)?;
+    let cpu_list = physical_cpus(m, cpu_list)?;
+    let duration = duration_or("duration", duration, Duration::from_ns(1_000_000_000))?;
+    let release_spin = duration_or("release_spin", release_spin, Duration::ZERO)?;
+    let dl_margin = match dl_margin.filter(|d| !d.is_none()) {
+        Some(d) => duration_arg("dl_margin", d)?,
+        None => Duration::from_ns(500_000),
     };
-    let duration: Duration = duration
-        .parse()
-        .map_err(|e| err(format!("duration: {e}")))?;
-    let release_spin: Duration = release_spin
-        .parse()
-        .map_err(|e| err(format!("release_spin: {e}")))?;
     let arch = arch_by_name(arch, lock).map_err(err)?;
     // Under the kernel baselines the kernel schedules: the run is named after them (as the CLI).
     let policy = if arch.is_kernel() {
@@ -76,38 +92,47 @@ pub(crate) fn run(
     } else {
         policy
     };
-    let inputs = policy_inputs(policy, &f.tasks, m, partition, None, priorities).map_err(err)?;
+    let tasks = &set.tasks;
+    let inputs = policy_inputs(policy, tasks, m, partition, None, priorities).map_err(err)?;
     let (ranks, placement) = (inputs.ranks, inputs.placement.map(Placement::from));
-    let mut config = RunConfig::new(cpu_list, arch, policy, f.tasks.len(), duration);
+    let mut config = RunConfig::new(cpu_list, arch, policy, tasks.len(), duration);
     config.ranks = ranks;
     config.placement = placement;
     config.allow_non_rt = allow_non_rt;
     config.release_spin = release_spin;
     config.dsp_poll = dsp_poll;
-    config.dl_margin = dl_margin
-        .parse()
-        .map_err(|e| err(format!("dl_margin: {e}")))?;
+    config.dl_margin = dl_margin;
     config.dl_cpuset = dl_cpuset;
     config.inline_completion = inline_completion;
     config.background_load = background_load
         .map(schedlab_model::size::parse_bytes)
         .transpose()
         .map_err(|e| err(format!("background_load: {e}")))?;
-    let tasks = f.tasks;
-    let (result, meta) = py
-        .allow_threads(|| run_taskset(&tasks, &config))
+    let outputs = TraceOutputs {
+        trace: trace.as_deref(),
+        perfetto: perfetto.as_deref(),
+        gantt: gantt.as_deref(),
+    };
+    let result = py
+        .allow_threads(|| -> Result<_, String> {
+            let (result, meta) = run_taskset(tasks, &config).map_err(|e| e.to_string())?;
+            outputs
+                .write(&meta, &result.trace)
+                .map_err(|e| e.to_string())?;
+            if let Some(path) = &jobs_csv {
+                std::fs::write(path, schedlab_trace::metrics::jobs_csv(&result.jobs))
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            }
+            Ok(result)
+        })
         .map_err(err)?;
-    if let Some(path) = trace {
-        schedlab_trace::file::write_file(std::path::Path::new(path), &meta, &result.trace)
-            .map_err(|e| err(format!("{path}: {e}")))?;
-    }
     let rt: Vec<RtTask> = tasks.iter().map(RtTask::from).collect();
     let key = primary_key(policy, &rt, &config.ranks);
-    let mut summary = summary_json(&result, &config, &key);
+    let summary = to_py(py, &summary_json(&result, &config, &key))?;
     if jobs {
-        if let Some(o) = summary.as_object_mut() {
-            o.insert("jobs_table".into(), jobs_table(&result.jobs));
-        }
+        summary
+            .downcast::<PyDict>()?
+            .set_item("jobs_table", crate::simulate::jobs_table(py, &result.jobs)?)?;
     }
-    Ok(summary.to_string())
+    Ok(summary)
 }

@@ -3,7 +3,8 @@
 //! The trace event vocabulary shared by the simulator and the runtime ([`Event`], [`Kind`]),
 //! the `.trace` file format ([`file`](mod@file), specified byte by byte in `docs/traces.md`), execution
 //! intervals ([`intervals`]) and the exports built on them: Perfetto / Chrome trace-event JSON
-//! ([`perfetto`]) and Gantt charts as SVG ([`gantt`]).
+//! ([`perfetto`]) and Gantt charts as SVG ([`gantt`]), and the files a run leaves behind
+//! ([`outputs`]).
 //!
 //! ```
 //! use schedlab_trace::{file, gantt, perfetto, Event, Kind, Meta, NO_CPU};
@@ -28,6 +29,7 @@ pub mod file;
 pub mod gantt;
 pub mod intervals;
 pub mod metrics;
+pub mod outputs;
 pub mod perfetto;
 
 pub use event::{Event, Kind, NO_CPU};

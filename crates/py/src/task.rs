@@ -1,0 +1,286 @@
+//! `schedlab.Task`: one sporadic task held in Rust (a `schedlab_model::Task`), immutable and
+//! hashable. Built with the fields of the task-file schema (times as integer ns or strings
+//! with a unit) and checked by the file validator, so a `Task` is always valid; its attributes
+//! give times in integer nanoseconds.
+
+use crate::err;
+use crate::pyvalue::{to_py, to_value};
+use pyo3::basic::CompareOp;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString, PyTuple};
+use pyo3::IntoPyObjectExt;
+use schedlab_model::file;
+use schedlab_model::{Task, TaskRef};
+use serde_json::{json, Map, Value};
+use std::hash::{Hash, Hasher};
+
+/// A sporadic task (C, D, T) with its optional attributes; times in integer nanoseconds.
+#[pyclass(frozen, name = "Task", module = "schedlab._native")]
+pub(crate) struct PyTask {
+    pub(crate) task: Task,
+}
+
+/// The task as a task-file object with integer times and sizes (`offset` only if non-zero
+/// unless `with_offset`), the form the file validator reads back to the same task.
+pub(crate) fn task_value(t: &Task, with_offset: bool) -> Value {
+    let mut m = Map::new();
+    if let Some(n) = &t.name {
+        m.insert("name".into(), Value::from(n.as_str()));
+    }
+    m.insert("wcet".into(), Value::from(t.wcet.as_ns()));
+    m.insert("period".into(), Value::from(t.period.as_ns()));
+    m.insert("deadline".into(), Value::from(t.deadline.as_ns()));
+    if with_offset || !t.offset.is_zero() {
+        m.insert("offset".into(), Value::from(t.offset.as_ns()));
+    }
+    let optional = [
+        ("priority", t.priority.map(Value::from)),
+        ("utility", t.utility.map(Value::from)),
+        ("wss", t.wss.map(Value::from)),
+        ("cpu", t.cpu.map(Value::from)),
+        ("cluster", t.cluster.map(Value::from)),
+        ("affinity", t.affinity.clone().map(Value::from)),
+    ];
+    for (key, value) in optional {
+        if let Some(v) = value {
+            m.insert(key.into(), v);
+        }
+    }
+    Value::Object(m)
+}
+
+/// Rewrites the validator's "task 0 (`name`)" (the task's place in a one-task file) as
+/// "Task (`name`)": a lone task has no index yet.
+fn lone_task_message(message: &str, name: Option<&str>) -> String {
+    let place = TaskRef {
+        index: 0,
+        name: name.map(str::to_owned),
+    }
+    .to_string();
+    match message.strip_prefix(&place) {
+        Some(rest) => format!("Task{}", &place["task 0".len()..]) + rest,
+        None => message.to_owned(),
+    }
+}
+
+#[pymethods]
+impl PyTask {
+    #[new]
+    #[pyo3(signature = (wcet, period, deadline=None, name=None, offset=None, priority=None,
+                        utility=None, wss=None, cpu=None, cluster=None, affinity=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        wcet: &Bound<'_, PyAny>,
+        period: &Bound<'_, PyAny>,
+        deadline: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        offset: Option<&Bound<'_, PyAny>>,
+        priority: Option<&Bound<'_, PyAny>>,
+        utility: Option<&Bound<'_, PyAny>>,
+        wss: Option<&Bound<'_, PyAny>>,
+        cpu: Option<&Bound<'_, PyAny>>,
+        cluster: Option<&Bound<'_, PyAny>>,
+        affinity: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyTask> {
+        let given = [
+            ("name", name),
+            ("wcet", Some(wcet)),
+            ("period", Some(period)),
+            ("deadline", deadline),
+            ("offset", offset),
+            ("priority", priority),
+            ("utility", utility),
+            ("wss", wss),
+            ("cpu", cpu),
+            ("cluster", cluster),
+            ("affinity", affinity),
+        ];
+        let label = name
+            .and_then(|n| n.downcast::<PyString>().ok())
+            .and_then(|s| s.to_cow().ok().map(|c| c.into_owned()));
+        let mut fields = Map::new();
+        for (key, value) in given {
+            let Some(value) = value.filter(|v| !v.is_none()) else {
+                continue;
+            };
+            let value = to_value(value).map_err(|e| {
+                err(lone_task_message(
+                    &format!(
+                        "task 0{}: field `{key}`: {e}",
+                        name_suffix(label.as_deref())
+                    ),
+                    label.as_deref(),
+                ))
+            })?;
+            fields.insert(key.into(), value);
+        }
+        let doc = json!({ "tasks": [Value::Object(fields)] });
+        let parsed = file::from_value(&doc)
+            .map_err(|e| err(lone_task_message(&e.to_string(), label.as_deref())))?;
+        let task = parsed
+            .tasks
+            .first()
+            .cloned()
+            .ok_or_else(|| err("no task was read"))?;
+        Ok(PyTask { task })
+    }
+
+    /// Worst-case execution time C (ns).
+    #[getter]
+    fn wcet(&self) -> u64 {
+        self.task.wcet.as_ns()
+    }
+    /// Period or minimum inter-arrival time T (ns).
+    #[getter]
+    fn period(&self) -> u64 {
+        self.task.period.as_ns()
+    }
+    /// Relative deadline D (ns).
+    #[getter]
+    fn deadline(&self) -> u64 {
+        self.task.deadline.as_ns()
+    }
+    /// The task's name, if it has one.
+    #[getter]
+    fn name(&self) -> Option<&str> {
+        self.task.name.as_deref()
+    }
+    /// Release offset of the first job (ns).
+    #[getter]
+    fn offset(&self) -> u64 {
+        self.task.offset.as_ns()
+    }
+    /// Fixed priority for `priorities="given"` (smaller = higher).
+    #[getter]
+    fn priority(&self) -> Option<u32> {
+        self.task.priority
+    }
+    /// Utility of a job that meets its deadline.
+    #[getter]
+    fn utility(&self) -> Option<f64> {
+        self.task.utility
+    }
+    /// Working-set size in bytes.
+    #[getter]
+    fn wss(&self) -> Option<u64> {
+        self.task.wss
+    }
+    /// CPU for partitioned policies (0-based).
+    #[getter]
+    fn cpu(&self) -> Option<u32> {
+        self.task.cpu
+    }
+    /// Cluster for clustered policies (0-based).
+    #[getter]
+    fn cluster(&self) -> Option<u32> {
+        self.task.cluster
+    }
+    /// CPUs the task may run on (`None`: all).
+    #[getter]
+    fn affinity(&self) -> Option<Vec<u32>> {
+        self.task.affinity.clone()
+    }
+    /// C / T.
+    #[getter]
+    fn utilization(&self) -> f64 {
+        self.task.utilization()
+    }
+    /// C / min(D, T).
+    #[getter]
+    fn density(&self) -> f64 {
+        self.task.density()
+    }
+
+    /// The task-file form of this task (integer ns; omits unset optional fields).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &task_value(&self.task, false))
+    }
+
+    /// A copy with some fields changed (keyword arguments as for the constructor).
+    #[pyo3(signature = (**changes))]
+    fn replace<'py>(
+        &self,
+        py: Python<'py>,
+        changes: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let kwargs = self.to_dict(py)?.downcast_into::<PyDict>()?;
+        if let Some(changes) = changes {
+            kwargs.update(changes.as_mapping())?;
+        }
+        py.get_type::<PyTask>().call((), Some(&kwargs))
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let t = &self.task;
+        let opt = |v: Option<String>| v.unwrap_or_else(|| "None".into());
+        let name = match &t.name {
+            Some(n) => PyString::new(py, n).repr()?.to_string(),
+            None => "None".into(),
+        };
+        Ok(format!(
+            "Task(wcet={}, period={}, deadline={}, name={name}, offset={}, priority={}, utility={}, wss={}, cpu={}, cluster={}, affinity={})",
+            t.wcet.as_ns(),
+            t.period.as_ns(),
+            t.deadline.as_ns(),
+            t.offset.as_ns(),
+            opt(t.priority.map(|p| p.to_string())),
+            opt(t.utility.map(|u| PyFloatRepr(u).to_string())),
+            opt(t.wss.map(|w| w.to_string())),
+            opt(t.cpu.map(|c| c.to_string())),
+            opt(t.cluster.map(|c| c.to_string())),
+            opt(t.affinity.as_ref().map(|a| format!("{a:?}"))),
+        ))
+    }
+
+    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<PyObject> {
+        let py = other.py();
+        let Ok(other) = other.downcast::<PyTask>() else {
+            return Ok(py.NotImplemented());
+        };
+        let equal = self.task == other.get().task;
+        match op {
+            CompareOp::Eq => equal.into_py_any(py),
+            CompareOp::Ne => (!equal).into_py_any(py),
+            _ => Ok(py.NotImplemented()),
+        }
+    }
+
+    fn __hash__(&self) -> u64 {
+        let t = &self.task;
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (t.wcet, t.period, t.deadline, t.offset, &t.name).hash(&mut h);
+        (t.priority, t.utility.map(f64::to_bits), t.wss).hash(&mut h);
+        (t.cpu, t.cluster, &t.affinity).hash(&mut h);
+        h.finish()
+    }
+
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let kwargs = self.to_dict(py)?;
+        let cls = py.get_type::<PyTask>();
+        let restore = py
+            .import("functools")?
+            .getattr("partial")?
+            .call((cls,), Some(kwargs.downcast::<PyDict>()?))?;
+        Ok((restore, PyTuple::empty(py)))
+    }
+}
+
+fn name_suffix(name: Option<&str>) -> String {
+    name.map(|n| format!(" (`{n}`)")).unwrap_or_default()
+}
+
+/// A float as Python prints it (`0.5`, `2.0`).
+struct PyFloatRepr(f64);
+
+impl std::fmt::Display for PyFloatRepr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.is_finite() && self.0.fract() == 0.0 && self.0.abs() < 1e16 {
+            write!(f, "{:.1}", self.0)
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}

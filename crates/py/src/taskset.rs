@@ -1,0 +1,466 @@
+//! `schedlab.TaskSet`: an ordered, validated task set held in Rust (a
+//! `schedlab_model::TaskSet` plus an optional platform), so that analysis and simulation read
+//! it in place. Built from task dicts (through the model's file validator: the same checks
+//! and messages as files), from [`PyTask`]s, from a whole task-file document, from numpy arrays
+//! ([`crate::arrays`]) or from files and text.
+
+use crate::args::Cpus;
+use crate::err;
+use crate::pyvalue::{to_py, to_value};
+use crate::task::task_value;
+pub(crate) use crate::task::PyTask;
+use numpy::{IntoPyArray, PyArray1};
+use pyo3::basic::CompareOp;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PySlice, PyString, PyTuple};
+use pyo3::IntoPyObjectExt;
+use schedlab_model::file::{self, Format, TaskFile};
+use schedlab_model::{Duration, ModelError, Platform, Task, TaskRef, TaskSet};
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+
+/// An ordered, validated set of tasks, optionally with a platform (`cpus`).
+#[pyclass(frozen, sequence, name = "TaskSet", module = "schedlab._native")]
+pub(crate) struct PyTaskSet {
+    pub(crate) tasks: TaskSet,
+    pub(crate) platform: Option<Platform>,
+    /// Σ C/T after rounding, for generated sets (`None` otherwise).
+    pub(crate) realised_utilization: Option<f64>,
+}
+
+impl PyTaskSet {
+    pub(crate) fn of_file(f: TaskFile) -> PyTaskSet {
+        PyTaskSet {
+            tasks: f.tasks,
+            platform: f.platform,
+            realised_utilization: None,
+        }
+    }
+
+    /// The platform's CPU count, if the set carries one.
+    pub(crate) fn platform_cpus(&self) -> Option<u32> {
+        self.platform.as_ref().map(|p| p.cpus)
+    }
+
+    fn file(&self) -> TaskFile {
+        TaskFile {
+            tasks: self.tasks.clone(),
+            platform: self.platform.clone(),
+        }
+    }
+
+    /// The whole set as a task-file document with integer times (still a valid task file).
+    fn document(&self) -> Value {
+        let tasks = self.tasks.iter().map(|t| task_value(t, true)).collect();
+        let mut top = Map::new();
+        if let Some(p) = &self.platform {
+            let mut pm = Map::new();
+            pm.insert("cpus".into(), p.cpus.into());
+            if let Some(k) = p.cluster_size {
+                pm.insert("cluster_size".into(), k.into());
+            }
+            top.insert("platform".into(), Value::Object(pm));
+        }
+        top.insert("tasks".into(), Value::Array(tasks));
+        Value::Object(top)
+    }
+
+    fn task_at(&self, index: isize) -> PyResult<PyTask> {
+        let n = self.tasks.len() as isize;
+        let i = if index < 0 { index + n } else { index };
+        if !(0..n).contains(&i) {
+            return Err(pyo3::exceptions::PyIndexError::new_err(
+                "task index out of range",
+            ));
+        }
+        Ok(PyTask {
+            task: self.tasks[i as usize].clone(),
+        })
+    }
+
+    fn column<'py>(
+        &self,
+        py: Python<'py>,
+        field: &str,
+        get: impl Fn(&Task) -> Duration,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let values = self
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                i64::try_from(get(t).as_ns()).map_err(|_| {
+                    err(format!(
+                        "{}: {field} does not fit in an int64 array",
+                        t.reference(i)
+                    ))
+                })
+            })
+            .collect::<PyResult<Vec<i64>>>()?;
+        Ok(values.into_pyarray(py))
+    }
+}
+
+/// Builds a task set from what Python hands to `TaskSet(...)`, `analyze(...)` and the other
+/// calls that take a task set: a `TaskSet` (used as is), a task-file document as a dict
+/// (`{"tasks": [...], "platform": {...}}`), or an iterable of task dicts and `Task`s.
+pub(crate) fn taskset_of<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTaskSet>> {
+    if let Ok(ts) = obj.downcast::<PyTaskSet>() {
+        return Ok(ts.clone());
+    }
+    Bound::new(obj.py(), build(obj, None)?)
+}
+
+fn build(obj: &Bound<'_, PyAny>, cpus: Option<Cpus>) -> PyResult<PyTaskSet> {
+    let mut set = if let Ok(ts) = obj.downcast::<PyTaskSet>() {
+        let ts = ts.get();
+        PyTaskSet {
+            tasks: ts.tasks.clone(),
+            platform: ts.platform.clone(),
+            realised_utilization: ts.realised_utilization,
+        }
+    } else if let Ok(doc) = obj.downcast::<PyDict>() {
+        let value = to_value(doc.as_any()).map_err(err)?;
+        PyTaskSet::of_file(file::from_value(&value).map_err(err)?)
+    } else {
+        from_entries(obj)?
+    };
+    if let Some(Cpus(m)) = cpus {
+        set.platform = Some(Platform::new(m).map_err(err)?);
+    }
+    Ok(set)
+}
+
+/// Tasks from an iterable of `Task`s (checked together for unique names) or of task dicts
+/// (read by the file validator with their index in the list).
+fn from_entries(entries: &Bound<'_, PyAny>) -> PyResult<PyTaskSet> {
+    if entries.is_instance_of::<PyString>() {
+        return Err(err(
+            "a task set is a list of task dicts or Tasks (to read a file, use schedlab.load)",
+        ));
+    }
+    let items: Vec<Bound<'_, PyAny>> = entries
+        .try_iter()
+        .map_err(|_| {
+            err(format!(
+                "a task set is a list of task dicts or Tasks, got {}",
+                entries
+                    .get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ))
+        })?
+        .collect::<PyResult<_>>()?;
+    if items.iter().all(|t| t.is_instance_of::<PyTask>()) {
+        let tasks = items
+            .iter()
+            .filter_map(|t| t.downcast::<PyTask>().ok().map(|t| t.get().task.clone()))
+            .collect();
+        return Ok(PyTaskSet {
+            tasks: TaskSet::new(tasks).map_err(err)?,
+            platform: None,
+            realised_utilization: None,
+        });
+    }
+    let mut list = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        list.push(entry_value(index, item)?);
+    }
+    let mut top = Map::new();
+    top.insert("tasks".into(), Value::Array(list));
+    Ok(PyTaskSet::of_file(
+        file::from_value(&Value::Object(top)).map_err(err)?,
+    ))
+}
+
+/// One entry of a task list as a JSON value; a field that cannot be converted is reported
+/// like the validator reports a bad field.
+fn entry_value(index: usize, item: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if let Ok(task) = item.downcast::<PyTask>() {
+        return Ok(task_value(&task.get().task, false));
+    }
+    let Ok(dict) = item.downcast::<PyDict>() else {
+        return to_value(item).map_err(|e| err(format!("task {index}: {e}")));
+    };
+    let name = dict.get_item("name")?.and_then(|n| {
+        n.downcast::<PyString>()
+            .ok()
+            .and_then(|s| s.to_cow().ok().map(|c| c.into_owned()))
+    });
+    let mut map = Map::new();
+    for (key, value) in dict.iter() {
+        let key = key
+            .downcast::<PyString>()
+            .map_err(|_| err(format!("task {index}: field names are strings, got {key}")))?
+            .to_cow()?
+            .into_owned();
+        let value = to_value(&value).map_err(|message| {
+            err(ModelError::InvalidField {
+                task: TaskRef {
+                    index,
+                    name: name.clone(),
+                },
+                field: key.clone(),
+                message,
+            })
+        })?;
+        map.insert(key, value);
+    }
+    Ok(Value::Object(map))
+}
+
+fn format_of(name: &str) -> PyResult<Format> {
+    match name {
+        "json" => Ok(Format::Json),
+        "toml" => Ok(Format::Toml),
+        other => Err(err(format!("unknown format `{other}` (use json or toml)"))),
+    }
+}
+
+/// Reads a task file (.json or .toml; else the content decides).
+#[pyfunction]
+pub(crate) fn load(path: PathBuf) -> PyResult<PyTaskSet> {
+    Ok(PyTaskSet::of_file(file::load(&path).map_err(err)?))
+}
+
+#[pymethods]
+impl PyTaskSet {
+    #[new]
+    #[pyo3(signature = (tasks, cpus=None))]
+    fn new(tasks: &Bound<'_, PyAny>, cpus: Option<Cpus>) -> PyResult<PyTaskSet> {
+        build(tasks, cpus)
+    }
+
+    /// Builds a task set from integer-nanosecond arrays (numpy arrays of any integer dtype,
+    /// read in place, or lists).
+    #[staticmethod]
+    #[pyo3(signature = (wcet, period, deadline=None, names=None, cpus=None))]
+    fn from_arrays(
+        wcet: &Bound<'_, PyAny>,
+        period: &Bound<'_, PyAny>,
+        deadline: Option<&Bound<'_, PyAny>>,
+        names: Option<&Bound<'_, PyAny>>,
+        cpus: Option<Cpus>,
+    ) -> PyResult<PyTaskSet> {
+        let tasks = crate::arrays::tasks_from_arrays(wcet, period, deadline, names)?;
+        let platform = cpus
+            .map(|Cpus(m)| Platform::new(m))
+            .transpose()
+            .map_err(err)?;
+        Ok(PyTaskSet {
+            tasks,
+            platform,
+            realised_utilization: None,
+        })
+    }
+
+    /// Reads a task file (.json or .toml).
+    #[staticmethod]
+    fn from_file(path: PathBuf) -> PyResult<PyTaskSet> {
+        load(path)
+    }
+
+    /// Parses task-file text in `format` (`json` or `toml`).
+    #[staticmethod]
+    #[pyo3(signature = (text, format="json"))]
+    fn parse(text: &str, format: &str) -> PyResult<PyTaskSet> {
+        Ok(PyTaskSet::of_file(
+            file::parse_str(text, format_of(format)?).map_err(err)?,
+        ))
+    }
+
+    /// Pickling support: the set as task-file JSON plus the realised utilization.
+    #[staticmethod]
+    fn _restore(text: &str, realised_utilization: Option<f64>) -> PyResult<PyTaskSet> {
+        let mut set = Self::parse(text, "json")?;
+        set.realised_utilization = realised_utilization;
+        Ok(set)
+    }
+
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let restore = py.get_type::<PyTaskSet>().getattr("_restore")?;
+        let args = (self.to_json(), self.realised_utilization).into_pyobject(py)?;
+        Ok((restore, args))
+    }
+
+    /// The platform's CPU count, if the task set carries one.
+    #[getter]
+    fn cpus(&self) -> Option<u32> {
+        self.platform_cpus()
+    }
+
+    /// Σ C/T after the integer rounding of C, for sets made by `schedlab.generate`.
+    #[getter]
+    fn realised_utilization(&self) -> Option<f64> {
+        self.realised_utilization
+    }
+
+    fn __len__(&self) -> usize {
+        self.tasks.len()
+    }
+
+    fn __getitem__<'py>(&self, index: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = index.py();
+        if let Ok(slice) = index.downcast::<PySlice>() {
+            let range = slice.indices(self.tasks.len() as isize)?;
+            let list = PyList::empty(py);
+            let mut i = range.start;
+            for _ in 0..range.slicelength {
+                list.append(self.task_at(i)?)?;
+                i += range.step;
+            }
+            return Ok(list.into_any());
+        }
+        self.task_at(index.extract::<isize>()?)?
+            .into_bound_py_any(py)
+    }
+
+    fn __iter__(slf: Bound<'_, Self>) -> TaskIter {
+        TaskIter {
+            set: slf.unbind(),
+            next: 0,
+        }
+    }
+
+    fn __reversed__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let list = PyList::empty(py);
+        for t in self.tasks.iter().rev() {
+            list.append(PyTask { task: t.clone() })?;
+        }
+        Ok(list.into_any().try_iter()?.into_any())
+    }
+
+    fn __contains__(&self, task: &Bound<'_, PyAny>) -> bool {
+        task.downcast::<PyTask>()
+            .is_ok_and(|t| self.tasks.iter().any(|mine| *mine == t.get().task))
+    }
+
+    /// The index of the first task equal to `task` (ValueError if none).
+    fn index(&self, task: &Bound<'_, PyAny>) -> PyResult<usize> {
+        task.downcast::<PyTask>()
+            .ok()
+            .and_then(|t| self.tasks.iter().position(|mine| *mine == t.get().task))
+            .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("task is not in the set"))
+    }
+
+    /// How many tasks equal `task`.
+    fn count(&self, task: &Bound<'_, PyAny>) -> usize {
+        task.downcast::<PyTask>().map_or(0, |t| {
+            self.tasks
+                .iter()
+                .filter(|mine| **mine == t.get().task)
+                .count()
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        let cpus = self
+            .platform_cpus()
+            .map(|m| format!(", cpus={m}"))
+            .unwrap_or_default();
+        format!(
+            "TaskSet(n={}, U={:.4}{cpus})",
+            self.tasks.len(),
+            self.tasks.utilization()
+        )
+    }
+
+    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<PyObject> {
+        let py = other.py();
+        let Ok(other) = other.downcast::<PyTaskSet>() else {
+            return Ok(py.NotImplemented());
+        };
+        let other = other.get();
+        let equal = self.tasks == other.tasks && self.platform == other.platform;
+        match op {
+            CompareOp::Eq => equal.into_py_any(py),
+            CompareOp::Ne => (!equal).into_py_any(py),
+            _ => Ok(py.NotImplemented()),
+        }
+    }
+
+    /// WCETs (ns) as an int64 array.
+    #[getter]
+    fn wcet<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        self.column(py, "wcet", |t| t.wcet)
+    }
+
+    /// Periods (ns) as an int64 array.
+    #[getter]
+    fn period<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        self.column(py, "period", |t| t.period)
+    }
+
+    /// Relative deadlines (ns) as an int64 array.
+    #[getter]
+    fn deadline<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        self.column(py, "deadline", |t| t.deadline)
+    }
+
+    /// Release offsets (ns) as an int64 array.
+    #[getter]
+    fn offset<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        self.column(py, "offset", |t| t.offset)
+    }
+
+    /// Total utilization Σ C/T (float, for reports).
+    #[getter]
+    fn utilization(&self) -> f64 {
+        self.tasks.utilization()
+    }
+
+    /// Total density Σ C/min(D, T) (float, for reports).
+    #[getter]
+    fn density(&self) -> f64 {
+        self.tasks.density()
+    }
+
+    /// The task set as task-file JSON text (integer nanoseconds).
+    fn to_json(&self) -> String {
+        self.document().to_string()
+    }
+
+    /// The tasks as task-file dicts (integer nanoseconds).
+    fn to_dicts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let list = PyList::empty(py);
+        for t in self.tasks.iter() {
+            list.append(to_py(py, &task_value(t, true))?)?;
+        }
+        Ok(list.into_any())
+    }
+
+    /// Task-file text in `json` or `toml` with times in readable units.
+    #[pyo3(signature = (format="json"))]
+    fn dumps(&self, format: &str) -> PyResult<String> {
+        file::to_string(&self.file(), format_of(format)?).map_err(err)
+    }
+
+    /// Writes a task file; the format comes from the extension (.toml, else JSON).
+    fn save(&self, path: PathBuf) -> PyResult<()> {
+        file::save(&self.file(), &path).map_err(err)
+    }
+}
+
+/// Iterates over a task set's tasks without copying the set.
+#[pyclass(module = "schedlab._native")]
+pub(crate) struct TaskIter {
+    set: Py<PyTaskSet>,
+    next: usize,
+}
+
+#[pymethods]
+impl TaskIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self) -> Option<PyTask> {
+        let task = self.set.get().tasks.get(self.next)?.clone();
+        self.next += 1;
+        Some(PyTask { task })
+    }
+}
