@@ -1,5 +1,5 @@
 # Sourced by the other scripts: a project-local virtualenv with the Python tools schedlab needs
-# (maturin, pytest, numpy, dask.distributed), created on first use. Nothing is installed outside the repository
+# (maturin, pytest, numpy, dask.distributed, mypy), created on first use. Nothing is installed outside the repository
 # except Rust crates into cargo's cache.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,7 +13,7 @@ if [ ! -x "$VENV/bin/python" ]; then
     echo "==> creating $VENV"
     "$PY" -m venv "$VENV"
 fi
-if ! "$VENV/bin/python" -c "import maturin, pytest, numpy, distributed" >/dev/null 2>&1; then
+if ! "$VENV/bin/python" -c "import maturin, pytest, numpy, distributed, mypy" >/dev/null 2>&1; then
     echo "==> installing Python tools into $VENV"
     "$VENV/bin/python" -m pip install -q --upgrade pip
     "$VENV/bin/python" -m pip install -q -r "$ROOT/scripts/requirements-dev.txt"

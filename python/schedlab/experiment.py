@@ -63,7 +63,7 @@ def run(path: PathLike, out: PathLike, client: Any = None, jobs: Optional[int] =
     for chunk in plan["pending"]:
         text = json.dumps(chunk)
         futures[client.submit(_evaluate, config, text, pure=False)] = text
-    for future in as_completed(futures):
+    for future in as_completed(futures):  # type: ignore[no-untyped-call]
         _native.experiment_store(out, futures[future], future.result())
     return Path(_native.experiment_finish(out))
 

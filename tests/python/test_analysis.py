@@ -1,3 +1,5 @@
+import pickle
+
 import pytest
 
 import schedlab
@@ -93,3 +95,55 @@ def test_parameters_in_test_names():
         schedlab.analyze(ts, cpus=2, tests="gedf-rta:round=1")
     rta = next(t for t in schedlab.tests() if t["test"] == "gedf-rta")
     assert {p["name"]: p["default"] for p in rta["parameters"]}["rounds"] == "25"
+
+
+# --- native results and batch calls --------------------------------------------------------
+
+def test_results_are_objects_with_the_json_fields():
+    ts = schedlab.TaskSet([{"wcet": 1, "period": 4}, {"wcet": 2, "period": 6}, {"wcet": 3, "period": 13}])
+    r = schedlab.analyze(ts, cpus=1, tests="fp-rta")
+    assert r.to_dict() == {"test": "fp-rta", "status": "schedulable", "schedulable": True, "applicable": True,
+                           "reason": None, "response_time_bounds_ns": [1, 3, 10], "tardiness_bounds_ns": None,
+                           "partition": None}
+    assert schedlab.Result(**r.to_dict()) == r and pickle.loads(pickle.dumps(r)) == r
+    assert repr(r).startswith("Result(test='fp-rta', status='schedulable', schedulable=True")
+    assert r != schedlab.analyze(ts, cpus=1, tests="edf")
+    with pytest.raises(schedlab.Error, match="disagree"):
+        schedlab.Result("x", "schedulable", schedulable=False)
+    with pytest.raises(schedlab.Error, match="unknown status"):
+        schedlab.Result("x", "fine")
+    with pytest.raises(AttributeError):
+        r.status = "not-shown"  # type: ignore[misc]
+    # A list of dicts works where a TaskSet does; one name in a list gives a list.
+    assert schedlab.analyze(ts.to_dicts(), cpus=1, tests=["fp-rta"]) == [r]
+    with pytest.raises(schedlab.Error, match="tests= is a test name or a list"):
+        schedlab.analyze(ts, cpus=1, tests=3)
+    with pytest.raises(schedlab.Error, match="cpus: must be an integer"):
+        schedlab.analyze(ts, cpus=0, tests="edf")
+
+
+def test_analyze_many_answers_in_input_order_as_single_calls_do():
+    sets = schedlab.generate(tasks=12, utilization=3.0, seed=5, count=40)
+    sets.append(schedlab.TaskSet(dhall(), cpus=2))  # its own platform, when cpus= is not given
+    tests = ["gedf", "gedf-rta", "pedf-ffd", "gfp-rta"]
+    for threads in (None, 1, 3):
+        many = schedlab.analyze_many(sets[:-1], cpus=4, tests=tests, threads=threads)
+        assert many == [schedlab.analyze(s, cpus=4, tests=tests) for s in sets[:-1]]
+    one = schedlab.analyze_many(sets[:-1], cpus=4, tests="gedf")
+    assert [r.schedulable for r in one] == [schedlab.analyze(s, cpus=4, tests="gedf").schedulable for s in sets[:-1]]
+    assert len({r.schedulable for r in one}) == 2  # both answers occur: the order is checked
+    mixed = schedlab.analyze_many([schedlab.TaskSet(sets[0], cpus=4), sets[-1]])
+    assert mixed[0] == schedlab.analyze(sets[0], cpus=4) and mixed[1] == schedlab.analyze(sets[-1])
+    assert any(r.test == "cedf-k2" for r in mixed[0]) and not any(r.test.startswith("cedf") for r in mixed[1])
+    assert schedlab.analyze_many([], cpus=2, tests="gedf") == []
+    assert schedlab.analyze_many(([{"wcet": 1, "period": 2}] for _ in range(2)), cpus=1, tests="edf")[1].schedulable
+
+
+def test_analyze_many_errors_name_the_task_set():
+    good = schedlab.TaskSet([{"wcet": 1, "period": 2}])
+    with pytest.raises(schedlab.Error, match=r"task set 1: the number of CPUs is given neither"):
+        schedlab.analyze_many([schedlab.TaskSet(good, cpus=2), good], tests="gedf")
+    with pytest.raises(schedlab.Error, match=r"task set 2: task 0: missing field `period`"):
+        schedlab.analyze_many([good, good, [{"wcet": 1}]], cpus=2)
+    with pytest.raises(schedlab.Error, match="unknown test"):
+        schedlab.analyze_many([good], cpus=2, tests=["gedf", "gedf-bcll"])

@@ -1,6 +1,11 @@
 """schedlab.experiment: local runs and a real Dask LocalCluster (3 worker processes on
 loopback) give identical output folders; bad files raise schedlab.Error with their lines."""
 
+import json
+import os
+import re
+import signal
+import threading
 from pathlib import Path
 
 import pytest
@@ -73,6 +78,8 @@ def test_dask_local_cluster_matches_local_run(tmp_path):
             distributed.Client(cluster) as client:
         assert len(client.scheduler_info()["workers"]) == 3
         schedlab.experiment.run(exp, out=tmp_path / "dask", client=client)
+        with pytest.warns(schedlab.experiment.ResumeWarning, match=r"resuming .*local: 12 of 12 chunks already stored"):
+            schedlab.experiment.run(exp, out=tmp_path / "local", client=client)
     local, dask = _results(tmp_path / "local"), _results(tmp_path / "dask")
     # 2 platforms × 2 points × ⌈10/4⌉ chunks.
     assert len([k for k in local if k.startswith("chunks")]) == 12
@@ -99,3 +106,41 @@ def test_bad_files_and_other_experiments_raise(tmp_path):
     good.write_text(EXPERIMENT.replace("samples = 10", "samples = 3"))
     with pytest.raises(schedlab.Error, match="different experiment"):
         schedlab.experiment.run(good, out=tmp_path / "out2")
+
+
+def test_a_rerun_says_that_it_resumes(tmp_path, recwarn):
+    (tmp_path / "ovh.toml").write_text(OVERHEADS)
+    exp = tmp_path / "small.toml"
+    exp.write_text(EXPERIMENT.replace("samples = 10", "samples = 2"))
+    first = schedlab.experiment.run(exp, out=tmp_path / "out", jobs=1)
+    assert not [w for w in recwarn if issubclass(w.category, schedlab.experiment.ResumeWarning)]
+    # Drop one stored chunk: the rerun computes it again and says how many it found.
+    chunk = sorted((tmp_path / "out" / "chunks").glob("*.jsonl"))[0]
+    text = chunk.read_bytes()
+    chunk.unlink()
+    with pytest.warns(schedlab.experiment.ResumeWarning) as caught:
+        again = schedlab.experiment.run(exp, out=tmp_path / "out", jobs=1)
+    assert again == first and chunk.read_bytes() == text
+    [w] = [w for w in caught if issubclass(w.category, schedlab.experiment.ResumeWarning)]
+    assert str(w.message) == f"resuming {tmp_path / 'out'}: 3 of 4 chunks already stored"
+    assert w.filename == __file__  # attributed to the caller, not to schedlab
+
+
+def test_ctrl_c_stops_a_local_run_that_a_rerun_resumes(tmp_path):
+    (tmp_path / "ovh.toml").write_text(OVERHEADS)
+    exp = tmp_path / "long.toml"
+    # 4 cells × 5,000 chunks: far more than the half second before the interrupt.
+    exp.write_text(EXPERIMENT.replace("samples = 10", "samples = 20000"))
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.warns(schedlab.experiment.ResumeWarning, match=r"stopped after \d+ of 20000 chunks .*; rerun") as caught, \
+                pytest.raises(KeyboardInterrupt):
+            schedlab.experiment.run(exp, out=tmp_path / "out", jobs=1)
+    finally:
+        timer.cancel()
+    done = int(re.search(r"stopped after (\d+)", str(caught[-1].message)).group(1))
+    plan = json.loads(schedlab._native.experiment_prepare(str(exp), str(tmp_path / "out")))
+    assert len(plan["pending"]) == 20000 - done
+    if done:
+        assert plan["resume"] == f"resuming {tmp_path / 'out'}: {done} of 20000 chunks already stored"

@@ -98,3 +98,25 @@ def test_bad_options_raise():
         schedlab.run(SET, cpus=2, arch="linux-deadline", dl_margin="x", allow_non_rt=True)
     with pytest.raises(schedlab.Error, match="dl-cpuset: applies to --arch linux-deadline only"):
         schedlab.run(SET, cpus=2, dl_cpuset=True, allow_non_rt=True)
+
+
+def test_run_times_need_a_unit():
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    for kwargs, shown in [({"duration": 1}, "duration: time `1` needs a unit"),
+                          ({"duration": "300"}, "duration: time `300` needs a unit"),
+                          ({"release_spin": 20}, "release_spin: time `20` needs a unit"),
+                          ({"arch": "linux-deadline", "dl_margin": "500"}, "dl_margin: time `500` needs a unit")]:
+        with pytest.raises(schedlab.Error, match=shown):
+            schedlab.run(SET[:1], cpu_list=[cpu], allow_non_rt=True, **kwargs)
+
+
+def test_run_writes_the_trace_files(tmp_path):
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    files = {"trace": tmp_path / "r.trace", "gantt": tmp_path / "r.svg", "perfetto": tmp_path / "r.json",
+             "jobs_csv": tmp_path / "r.csv"}
+    r = schedlab.run(SET[:1], cpu_list=[cpu], policy="pedf", arch="partitioned", duration="100ms",
+                     allow_non_rt=True, jobs=None, **files)
+    assert r["jobs"] == 10 and "jobs_records" not in r
+    assert files["gantt"].read_text().startswith("<svg") and files["trace"].stat().st_size > 0
+    assert files["jobs_csv"].read_text().count("\n") == 11
+    assert "traceEvents" in files["perfetto"].read_text()

@@ -1,0 +1,337 @@
+"""Type stubs of ``schedlab._native``, the Rust core of the ``schedlab`` package.
+
+Times in task fields and arrays are integer nanoseconds (or, in task fields, strings with a
+unit such as ``"2ms"``); times in keyword arguments (``duration=``, ``release_spin=``,
+``dl_margin=``) need a unit or are ``datetime.timedelta`` objects.
+"""
+
+import datetime
+import os
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union, final, overload
+
+from typing_extensions import Self
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "Error",
+    "__version__",
+    "Task",
+    "TaskSet",
+    "Result",
+    "load",
+    "analyze",
+    "analyze_many",
+    "catalogue",
+    "generate",
+    "utilizations",
+    "simulate",
+    "simulate_many",
+    "run",
+    "experiment_prepare",
+    "experiment_chunk",
+    "experiment_store",
+    "experiment_finish",
+    "experiment_run",
+    "bench_workload",
+    "bench_rust_analyze",
+    "bench_rust_analyze_many",
+]
+
+__version__: str
+
+_PathLike = Union[str, "os.PathLike[str]"]
+_Time = Union[int, str]
+_Duration = Union[str, datetime.timedelta]
+_TaskEntry = Union["Task", Mapping[str, Any]]
+_TaskSetLike = Union["TaskSet", Iterable[_TaskEntry], Mapping[str, Any]]
+_Tests = Union[str, Sequence[str], None]
+
+class Error(ValueError):
+    """Bad input to schedlab: the message names the task and the field."""
+
+@final
+class Task:
+    """A sporadic task (C, D, T) with its optional attributes; times in integer nanoseconds.
+
+    Built with the fields of the task-file schema and checked like a task in a file.
+    """
+
+    def __new__(
+        cls,
+        wcet: _Time,
+        period: _Time,
+        deadline: Optional[_Time] = None,
+        name: Optional[str] = None,
+        offset: Optional[_Time] = None,
+        priority: Optional[int] = None,
+        utility: Optional[float] = None,
+        wss: Union[int, str, None] = None,
+        cpu: Optional[int] = None,
+        cluster: Optional[int] = None,
+        affinity: Optional[Sequence[int]] = None,
+    ) -> Self: ...
+    @property
+    def wcet(self) -> int: ...
+    @property
+    def period(self) -> int: ...
+    @property
+    def deadline(self) -> int: ...
+    @property
+    def name(self) -> Optional[str]: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def priority(self) -> Optional[int]: ...
+    @property
+    def utility(self) -> Optional[float]: ...
+    @property
+    def wss(self) -> Optional[int]: ...
+    @property
+    def cpu(self) -> Optional[int]: ...
+    @property
+    def cluster(self) -> Optional[int]: ...
+    @property
+    def affinity(self) -> Optional[List[int]]: ...
+    @property
+    def utilization(self) -> float: ...
+    @property
+    def density(self) -> float: ...
+    def to_dict(self) -> Dict[str, Any]: ...
+    def replace(self, **changes: Any) -> "Task": ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class TaskSet:
+    """An ordered, validated set of tasks held in Rust, optionally with a platform (``cpus``).
+
+    Built from task dicts (the task-file schema), ``Task`` objects, a task-file document
+    (``{"tasks": [...], "platform": {...}}``), numpy arrays (:meth:`from_arrays`) or files
+    (:meth:`from_file`, :func:`load`). Invalid input raises :class:`Error`.
+    """
+
+    def __new__(cls, tasks: _TaskSetLike, cpus: Optional[int] = None) -> Self: ...
+    @staticmethod
+    def from_arrays(
+        wcet: npt.ArrayLike,
+        period: npt.ArrayLike,
+        deadline: Optional[npt.ArrayLike] = None,
+        names: Optional[Sequence[str]] = None,
+        cpus: Optional[int] = None,
+    ) -> "TaskSet": ...
+    @staticmethod
+    def from_file(path: _PathLike) -> "TaskSet": ...
+    @staticmethod
+    def parse(text: str, format: str = "json") -> "TaskSet": ...
+    @property
+    def cpus(self) -> Optional[int]: ...
+    @property
+    def realised_utilization(self) -> Optional[float]: ...
+    @property
+    def wcet(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def period(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def deadline(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def offset(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def utilization(self) -> float: ...
+    @property
+    def density(self) -> float: ...
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: int, /) -> Task: ...
+    @overload
+    def __getitem__(self, index: slice, /) -> List[Task]: ...
+    def __iter__(self) -> Iterator[Task]: ...
+    def __reversed__(self) -> Iterator[Task]: ...
+    def __contains__(self, task: object, /) -> bool: ...
+    def index(self, task: Task) -> int: ...
+    def count(self, task: Task) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def to_json(self) -> str: ...
+    def to_dicts(self) -> List[Dict[str, Any]]: ...
+    def dumps(self, format: str = "json") -> str: ...
+    def save(self, path: _PathLike) -> None: ...
+
+@final
+class Result:
+    """One test's answer, as ``schedlab analyze --format json`` gives it."""
+
+    def __new__(
+        cls,
+        test: str,
+        status: str,
+        schedulable: Optional[bool] = None,
+        applicable: Optional[bool] = None,
+        reason: Optional[str] = None,
+        response_time_bounds_ns: Optional[Sequence[int]] = None,
+        tardiness_bounds_ns: Optional[Sequence[int]] = None,
+        partition: Optional[Sequence[Sequence[int]]] = None,
+    ) -> Self: ...
+    @property
+    def test(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def schedulable(self) -> bool: ...
+    @property
+    def applicable(self) -> bool: ...
+    @property
+    def reason(self) -> Optional[str]: ...
+    @property
+    def response_time_bounds_ns(self) -> Optional[List[int]]: ...
+    @property
+    def tardiness_bounds_ns(self) -> Optional[List[int]]: ...
+    @property
+    def partition(self) -> Optional[List[List[int]]]: ...
+    def to_dict(self) -> Dict[str, Any]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+def load(path: _PathLike) -> TaskSet: ...
+@overload
+def analyze(  # type: ignore[overload-overlap]
+    taskset: _TaskSetLike,
+    cpus: Optional[int],
+    tests: str,
+    priorities: str = "dm",
+    tardiness: bool = False,
+) -> Result: ...
+@overload
+def analyze(  # type: ignore[overload-overlap]
+    taskset: _TaskSetLike,
+    cpus: Optional[int] = None,
+    *,
+    tests: str,
+    priorities: str = "dm",
+    tardiness: bool = False,
+) -> Result: ...
+@overload
+def analyze(
+    taskset: _TaskSetLike,
+    cpus: Optional[int] = None,
+    tests: Optional[Sequence[str]] = None,
+    priorities: str = "dm",
+    tardiness: bool = False,
+) -> List[Result]: ...
+@overload
+def analyze_many(  # type: ignore[overload-overlap]
+    tasksets: Iterable[_TaskSetLike],
+    cpus: Optional[int],
+    tests: str,
+    priorities: str = "dm",
+    tardiness: bool = False,
+    threads: Optional[int] = None,
+) -> List[Result]: ...
+@overload
+def analyze_many(  # type: ignore[overload-overlap]
+    tasksets: Iterable[_TaskSetLike],
+    cpus: Optional[int] = None,
+    *,
+    tests: str,
+    priorities: str = "dm",
+    tardiness: bool = False,
+    threads: Optional[int] = None,
+) -> List[Result]: ...
+@overload
+def analyze_many(
+    tasksets: Iterable[_TaskSetLike],
+    cpus: Optional[int] = None,
+    tests: Optional[Sequence[str]] = None,
+    priorities: str = "dm",
+    tardiness: bool = False,
+    threads: Optional[int] = None,
+) -> List[List[Result]]: ...
+def catalogue() -> List[Dict[str, Any]]: ...
+def generate(
+    tasks: Optional[int] = None,
+    utilization: Optional[float] = None,
+    util_method: str = "uunifast-discard",
+    util_dist: Optional[str] = None,
+    grow: Optional[int] = None,
+    periods: str = "loguniform:10ms..1000ms/1ms",
+    deadlines: str = "implicit",
+    rounding: str = "floor",
+    seed: int = 1,
+    count: int = 1,
+) -> List[TaskSet]: ...
+def utilizations(method: str, n: int, total: float, seed: int = 1, index: int = 0) -> List[float]: ...
+def simulate(
+    taskset: _TaskSetLike,
+    cpus: Optional[int] = None,
+    policy: str = "gedf",
+    priorities: str = "dm",
+    duration: Optional[_Duration] = None,
+    seed: int = 1,
+    partition: str = "ffd",
+    cluster_size: Optional[int] = None,
+    arrivals: str = "periodic",
+    exec: str = "wcet",
+    abort_late: bool = False,
+    jobs: bool = True,
+    overheads: Union[_PathLike, Mapping[str, Any], None] = None,
+    overhead_arch: Optional[str] = None,
+    overhead_stat: str = "avg",
+    trace: Optional[_PathLike] = None,
+    gantt: Optional[_PathLike] = None,
+    perfetto: Optional[_PathLike] = None,
+    jobs_csv: Optional[_PathLike] = None,
+) -> Dict[str, Any]: ...
+def simulate_many(
+    tasksets: Iterable[_TaskSetLike],
+    cpus: Optional[int] = None,
+    policy: str = "gedf",
+    priorities: str = "dm",
+    duration: Optional[_Duration] = None,
+    seed: int = 1,
+    partition: str = "ffd",
+    cluster_size: Optional[int] = None,
+    arrivals: str = "periodic",
+    exec: str = "wcet",
+    abort_late: bool = False,
+    jobs: bool = False,
+    overheads: Union[_PathLike, Mapping[str, Any], None] = None,
+    overhead_arch: Optional[str] = None,
+    overhead_stat: str = "avg",
+    threads: Optional[int] = None,
+) -> List[Dict[str, Any]]: ...
+def run(
+    taskset: _TaskSetLike,
+    cpus: Optional[int] = None,
+    cpu_list: Optional[Sequence[int]] = None,
+    policy: str = "gedf",
+    arch: str = "global-lock",
+    lock: str = "ticket",
+    duration: Optional[_Duration] = None,
+    priorities: str = "dm",
+    partition: str = "ffd",
+    release_spin: Optional[_Duration] = None,
+    allow_non_rt: bool = False,
+    jobs: bool = True,
+    trace: Optional[_PathLike] = None,
+    background_load: Optional[str] = None,
+    dsp_poll: bool = True,
+    dl_margin: Optional[_Duration] = None,
+    dl_cpuset: bool = False,
+    inline_completion: bool = True,
+    gantt: Optional[_PathLike] = None,
+    perfetto: Optional[_PathLike] = None,
+    jobs_csv: Optional[_PathLike] = None,
+) -> Dict[str, Any]: ...
+def experiment_prepare(path: str, out: str) -> str: ...
+def experiment_chunk(config: str, chunk: str) -> str: ...
+def experiment_store(out: str, chunk: str, text: str) -> None: ...
+def experiment_finish(out: str) -> str: ...
+def experiment_run(
+    path: str, out: str, jobs: int = 0, notify: Optional[Callable[[str], None]] = None
+) -> str: ...
+def bench_workload(cpus: int, tasks: int, count: int, seed: int = 1) -> List[TaskSet]: ...
+def bench_rust_analyze(
+    tasksets: Iterable[TaskSet], cpus: int, test: str, repeat: int = 15, number: int = 20
+) -> List[float]: ...
+def bench_rust_analyze_many(
+    tasksets: Iterable[TaskSet], cpus: int, test: str, threads: Optional[int] = None
+) -> float: ...

@@ -1,0 +1,62 @@
+"""Uses the whole public API with the types an editor infers from the stubs; tests/python/
+test_stubs.py type-checks it with ``mypy --strict`` (it is never executed)."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+import numpy.typing as npt
+
+import schedlab
+from schedlab import Result, Task, TaskSet
+from schedlab.experiment import ResumeWarning
+
+
+def usage(tmp: Path) -> None:
+    version: str = schedlab.__version__
+    ts: TaskSet = schedlab.TaskSet([{"name": "a", "wcet": "2ms", "period": "10ms"},
+                                    {"wcet": 1_000_000, "period": "5ms"}], cpus=4)
+    task: Task = ts[0]
+    some: List[Task] = ts[0:1]
+    wcet: int = task.wcet
+    name: Optional[str] = task.name
+    u: float = task.utilization + ts.utilization
+    again: Task = task.replace(wcet="1ms")
+    as_dict: Dict[str, Any] = task.to_dict()
+    periods: npt.NDArray[np.int64] = ts.period
+    cpus: Optional[int] = ts.cpus
+    from_arrays: TaskSet = TaskSet.from_arrays(np.array([1, 2]), np.array([10, 20]), cpus=2)
+    from_tasks: TaskSet = TaskSet([Task(1, 10), Task(wcet="2ms", period="4ms", deadline="3ms")])
+    ts.save(tmp / "set.toml")
+    loaded: TaskSet = schedlab.load(tmp / "set.toml")
+    parsed: TaskSet = schedlab.parse(ts.dumps("json"))
+    one: Result = schedlab.analyze(ts, cpus=4, tests="gedf")
+    one_positional: Result = schedlab.analyze(ts, 4, "gedf")
+    several: List[Result] = schedlab.analyze(ts, cpus=4, tests=["gedf", "pedf-ffd"])
+    every: List[Result] = schedlab.analyze(ts, cpus=4)
+    bounds: Optional[List[int]] = one.response_time_bounds_ns
+    status: str = one.status
+    verdicts: List[Result] = schedlab.analyze_many([ts, from_arrays], cpus=2, tests="gedf")
+    lists: List[List[Result]] = schedlab.analyze_many([ts], cpus=2, tests=["gedf"], threads=2)
+    catalogue: List[Dict[str, Any]] = schedlab.tests()
+    sets: List[TaskSet] = schedlab.generate(tasks=10, utilization=2.0, seed=3, count=4)
+    realised: Optional[float] = sets[0].realised_utilization
+    vector: np.ndarray = schedlab.utilizations("uunifast", 4, 1.5)
+    sim: Dict[str, Any] = schedlab.simulate(ts, cpus=4, duration="1s", gantt=tmp / "g.svg",
+                                            trace=tmp / "s.trace", perfetto=tmp / "p.json")
+    sim2: Dict[str, Any] = schedlab.simulate(ts, cpus=4, duration=datetime.timedelta(seconds=2))
+    sims: List[Dict[str, Any]] = schedlab.simulate_many(sets, cpus=4, duration="100ms")
+    real: Dict[str, Any] = schedlab.run(ts, cpus=2, duration="1s", release_spin="20us",
+                                        allow_non_rt=True)
+    report: Path = schedlab.experiment.run("exp.toml", out=tmp / "out", jobs=2)
+    warning: type[Warning] = ResumeWarning
+    try:
+        schedlab.TaskSet([{"wcet": "2ms", "perod": "10ms"}])
+    except schedlab.Error as e:
+        message: str = str(e)
+    del (version, some, wcet, name, u, again, as_dict, periods, cpus, from_tasks, loaded, parsed,
+         one_positional, several, every, bounds, status, verdicts, lists, catalogue, realised,
+         vector, sim, sim2, sims, real, report, warning)
