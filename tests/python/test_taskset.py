@@ -68,6 +68,7 @@ def test_tasks_dicts_documents_and_copies_give_one_set():
     copy = schedlab.TaskSet(ts)
     assert ts == from_tasks == mixed == document == copy
     assert schedlab.TaskSet(ts, cpus=3).cpus == 3 and ts.cpus == 2
+    assert schedlab.TaskSet(ts, cpus=np.int64(5)).cpus == 5
     assert schedlab.TaskSet((d for d in dicts)) != ts  # no platform
     # numpy scalars and arrays inside dicts are plain numbers and lists.
     np_dict = {"wcet": np.int64(1_000_000), "period": np.uint32(4_000_000), "affinity": np.array([0, 1])}

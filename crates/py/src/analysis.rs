@@ -303,7 +303,13 @@ fn answer<'py>(
     Ok(list.into_any())
 }
 
-/// Runs schedulability tests on one task set.
+/// Runs schedulability tests on one task set (a `TaskSet`, or a list of task dicts/`Task`s).
+///
+/// `tests`: one name (returns one `Result`), a list of names (returns a list), or `None` for
+/// every test for the platform (a list). `cpus` overrides the task set's platform.
+/// `priorities`: `dm` (default), `rm` or `given` for fixed-priority tests. `tardiness=True`
+/// fills tardiness bounds where defined (zero for tasks a hard test shows schedulable). The GIL
+/// is released while the tests run.
 #[pyfunction]
 #[pyo3(signature = (taskset, cpus=None, tests=None, priorities="dm", tardiness=false))]
 pub(crate) fn analyze<'py>(
@@ -360,8 +366,10 @@ pub(crate) fn tasksets_of<'py>(
         .collect()
 }
 
-/// Runs the same tests on many task sets, over every core (or `threads` threads); answers in
-/// input order, each as `analyze` gives it.
+/// Runs the same tests on many task sets, spread over every core (or `threads` threads) with
+/// the GIL released; returns the answers in input order, each as `analyze` gives it (one
+/// `Result` per set for one test name, else a list per set). `cpus=None` uses each set's
+/// platform. An error names the task set by its index.
 #[pyfunction]
 #[pyo3(signature = (tasksets, cpus=None, tests=None, priorities="dm", tardiness=false, threads=None))]
 pub(crate) fn analyze_many<'py>(

@@ -21,7 +21,9 @@ impl<'py> FromPyObject<'py> for Cpus {
                 "cpus: must be an integer from 1 to 4294967295, got {obj}"
             ))
         };
-        if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
+        // Integers and integer-likes such as numpy.int64 (by `__index__`); not bools, floats
+        // or strings.
+        if obj.is_instance_of::<PyBool>() || obj.is_instance_of::<PyString>() {
             return Err(bad());
         }
         match obj.extract::<u32>() {
