@@ -1,20 +1,20 @@
 //! Schedulability analysis for Python: `analyze` on one task set and `analyze_many` over many
-//! (spread over every core), both with the GIL released while the tests run. A result is a
-//! [`AnalysisResult`] wrapping the Rust verdict; its lists are built when read.
+//! (spread over every core), both with the GIL released while the tests run; the answers are
+//! [`AnalysisResult`]s.
 
 use crate::args::{cpus_or_platform, Cpus};
+use crate::batch::{on_pool, pool, tasksets_of};
 use crate::err;
 use crate::pyvalue::to_py;
+pub(crate) use crate::result::AnalysisResult;
 use crate::taskset::{taskset_of, PyTaskSet};
-use pyo3::basic::CompareOp;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyList, PyString};
 use pyo3::IntoPyObjectExt;
 use rayon::prelude::*;
 use schedlab_analysis::json::tardiness_as_requested;
 use schedlab_analysis::Verdict;
-use schedlab_analysis::{analyze as run_test, registry, Priorities, SchedTest, Status, System};
-use schedlab_model::Duration;
+use schedlab_analysis::{analyze as run_test, registry, Priorities, SchedTest, System};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -113,169 +113,6 @@ fn verdicts(
         .collect())
 }
 
-/// One test's answer, as `schedlab analyze --format json` gives it.
-///
-/// `status` is one of `schedulable`, `not-shown`, `unschedulable`, `not-applicable`,
-/// `gave-up`. Bounds are per task in nanoseconds (or `None`); `partition` lists task indices per
-/// CPU (partitioned tests) or per cluster (clustered tests).
-#[pyclass(frozen, name = "Result", module = "schedlab._native")]
-pub(crate) struct AnalysisResult {
-    test: Arc<str>,
-    verdict: Verdict,
-}
-
-fn ns_list(v: Option<&[Duration]>) -> Option<Vec<u64>> {
-    v.map(|l| l.iter().map(|d| d.as_ns()).collect())
-}
-
-fn status_named(name: &str) -> PyResult<Status> {
-    [
-        Status::Schedulable,
-        Status::NotShown,
-        Status::Unschedulable,
-        Status::NotApplicable,
-        Status::GaveUp,
-    ]
-    .into_iter()
-    .find(|s| s.name() == name)
-    .ok_or_else(|| err(format!("unknown status `{name}`")))
-}
-
-#[pymethods]
-impl AnalysisResult {
-    /// A result from its fields (as `to_dict` gives them); `schedulable` and `applicable` must
-    /// agree with `status`.
-    #[new]
-    #[pyo3(signature = (test, status, schedulable=None, applicable=None, reason=None,
-                        response_time_bounds_ns=None, tardiness_bounds_ns=None, partition=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        test: &str,
-        status: &str,
-        schedulable: Option<bool>,
-        applicable: Option<bool>,
-        reason: Option<String>,
-        response_time_bounds_ns: Option<Vec<u64>>,
-        tardiness_bounds_ns: Option<Vec<u64>>,
-        partition: Option<Vec<Vec<usize>>>,
-    ) -> PyResult<AnalysisResult> {
-        let status = status_named(status)?;
-        let ns = |l: Option<Vec<u64>>| l.map(|l| l.into_iter().map(Duration::from_ns).collect());
-        let verdict = Verdict {
-            status,
-            reason,
-            response_time_bounds: ns(response_time_bounds_ns),
-            tardiness_bounds: ns(tardiness_bounds_ns),
-            partition,
-        };
-        if schedulable.is_some_and(|s| s != verdict.is_schedulable())
-            || applicable.is_some_and(|a| a != verdict.is_applicable())
-        {
-            return Err(err(format!(
-                "schedulable= and applicable= disagree with status `{}`",
-                status.name()
-            )));
-        }
-        Ok(AnalysisResult {
-            test: Arc::from(test),
-            verdict,
-        })
-    }
-
-    /// The test's name (or spec, with parameters).
-    #[getter]
-    fn test(&self) -> &str {
-        &self.test
-    }
-    /// `schedulable`, `not-shown`, `unschedulable`, `not-applicable` or `gave-up`.
-    #[getter]
-    fn status(&self) -> &'static str {
-        self.verdict.status.name()
-    }
-    /// `status == "schedulable"`.
-    #[getter]
-    fn schedulable(&self) -> bool {
-        self.verdict.is_schedulable()
-    }
-    /// `status != "not-applicable"`.
-    #[getter]
-    fn applicable(&self) -> bool {
-        self.verdict.is_applicable()
-    }
-    /// Why (not applicable, gave up, or where a test explains its answer).
-    #[getter]
-    fn reason(&self) -> Option<&str> {
-        self.verdict.reason.as_deref()
-    }
-    /// Per-task response-time bounds in ns (tests that compute them, when schedulable).
-    #[getter]
-    fn response_time_bounds_ns(&self) -> Option<Vec<u64>> {
-        ns_list(self.verdict.response_time_bounds.as_deref())
-    }
-    /// Per-task tardiness bounds in ns (with `tardiness=True`).
-    #[getter]
-    fn tardiness_bounds_ns(&self) -> Option<Vec<u64>> {
-        ns_list(self.verdict.tardiness_bounds.as_deref())
-    }
-    /// Task indices per CPU (partitioned) or per cluster (clustered).
-    #[getter]
-    fn partition(&self) -> Option<Vec<Vec<usize>>> {
-        self.verdict.partition.clone()
-    }
-
-    /// The fields as a dict (the JSON object of `schedlab analyze --format json`).
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(
-            py,
-            &schedlab_analysis::json::result_json(&self.test, &self.verdict),
-        )
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let v = &self.verdict;
-        let text = |s: &str| -> PyResult<String> { Ok(PyString::new(py, s).repr()?.to_string()) };
-        let opt = |x: Option<String>| x.unwrap_or_else(|| "None".into());
-        let flag = |b: bool| if b { "True" } else { "False" };
-        Ok(format!(
-            "Result(test={}, status={}, schedulable={}, applicable={}, reason={}, response_time_bounds_ns={}, tardiness_bounds_ns={}, partition={})",
-            text(&self.test)?,
-            text(v.status.name())?,
-            flag(v.is_schedulable()),
-            flag(v.is_applicable()),
-            opt(v.reason.as_deref().map(text).transpose()?),
-            opt(self.response_time_bounds_ns().map(|l| format!("{l:?}"))),
-            opt(self.tardiness_bounds_ns().map(|l| format!("{l:?}"))),
-            opt(v.partition.as_ref().map(|p| format!("{p:?}"))),
-        ))
-    }
-
-    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<PyObject> {
-        let py = other.py();
-        let Ok(other) = other.downcast::<AnalysisResult>() else {
-            return Ok(py.NotImplemented());
-        };
-        let other = other.get();
-        let equal = self.test == other.test && self.verdict == other.verdict;
-        match op {
-            CompareOp::Eq => equal.into_py_any(py),
-            CompareOp::Ne => (!equal).into_py_any(py),
-            _ => Ok(py.NotImplemented()),
-        }
-    }
-
-    fn __reduce__<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
-        let kwargs = self.to_dict(py)?.downcast_into::<PyDict>()?;
-        let restore = py
-            .import("functools")?
-            .getattr("partial")?
-            .call((py.get_type::<AnalysisResult>(),), Some(&kwargs))?;
-        Ok((restore, PyTuple::empty(py)))
-    }
-}
-
 /// The Python value of one task set's answers: a `Result`, or a list of them.
 fn answer<'py>(
     py: Python<'py>,
@@ -330,40 +167,6 @@ pub(crate) fn analyze<'py>(
         .allow_threads(|| verdicts(set, m, priorities, &tests, tardiness))
         .map_err(err)?;
     answer(py, &tests, verdicts, selection.single)
-}
-
-/// A rayon pool of `threads` threads, or the global pool (every CPU) for `None`.
-pub(crate) fn pool(threads: Option<usize>) -> PyResult<Option<rayon::ThreadPool>> {
-    threads
-        .filter(|&j| j > 0)
-        .map(|j| rayon::ThreadPoolBuilder::new().num_threads(j).build())
-        .transpose()
-        .map_err(err)
-}
-
-/// Runs `f` on `pool` (or the global pool).
-pub(crate) fn on_pool<R: Send>(
-    pool: Option<&rayon::ThreadPool>,
-    f: impl FnOnce() -> R + Send,
-) -> R {
-    match pool {
-        Some(p) => p.install(f),
-        None => f(),
-    }
-}
-
-/// Task sets from a Python iterable of task sets (or of task lists).
-pub(crate) fn tasksets_of<'py>(
-    tasksets: &Bound<'py, PyAny>,
-) -> PyResult<Vec<Bound<'py, PyTaskSet>>> {
-    tasksets
-        .try_iter()
-        .map_err(|_| err("tasksets= is an iterable of task sets"))?
-        .enumerate()
-        .map(|(i, item)| {
-            taskset_of(&item?).map_err(|e| err(format!("task set {i}: {}", e.value(tasksets.py()))))
-        })
-        .collect()
 }
 
 /// Runs the same tests on many task sets, spread over every core (or `threads` threads) with

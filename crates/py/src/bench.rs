@@ -3,7 +3,8 @@
 //! the `System` and running the test), timed inside this same library — same compiler flags,
 //! allocator and machine — so that Python time minus this time is what the Python layer adds.
 
-use crate::analysis::{on_pool, pool, tasksets_of, test_by_name};
+use crate::analysis::test_by_name;
+use crate::batch::{on_pool, pool, tasksets_of};
 use crate::err;
 use crate::taskset::PyTaskSet;
 use pyo3::prelude::*;

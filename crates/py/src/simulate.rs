@@ -2,8 +2,8 @@
 //! `schedlab simulate`) and `simulate_many` (the same options on many task sets, over every
 //! core). The GIL is released while simulating; per-job records come back as numpy columns.
 
-use crate::analysis::{on_pool, pool, tasksets_of};
 use crate::args::{cpus_or_platform, duration_or, Cpus};
+use crate::batch::{on_pool, pool, tasksets_of};
 use crate::err;
 use crate::pyvalue::{to_py, to_value};
 use crate::taskset::{taskset_of, PyTaskSet};
