@@ -377,8 +377,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 tasks_per_cpu,
                 repeat,
                 policies,
-                duration: duration
-                    .parse()
+                duration: schedlab_model::time::parse_duration_with_unit(&duration)
                     .map_err(|e| anyhow::anyhow!("--duration: {e}"))?,
                 seed,
                 json: matches!(format, OutputFormat::Json),

@@ -16,7 +16,7 @@ use schedlab_gen::util_vec::VecMethod;
 use schedlab_gen::{DeadlineSpec, PeriodDist, Rounding, UtilDist};
 use schedlab_model::error::suggest;
 use schedlab_model::overheads::{OverheadFile, Stat};
-use schedlab_model::Duration;
+use schedlab_model::time::parse_duration_with_unit;
 use schedlab_sim::{Arrivals, ExecTime, Overheads};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -798,7 +798,7 @@ fn read_simulation(
         );
     }
     let duration = duration.unwrap_or_else(|| ("10s".into(), s.span.clone()));
-    if let Some(d) = check(s, "duration", &duration, |t| t.parse::<Duration>()) {
+    if let Some(d) = check(s, "duration", &duration, parse_duration_with_unit) {
         if d.is_zero() {
             s.reader().problem(
                 &duration.1,
