@@ -24,13 +24,25 @@ pub struct Outputs {
 }
 
 /// Aggregates the stored chunks and writes every output file. `elapsed` is the wall time of
-/// the run that just finished, if any (re-plotting has none).
+/// the run that just finished, if any (re-plotting has none). A folder whose run was
+/// interrupted is [`ExpError::Incomplete`] (how many chunks are missing and the command that
+/// resumes it), before anything is written.
 pub fn finish(
     store: &Store,
     manifest: &Manifest,
     elapsed: Option<f64>,
 ) -> Result<Outputs, ExpError> {
     let e = &manifest.config;
+    let all = crate::chunk::chunks(e);
+    let (total, missing) = (all.len(), store.pending(&all)?.len());
+    if missing > 0 {
+        return Err(ExpError::Incomplete {
+            dir: store.dir().to_path_buf(),
+            missing,
+            total,
+            experiment_file: manifest.experiment_file.clone(),
+        });
+    }
     let mut sets = DurableWriter::create(&store.dir().join("sets.csv"))?;
     sets.writer()
         .write_all(SETS_HEADER.as_bytes())
