@@ -51,6 +51,12 @@ pub(crate) fn run_command(o: &Options) -> Result<()> {
                 o.file.display()
             )
         })?;
+    if let Some(k) = schedlab_exp::schema::cluster_size_in_policy_name(&o.policy) {
+        bail!(
+            "unknown policy `{}`: clustered EDF is `--policy cedf --cluster-size {k}`",
+            o.policy
+        );
+    }
     let duration = parse_duration_with_unit(&o.duration).map_err(|e| anyhow!("--duration: {e}"))?;
     let tasks = &loaded.tasks;
     let inputs = policy_inputs(

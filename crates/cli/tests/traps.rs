@@ -177,3 +177,21 @@ fn plotting_an_interrupted_folder_says_how_to_resume() {
     let plot = schedlab(&["experiment", "plot", &out_dir]);
     assert!(plot.status.success(), "{}", stderr(&plot));
 }
+
+#[test]
+fn unknown_parameterised_names_get_a_hint() {
+    let dir = temp_dir("hints");
+    let f = write(&dir, "set.json", SET);
+    fails_with(
+        &["analyze", &f, "--cpus", "4", "--test", "cedf-4"],
+        &["unknown test `cedf-4` (did you mean `cedf-k4`?)"],
+    );
+    fails_with(
+        &["analyze", &f, "--cpus", "4", "--test", "gedf-rta rounds=3"],
+        &["did you mean `gedf-rta:rounds=3`?"],
+    );
+    fails_with(
+        &["simulate", &f, "--cpus", "4", "--policy", "cedf-k2"],
+        &["clustered EDF is `--policy cedf --cluster-size 2`"],
+    );
+}

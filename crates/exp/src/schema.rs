@@ -483,10 +483,22 @@ fn read_platform(p: &Table<'_, '_, '_, '_>, variable: Variable) -> (Option<Vec<u
 }
 
 fn hint(name: &str, known: &[&str]) -> String {
+    if let Some(k) = cluster_size_in_policy_name(name) {
+        return format!("; clustered EDF is `policy = \"cedf\"` with `cluster_size = {k}`");
+    }
     match suggest(name, known) {
         Some(s) => format!("; did you mean `{s}`?"),
         None => format!(" (use one of {})", known.join(", ")),
     }
+}
+
+/// The cluster size of a clustered-EDF policy written the way its analysis test is named
+/// (`cedf-k4`, `cedf-4`, `cedf4`): policies take the size as a separate option.
+pub fn cluster_size_in_policy_name(name: &str) -> Option<u32> {
+    let rest = name.trim().to_ascii_lowercase();
+    let rest = rest.strip_prefix("cedf")?;
+    let digits = rest.trim_start_matches(['-', '_', 'k']);
+    digits.parse().ok().filter(|&k| k > 0)
 }
 
 /// Checks a string form with `parse`, recording its message at the value's line.
