@@ -195,3 +195,36 @@ fn unknown_parameterised_names_get_a_hint() {
         &["clustered EDF is `--policy cedf --cluster-size 2`"],
     );
 }
+
+#[test]
+fn the_showcase_command_has_its_own_folder() {
+    // `schedlab showcase` and ./scripts/showcase.sh both wrote out/showcase and mixed files.
+    let help = schedlab(&["showcase", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    assert!(help.contains("[default: out/showcase-analysis]"), "{help}");
+    let script = include_str!("../../../scripts/showcase.sh");
+    assert!(
+        script.contains("OUT=\"$ROOT/out/showcase\""),
+        "the script's folder moved"
+    );
+    // An experiment folder of its own: rerunning resumes, the report says where it is.
+    let dir = temp_dir("showcase");
+    let out_dir = dir.join("sc").display().to_string();
+    for _ in 0..2 {
+        let out = schedlab(&["showcase", "--cpus", "2", "--sets", "2", "--out", &out_dir]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            text.contains(&format!("report: {out_dir}/report.html")),
+            "{text}"
+        );
+    }
+    for f in [
+        "manifest.json",
+        "summary.csv",
+        "acceptance.png",
+        "report.html",
+    ] {
+        assert!(dir.join("sc").join(f).is_file(), "{f}");
+    }
+}
