@@ -228,3 +228,46 @@ fn the_showcase_command_has_its_own_folder() {
         assert!(dir.join("sc").join(f).is_file(), "{f}");
     }
 }
+
+#[test]
+fn every_command_line_time_needs_a_unit() {
+    let dir = temp_dir("cli-times");
+    let f = write(&dir, "set.json", SET);
+    // `run` checks its times before it touches the machine.
+    for (flag, bare) in [
+        ("--duration", "3"),
+        ("--dl-margin", "500"),
+        ("--release-spin", "20"),
+    ] {
+        let mut args = vec!["run", f.as_str(), "--cpus", "1", "--policy", "gedf"];
+        args.extend([flag, bare]);
+        fails_with(&args, &[flag, "needs a unit"]);
+    }
+    let trace = dir.join("t.trace").display().to_string();
+    let out = schedlab(&[
+        "simulate",
+        &f,
+        "--cpus",
+        "2",
+        "--policy",
+        "gedf",
+        "--duration",
+        "40ms",
+        "--trace",
+        &trace,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let svg = dir.join("g.svg").display().to_string();
+    fails_with(
+        &["trace", "gantt", &trace, "-o", &svg, "--window", "0..20"],
+        &["--window", "needs a unit"],
+    );
+    // A unit after the window applies to both ends.
+    let out = schedlab(&["trace", "gantt", &trace, "-o", &svg, "--window", "10..20ms"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.contains(">10</text>") && text.contains(">20</text>"),
+        "axis 10..20 ms"
+    );
+}

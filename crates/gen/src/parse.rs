@@ -1,7 +1,7 @@
 //! Small readers shared by the string forms (`A..B` ranges, numbers, times).
 
 use crate::error::GenError;
-use schedlab_model::time::parse_ns_with_unit;
+use schedlab_model::time::{parse_ns_with_unit, parse_range_with_unit};
 
 /// Reads a finite number.
 pub(crate) fn parse_f64(kind: &'static str, input: &str, part: &str) -> Result<f64, GenError> {
@@ -49,38 +49,15 @@ pub(crate) fn parse_time(kind: &'static str, input: &str, part: &str) -> Result<
     parse_ns_with_unit(p).map_err(|e| GenError::parse(kind, input, p, e.to_string()))
 }
 
-/// Reads a time range `A..B` as nanoseconds. A unit written only after `B` applies to both
-/// ends (`10..100ms` is 10 ms to 100 ms); `10ms..1s` stays as written; a bare `B` is an error
-/// that suggests a unit. Does not check `A ≤ B`.
+/// Reads a time range `A..B` as nanoseconds ([`parse_range_with_unit`]: a unit written only
+/// after `B` applies to both ends, `10..100ms` is 10 ms to 100 ms). Does not check `A ≤ B`.
 pub(crate) fn parse_time_range(
     kind: &'static str,
     input: &str,
     part: &str,
 ) -> Result<(u64, u64), GenError> {
-    let (a, b) = split_range(kind, input, part)?;
-    let (a, b) = (a.trim(), b.trim());
-    let hi = parse_time(kind, input, b)?;
-    let lo = if is_bare_number(a) {
-        // `b` parsed, so it has a unit: its suffix after the number.
-        let unit = &b[number_prefix_len(b)..];
-        let with_unit = format!("{a}{unit}");
-        parse_ns_with_unit(&with_unit)
-            .map_err(|e| GenError::parse(kind, input, a, e.to_string()))?
-    } else {
-        parse_time(kind, input, a)?
-    };
-    Ok((lo, hi))
-}
-
-/// Length of the leading number (digits, `.` and `_`) of `s`.
-fn number_prefix_len(s: &str) -> usize {
-    s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
-        .unwrap_or(s.len())
-}
-
-/// Whether `s` is a number without a unit.
-fn is_bare_number(s: &str) -> bool {
-    !s.is_empty() && number_prefix_len(s) == s.len()
+    split_range(kind, input, part)?;
+    parse_range_with_unit(part).map_err(|(p, e)| GenError::parse(kind, input, &p, e.to_string()))
 }
 
 #[cfg(test)]
