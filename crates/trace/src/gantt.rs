@@ -282,7 +282,7 @@ fn draw_boxes(s: &mut String, c: &Chart<'_>, visible: &[&Interval]) {
         if bw >= 7.0 * label.chars().count() as f64 + 4.0 {
             let _ = writeln!(
                 s,
-                r#"<text x="{:.2}" y="{:.1}" text-anchor="middle" dominant-baseline="middle" fill="white" stroke="black" stroke-width="2" paint-order="stroke">{}</text>"#,
+                r#"<text x="{:.2}" y="{:.1}" text-anchor="middle" dominant-baseline="middle" fill="black">{}</text>"#,
                 x0 + bw / 2.0,
                 y + box_h / 2.0,
                 esc(&label)
