@@ -141,7 +141,7 @@ fn config_lines(e: &Experiment, rows: &[Row]) -> Vec<String> {
     }
     if let Some(o) = &e.overheads {
         lines.push(format!(
-            "overhead file: `{}` (charged by the simulations that use it; analyses are overhead-free)",
+            "overhead file: `{}` (relative to the experiment file; charged by the simulations that use it; analyses are overhead-free)",
             o.display()
         ));
     }
@@ -294,7 +294,7 @@ fn html(m: &Manifest, rows: &[Row], elapsed: Option<f64>, svg: &str) -> String {
     let _ = write!(
         s,
         "\n<p>Numbers with 95% Wilson intervals: <code>summary.csv</code>; every set: <code>sets.csv</code>.</p>\n<h2>Where acceptance drops</h2>\n<p>{}</p>\n<table><tr>{}</tr>\n",
-        escape(DROP_NOTE),
+        inline(DROP_NOTE),
         THRESHOLD_HEADER
             .iter()
             .map(|h| format!("<th>{}</th>", escape(h)))

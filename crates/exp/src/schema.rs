@@ -232,7 +232,10 @@ fn read_overheads(
         return OverheadSource::Invalid;
     }
     match OverheadFile::load(&path) {
-        Ok(file) => OverheadSource::Valid(path, file),
+        // Kept as written (relative to the experiment file): the config hash must not depend
+        // on how the experiment file was named (`examples/x.toml` or `/abs/…/x.toml`), or the
+        // same experiment run both ways would refuse its own folder. The contents are hashed.
+        Ok(file) => OverheadSource::Valid(PathBuf::from(p), file),
         Err(e) => {
             top_problem(top, span, format!("`overheads`: {e}"));
             OverheadSource::Invalid
