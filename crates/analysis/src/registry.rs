@@ -44,7 +44,14 @@ pub fn by_name(spec: &str) -> Result<Box<dyn SchedTest>, AnalysisError> {
     let Some((name, settings)) = spec.split_once(':') else {
         return base_by_name(spec);
     };
-    let mut test = base_by_name(name.trim())?;
+    let mut test = base_by_name(name.trim()).map_err(|e| match e {
+        // Keep the parameters in the suggestion: `gedf-rtaa:rounds=3` → `gedf-rta:rounds=3`.
+        AnalysisError::UnknownTest { suggestion, .. } => AnalysisError::UnknownTest {
+            name: spec.to_string(),
+            suggestion: suggestion.map(|s| format!("{s}:{}", settings.trim())),
+        },
+        other => other,
+    })?;
     let base = test.name();
     for setting in settings.split(',').filter(|s| !s.trim().is_empty()) {
         let invalid = |parameter: &str, message: String| AnalysisError::InvalidParameter {
@@ -101,13 +108,66 @@ fn base_by_name(name: &str) -> Result<Box<dyn SchedTest>, AnalysisError> {
     if let Some(t) = clustered::parse(name) {
         return Ok(t);
     }
-    let known = names();
-    let known: Vec<&str> = known.iter().map(String::as_str).collect();
-    let suggestion = schedlab_model::error::suggest(name, &known);
     Err(AnalysisError::UnknownTest {
         name: name.to_string(),
-        suggestion,
+        suggestion: suggestion(name),
     })
+}
+
+/// The parametric family of clustered tests: `cedf-k<K>`, `K` CPUs per cluster.
+const CLUSTERED_PREFIX: &str = "cedf-k";
+
+/// The "did you mean" of an unknown test name: a parameterised name written another way
+/// (`cedf-4`, `cedf4`, `CEDF-K4` → `cedf-k4`; `cedf` → `cedf-k<K>`), parameters written without
+/// the `:` (`gedf-rta rounds=3`, `gedf-rta(rounds=3)` → `gedf-rta:rounds=3`), else the closest
+/// canonical name by edit distance (a typo).
+fn suggestion(name: &str) -> Option<String> {
+    let lower = name.trim().to_ascii_lowercase();
+    let known = names();
+    if lower.contains('=') {
+        return parameters_without_colon(&lower, &known);
+    }
+    // Cluster sizes: the digits the user wrote, on the clustered family's prefix.
+    let stem = lower.trim_end_matches(|c: char| c.is_ascii_digit());
+    let digits = &lower[stem.len()..];
+    let stem = stem.trim_end_matches(['-', '_', ' ', '=']);
+    let clustered = schedlab_model::error::suggest(stem, &[CLUSTERED_PREFIX]).is_some();
+    if clustered && stem.starts_with('c') {
+        return Some(if digits.is_empty() || digits.starts_with('0') {
+            format!("{CLUSTERED_PREFIX}<K> (K = CPUs per cluster, e.g. {CLUSTERED_PREFIX}4)")
+        } else {
+            format!("{CLUSTERED_PREFIX}{digits}")
+        });
+    }
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+    schedlab_model::error::suggest(&lower, &known)
+}
+
+/// `gedf-rta rounds=3`, `gedf-rta(rounds=3)`, `gedf-rta-rounds=3` → `gedf-rta:rounds=3`: the
+/// longest test name that starts `spec`, followed by a separator, with the rest as parameters.
+fn parameters_without_colon(spec: &str, known: &[String]) -> Option<String> {
+    let base = known
+        .iter()
+        .map(String::as_str)
+        .chain(clustered_base(spec))
+        .filter(|k| {
+            spec.strip_prefix(k)
+                .and_then(|rest| rest.chars().next())
+                .is_some_and(|c| matches!(c, ' ' | '(' | '[' | ',' | '/' | '-' | '_' | ';'))
+        })
+        .max_by_key(|k| k.len())?;
+    let rest = spec[base.len() + 1..]
+        .trim()
+        .trim_end_matches([')', ']'])
+        .trim();
+    Some(format!("{base}:{rest}"))
+}
+
+/// `cedf-k<digits>` at the start of `spec`, if any.
+fn clustered_base(spec: &str) -> Option<&str> {
+    let digits = spec.strip_prefix(CLUSTERED_PREFIX)?;
+    let n = digits.bytes().take_while(u8::is_ascii_digit).count();
+    (n > 0).then(|| &spec[..CLUSTERED_PREFIX.len() + n])
 }
 
 #[cfg(test)]
@@ -172,6 +232,41 @@ mod tests {
             analyze(by_name("edf:limit=0").unwrap().as_ref(), &one).status,
             Status::GaveUp
         );
+    }
+
+    #[test]
+    fn parameterised_names_are_suggested() {
+        let hint = |spec: &str| match by_name(spec) {
+            Err(AnalysisError::UnknownTest { suggestion, .. }) => suggestion,
+            Err(other) => panic!("{spec}: {other}"),
+            Ok(_) => panic!("{spec} is a test"),
+        };
+        // Issue 10: `unknown test 'cedf-4'` gave no hint of `cedf-k4`.
+        for (spec, expected) in [
+            ("cedf-4", "cedf-k4"),
+            ("cedf4", "cedf-k4"),
+            ("cedf-16", "cedf-k16"),
+            ("cedfk2", "cedf-k2"),
+            ("cedf-k-8", "cedf-k8"),
+            ("gedf-rta rounds=3", "gedf-rta:rounds=3"),
+            ("gedf-rta(rounds=3)", "gedf-rta:rounds=3"),
+            (
+                "gedf-rta-rounds=3,min_step=1",
+                "gedf-rta:rounds=3,min_step=1",
+            ),
+            ("gedf-ffdbf epsilon=1/20", "gedf-ffdbf:epsilon=1/20"),
+            ("cedf-k4 x=1", "cedf-k4:x=1"),
+            ("gedf-rtaa:rounds=3", "gedf-rta:rounds=3"),
+            ("cedf-4:x=1", "cedf-k4:x=1"),
+            ("gedf-bcll", "gedf-bcl"),
+        ] {
+            assert_eq!(hint(spec).as_deref(), Some(expected), "{spec}");
+        }
+        let cedf = hint("cedf").unwrap();
+        assert!(cedf.starts_with("cedf-k<K>"), "{cedf}");
+        assert_eq!(hint("quantum-annealing"), None);
+        let message = by_name("cedf-4").err().unwrap().to_string();
+        assert_eq!(message, "unknown test `cedf-4` (did you mean `cedf-k4`?)");
     }
 
     #[test]

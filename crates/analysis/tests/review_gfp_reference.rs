@@ -311,7 +311,7 @@ fn benchmark_like(
             total,
             method: schedlab_gen::util_vec::VecMethod::UUniFastDiscard { lo: 0.0, hi: 1.0 },
         },
-        PeriodDist::parse("uniform:10..1000").unwrap(),
+        PeriodDist::parse("uniform:10ns..1000ns").unwrap(),
     )
     .deadlines(deadlines)
     .seed(seed);

@@ -200,10 +200,11 @@ enum Command {
         #[command(subcommand)]
         what: BenchCommand,
     },
-    /// The main job: a scheduler comparison by analysis, with a report.
+    /// A quick scheduler comparison by analysis alone, with a report (the full showcase, with
+    /// simulations, is ./scripts/showcase.sh, in out/showcase).
     Showcase {
-        /// Output folder for summary.csv and report.md.
-        #[arg(long, default_value = "out/showcase")]
+        /// Output folder (an experiment folder: summary.csv, plots, report.html; rerunning resumes).
+        #[arg(long, default_value = showcase::DEFAULT_OUT)]
         out: PathBuf,
         /// Number of CPUs.
         #[arg(long, default_value_t = 8)]
@@ -377,8 +378,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 tasks_per_cpu,
                 repeat,
                 policies,
-                duration: duration
-                    .parse()
+                duration: schedlab_model::time::parse_duration_with_unit(&duration)
                     .map_err(|e| anyhow::anyhow!("--duration: {e}"))?,
                 seed,
                 json: matches!(format, OutputFormat::Json),

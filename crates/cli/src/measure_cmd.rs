@@ -11,7 +11,6 @@ use crate::output::outln;
 use anyhow::{anyhow, bail, Result};
 use schedlab_model::overheads::OverheadFile;
 use schedlab_model::size::{format_bytes, parse_bytes};
-use schedlab_model::Duration;
 use schedlab_runtime::cpmd::{measure, merge, CpmdConfig};
 use schedlab_runtime::mech::sched::allowed_cpus;
 use std::path::PathBuf;
@@ -79,8 +78,7 @@ pub(crate) fn run(cmd: MeasureCommand) -> Result<()> {
                 cfg.pollute = parse_bytes(p.trim()).map_err(|e| anyhow!("--pollute: {e}"))?;
             }
             cfg.samples = samples;
-            cfg.max_time = max_time
-                .parse::<Duration>()
+            cfg.max_time = schedlab_model::time::parse_duration_with_unit(&max_time)
                 .map_err(|e| anyhow!("--max-time: {e}"))?;
             let r = measure(&cfg)?;
             for w in &r.warnings {

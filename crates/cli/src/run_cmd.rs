@@ -156,15 +156,16 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
             allowed.into_iter().take(m as usize).collect()
         }
     };
-    let duration: Duration = a.duration.parse().map_err(|e| anyhow!("--duration: {e}"))?;
-    let release_spin: Duration = a
-        .release_spin
-        .parse()
-        .map_err(|e| anyhow!("--release-spin: {e}"))?;
-    let dl_margin: Duration = a
-        .dl_margin
-        .parse()
-        .map_err(|e| anyhow!("--dl-margin: {e}"))?;
+    // Times typed on the command line need a unit (DESIGN.md "Semantics"); 0 is 0 in any.
+    let time = |text: &str, flag: &str| -> Result<Duration> {
+        if text.trim() == "0" {
+            return Ok(Duration::ZERO);
+        }
+        schedlab_model::time::parse_duration_with_unit(text).map_err(|e| anyhow!("{flag}: {e}"))
+    };
+    let duration = time(&a.duration, "--duration")?;
+    let release_spin = time(&a.release_spin, "--release-spin")?;
+    let dl_margin = time(&a.dl_margin, "--dl-margin")?;
     let arch = arch_by_name(&a.arch, &a.lock).map_err(|e| anyhow!("--{e}"))?;
     let policy = match (&a.policy, arch.is_kernel()) {
         (Some(p), false) => p.clone(),

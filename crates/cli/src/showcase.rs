@@ -1,17 +1,23 @@
-//! `schedlab showcase`: the README's main job. Generates task sets over a utilization sweep on
-//! one platform, runs a comparison of scheduler families by analysis (global EDF, global FP,
-//! partitioned EDF/FP, clustered EDF, soft G-EDF), prints the acceptance-ratio table and writes
-//! `summary.csv` and `report.md` into the output folder.
+//! `schedlab showcase`: a quick comparison of scheduler families by schedulability analysis
+//! alone (global EDF, global FP, partitioned EDF/FP, clustered EDF, soft G-EDF) on one
+//! platform, over a utilization sweep — seconds, any `--cpus`, `--sets`, `--seed`.
+//!
+//! It is an experiment like any other, run by the experiment engine (validated, resumable,
+//! with `summary.csv`, plots and `report.html`), written into its own folder,
+//! `out/showcase-analysis` by default. The README's main job, `./scripts/showcase.sh`, is a
+//! different and larger experiment (`examples/experiments/showcase.toml`: analysis *and*
+//! simulation with overheads) in `out/showcase`; the two never share a folder, so their files
+//! cannot mix.
 
 use crate::output::{out, outln};
-use anyhow::{Context, Result};
-use rayon::prelude::*;
-use schedlab_analysis::{analyze, registry, Priorities, SchedTest, System};
-use schedlab_gen::util_vec::VecMethod;
-use schedlab_gen::{DeadlineSpec, GenSpec, PeriodDist, Shape};
+use anyhow::Result;
+use schedlab_exp::{report, run_local, schema, RunOptions, RunOutcome, Store};
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// The default output folder (distinct from `./scripts/showcase.sh`'s `out/showcase`).
+pub(crate) const DEFAULT_OUT: &str = "out/showcase-analysis";
 
 /// Options of `schedlab showcase`.
 pub(crate) struct Options {
@@ -21,7 +27,9 @@ pub(crate) struct Options {
     pub(crate) seed: u64,
 }
 
-fn evaluations(m: u32) -> Vec<String> {
+/// The analyses compared on `m` CPUs: the G-EDF tests, G-FP, partitioned EDF/FP, clustered EDF
+/// with the largest cluster size `k ≤ m/2` dividing `m` (if any), and soft G-EDF.
+fn analyses(m: u32) -> Vec<String> {
     let mut names: Vec<String> = [
         "gedf-gfb", "gedf-bcl", "gedf-rta", "gedf", "gfp", "pedf-ffd", "pedf-wfd", "pfp-ffd",
     ]
@@ -35,154 +43,121 @@ fn evaluations(m: u32) -> Vec<String> {
     names
 }
 
+/// The experiment file of the showcase: n = 5m tasks, UUniFast-Discard utilizations (every
+/// u ≤ 1) summing to U/m = 0.2, 0.3, …, 1.0, periods log-uniform in [10, 1000] ms (whole ms),
+/// implicit deadlines.
+fn experiment_text(o: &Options) -> String {
+    let mut text = format!(
+        "title = \"schedlab showcase (analysis only): which scheduler holds the deadlines on {m} CPUs?\"\n\
+         seed = {seed}\nsamples = {sets}\nchunk_size = {chunk}\n\n\
+         [platform]\ncpus = [{m}]\n\n\
+         [generator]\nshape = \"fixed-sum\"\nmethod = \"uunifast-discard\"\ntasks_per_cpu = 5\n\
+         periods = \"loguniform:10..1000ms/1ms\"\ndeadlines = \"implicit\"\n\n\
+         [sweep]\nvariable = \"utilization_per_cpu\"\nfrom = 0.2\nto = 1.0\nstep = 0.1\n",
+        m = o.cpus,
+        seed = o.seed,
+        sets = o.sets,
+        chunk = o.sets.clamp(1, 50),
+    );
+    for name in analyses(o.cpus) {
+        let _ = write!(text, "\n[[analysis]]\ntest = \"{name}\"\n");
+    }
+    text
+}
+
 /// Runs the showcase.
 pub(crate) fn run(o: &Options) -> Result<()> {
     let started = Instant::now();
-    let m = o.cpus;
-    let n = 5 * m as usize;
-    let points: Vec<f64> = (2..=10).map(|k| f64::from(k) / 10.0).collect();
-    let names = evaluations(m);
-    let tests: Vec<Box<dyn SchedTest>> = names
-        .iter()
-        .map(|t| registry::by_name(t))
-        .collect::<Result<_, _>>()?;
-    let periods = PeriodDist::parse("loguniform:10ms..1000ms/1ms")?;
-    outln!(
-        "schedlab showcase: m = {m} CPUs, n = {n} tasks, {} sets per point, UUniFast-Discard, periods log-uniform [10, 1000] ms, implicit deadlines, seed {}",
-        o.sets, o.seed
+    let experiment = schema::parse(
+        &experiment_text(o),
+        "schedlab showcase",
+        "showcase",
+        Path::new("."),
     )?;
-    // accepted[point][test]
-    let mut accepted = vec![vec![0u64; tests.len()]; points.len()];
-    let mut realised = vec![0.0f64; points.len()];
-    for (pi, &per_cpu) in points.iter().enumerate() {
-        let spec = GenSpec::new(
-            Shape::FixedSum {
-                n,
-                total: per_cpu * f64::from(m),
-                method: VecMethod::UUniFastDiscard { lo: 0.0, hi: 1.0 },
-            },
-            periods.clone(),
-        )
-        .deadlines(DeadlineSpec::Implicit)
-        .seed(o.seed.wrapping_add(pi as u64 * 1_000_003));
-        let generator = spec.generator()?;
-        let rows: Vec<(Vec<bool>, f64)> = (0..o.sets)
-            .into_par_iter()
-            .map(|k| -> Result<(Vec<bool>, f64)> {
-                let g = generator.generate(k)?;
-                let sys = System::new(&g.tasks, m, Priorities::Dm)?;
-                let verdicts = tests
-                    .iter()
-                    .map(|t| analyze(t.as_ref(), &sys).is_schedulable())
-                    .collect();
-                Ok((verdicts, g.utilization))
-            })
-            .collect::<Result<_>>()?;
-        for (verdicts, u) in rows {
-            realised[pi] += u / o.sets as f64;
-            for (ti, ok) in verdicts.into_iter().enumerate() {
-                accepted[pi][ti] += u64::from(ok);
-            }
-        }
+    outln!(
+        "schedlab showcase (analysis only): m = {m} CPUs, n = {n} tasks, {} sets per point, UUniFast-Discard, periods log-uniform [10, 1000] ms, implicit deadlines, seed {}",
+        o.sets,
+        o.seed,
+        m = o.cpus,
+        n = 5 * u64::from(o.cpus),
+    )?;
+    outln!(
+        "output folder: {} (./scripts/showcase.sh, the full showcase with simulations, writes out/showcase)",
+        o.out.display()
+    )?;
+    let (store, manifest) = Store::create_or_open(&o.out, &experiment, "schedlab showcase")?;
+    let outcome = run_local(
+        &experiment,
+        &store,
+        RunOptions {
+            jobs: 0,
+            stop: None,
+            progress: None,
+        },
+    )?;
+    if outcome != RunOutcome::Finished {
+        anyhow::bail!("the showcase stopped before finishing; rerun the same command to resume");
     }
     let elapsed = started.elapsed().as_secs_f64();
+    let outputs = report::finish(&store, &manifest, Some(elapsed))?;
 
-    // The table, for the terminal and the report.
-    let mut table = String::new();
-    let _ = write!(table, "| U/m | U (realised) |");
-    for name in &names {
-        let _ = write!(table, " {name} |");
+    // The acceptance table: one row per U/m, one column per analysis.
+    let labels: Vec<&str> = experiment
+        .evaluations
+        .iter()
+        .map(|e| e.label.as_str())
+        .collect();
+    outln!("\nAcceptance ratio (fraction of task sets each analysis shows schedulable):\n")?;
+    let mut table = String::from("| U/m | U (realised) |");
+    for l in &labels {
+        let _ = write!(table, " {l} |");
     }
-    table.push('\n');
-    let _ = write!(table, "|---|---|");
-    for _ in &names {
-        table.push_str("---|");
-    }
-    table.push('\n');
-    let mut csv = String::from("evaluation,x,x_per_cpu,ratio,sets\n");
-    for (pi, &per_cpu) in points.iter().enumerate() {
-        let _ = write!(table, "| {per_cpu:.1} | {:.3} |", realised[pi]);
-        for (ti, name) in names.iter().enumerate() {
-            let ratio = accepted[pi][ti] as f64 / o.sets as f64;
-            let _ = write!(table, " {ratio:.2} |");
-            let _ = writeln!(
-                csv,
-                "{name},{:.4},{per_cpu:.4},{ratio:.4},{}",
-                per_cpu * f64::from(m),
-                o.sets
-            );
+    let _ = write!(table, "\n|---|---|{}\n", "---|".repeat(labels.len()));
+    for (p, x) in experiment.points.iter().enumerate() {
+        let at = |label: &str| {
+            outputs
+                .rows
+                .iter()
+                .find(|r| r.point == p && r.evaluation == label)
+        };
+        let realised = labels
+            .first()
+            .and_then(|l| at(l))
+            .map_or(0.0, |r| r.mean_utilization);
+        let _ = write!(table, "| {x:.1} | {realised:.3} |");
+        for l in &labels {
+            let _ = write!(table, " {:.2} |", at(l).map_or(0.0, |r| r.ratio));
         }
         table.push('\n');
     }
-    // Where each analysis stops accepting everything / half of the sets.
-    let last_at = |ti: usize, at_least: f64| {
-        points
-            .iter()
-            .enumerate()
-            .filter(|&(pi, _)| accepted[pi][ti] as f64 / o.sets as f64 >= at_least)
-            .map(|(_, &x)| x)
-            .fold(None, |acc: Option<f64>, x| {
-                Some(acc.map_or(x, |a| a.max(x)))
-            })
-    };
-    let mut summary = String::from("| analysis | highest U/m with 100% accepted | highest U/m with ≥ 50% accepted |\n|---|---|---|\n");
-    let fmt = |v: Option<f64>| v.map_or("—".to_string(), |x| format!("{x:.1}"));
-    for (ti, name) in names.iter().enumerate() {
-        let _ = writeln!(
-            summary,
-            "| {name} | {} | {} |",
-            fmt(last_at(ti, 1.0)),
-            fmt(last_at(ti, 0.5))
-        );
-    }
-    outln!("\nAcceptance ratio (fraction of task sets each analysis shows schedulable):\n")?;
     out!("{table}")?;
-    outln!("\n{summary}")?;
-
-    std::fs::create_dir_all(&o.out)
-        .with_context(|| format!("cannot create {}", o.out.display()))?;
-    let mut report = String::new();
-    let _ = writeln!(
-        report,
-        "# schedlab showcase: which scheduler holds the deadlines?\n"
-    );
-    let _ = writeln!(
-        report,
-        "{} task sets per point on m = {m} CPUs, n = {n} tasks each; utilizations by UUniFast-Discard \
-         (every u ≤ 1), periods log-uniform in [10, 1000] ms (whole ms), implicit deadlines, \
-         C = ⌊u·T⌋; seed {}. Each cell is the fraction of sets the analysis shows schedulable \
-         (hard real-time, except `gedf-soft`: bounded tardiness).\n",
-        o.sets, o.seed
-    );
-    report.push_str(&table);
-    let _ = writeln!(report, "\n## Where each analysis stops accepting\n");
-    report.push_str(&summary);
-    let _ = writeln!(report, "\n## The analyses\n");
-    for t in &tests {
-        let i = t.info();
-        let _ = writeln!(
-            report,
-            "- `{}` ({}, {}): {}",
-            i.name,
-            i.family,
-            i.kind.name(),
-            i.citation
-        );
-    }
-    let _ = writeln!(
-        report,
-        "\nComputed by schedlab {} in {elapsed:.1} s on {} threads.",
-        env!("CARGO_PKG_VERSION"),
-        rayon::current_num_threads()
-    );
-    std::fs::write(o.out.join("summary.csv"), csv)?;
-    let report_path = o.out.join("report.md");
-    std::fs::write(&report_path, report)?;
     outln!(
         "\n{} task sets analysed in {elapsed:.1} s",
-        o.sets * points.len() as u64
+        experiment.samples * experiment.points.len() as u64
     )?;
-    outln!("report: {}", report_path.display())?;
-    outln!("data:   {}", o.out.join("summary.csv").display())?;
+    outln!("report: {}", outputs.report_html.display())?;
+    outln!("data:   {}", outputs.summary_csv.display())?;
     Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_experiment_is_valid_for_any_platform() {
+        for cpus in [1, 2, 8, 12] {
+            let o = Options {
+                out: PathBuf::from(DEFAULT_OUT),
+                cpus,
+                sets: 3,
+                seed: 1,
+            };
+            let e = schema::parse(&experiment_text(&o), "t", "t", Path::new(".")).unwrap();
+            assert_eq!(e.cpus, [cpus]);
+            assert_eq!(e.points.len(), 9);
+            assert_eq!(e.evaluations.len(), analyses(cpus).len());
+        }
+    }
 }

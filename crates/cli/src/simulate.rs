@@ -9,6 +9,7 @@ use anyhow::{anyhow, bail, Result};
 use schedlab_analysis::placement::policy_inputs;
 use schedlab_analysis::Priorities;
 use schedlab_model::overheads::{OverheadFile, Stat};
+use schedlab_model::time::parse_duration_with_unit;
 use schedlab_model::{file, Duration};
 use schedlab_policy::Placement;
 use schedlab_sim::{jobs_csv, run, summary_json, Arrivals, ExecTime, Overheads, SimConfig};
@@ -50,7 +51,13 @@ pub(crate) fn run_command(o: &Options) -> Result<()> {
                 o.file.display()
             )
         })?;
-    let duration: Duration = o.duration.parse().map_err(|e| anyhow!("--duration: {e}"))?;
+    if let Some(k) = schedlab_exp::schema::cluster_size_in_policy_name(&o.policy) {
+        bail!(
+            "unknown policy `{}`: clustered EDF is `--policy cedf --cluster-size {k}`",
+            o.policy
+        );
+    }
+    let duration = parse_duration_with_unit(&o.duration).map_err(|e| anyhow!("--duration: {e}"))?;
     let tasks = &loaded.tasks;
     let inputs = policy_inputs(
         &o.policy,

@@ -150,14 +150,12 @@ pub(crate) fn run(cmd: TraceCommand) -> Result<()> {
 
 /// Parses `A..B` (times with units) into a window in ns.
 fn parse_window(s: &str) -> Result<(u64, u64)> {
-    let (a, b) = s
-        .split_once("..")
-        .ok_or_else(|| anyhow!("--window: `{s}` is not START..END (e.g. 0..100ms)"))?;
-    let t = |x: &str| -> Result<u64> {
-        let d: schedlab_model::Duration = x.trim().parse().map_err(|e| anyhow!("--window: {e}"))?;
-        Ok(d.as_ns())
-    };
-    let (a, b) = (t(a)?, t(b)?);
+    if !s.contains("..") {
+        bail!("--window: `{s}` is not START..END (e.g. 0..100ms)");
+    }
+    // Times with units; a unit after the range applies to both ends (`0..100ms`).
+    let (a, b) = schedlab_model::time::parse_range_with_unit(s)
+        .map_err(|(part, e)| anyhow!("--window: `{part}`: {e}"))?;
     if a >= b {
         bail!("--window: the end must be after the start");
     }

@@ -191,7 +191,7 @@ pub struct Experiment {
     pub points: Vec<f64>,
     /// The evaluations, in file order.
     pub evaluations: Vec<Evaluation>,
-    /// Overhead file, as given (resolved against the experiment file's folder).
+    /// Overhead file, as written in the experiment file (relative to that file's folder).
     pub overheads: Option<PathBuf>,
     /// The overhead file's contents, validated and written back as canonical TOML: Dask
     /// workers need no access to the file, and the config hash changes when the file does.

@@ -51,12 +51,28 @@ pub enum ExpError {
     #[error("{0}")]
     Invalid(Problems),
     /// A file or folder could not be read or written.
-    #[error("{path}: {source}")]
+    ///
+    /// The operating system's error is part of the message and deliberately not a `source`:
+    /// error reporters that print the chain (`anyhow`'s `{:#}`) would print it twice.
+    #[error("{path}: {error}")]
     Io {
         /// The path.
         path: PathBuf,
         /// The underlying error.
-        source: std::io::Error,
+        error: std::io::Error,
+    },
+    /// The folder's run was interrupted: some chunks were never stored, so there is nothing
+    /// complete to summarise or plot yet.
+    #[error("{} is incomplete: {missing} of {total} chunks are missing (the run was interrupted); resume it with `schedlab experiment {experiment_file} --out {}` (Python: schedlab.experiment.run({experiment_file:?}, out={:?})), which computes only the missing chunks and then writes the report", dir.display(), dir.display(), dir.display().to_string())]
+    Incomplete {
+        /// The output folder.
+        dir: PathBuf,
+        /// Chunks not stored.
+        missing: usize,
+        /// Chunks of the experiment.
+        total: usize,
+        /// The experiment file the run started from (as recorded in the manifest).
+        experiment_file: String,
     },
     /// The output folder holds results of a different experiment.
     #[error("{dir} holds results of a different experiment (config hash {found}, this file {expected}); use another --out folder or delete that one")]
@@ -118,7 +134,7 @@ impl ExpError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> ExpError {
         ExpError::Io {
             path: path.into(),
-            source,
+            error: source,
         }
     }
 }

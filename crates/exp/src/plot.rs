@@ -5,6 +5,12 @@
 //! [`LineChart`] draws any set of lines in the same style (the overhead curves of
 //! `schedlab measure curves`, [MP Fig. 7]).
 //!
+//! Curves that coincide (e.g. an analysis and the simulation it predicts exactly, or a
+//! simulation with and without overheads that cost nothing at that point) would hide each
+//! other: where a point of a series equals a point of one drawn before it, it is drawn a few
+//! pixels above or below ([`lanes`]), and a series whose every point equals an earlier series' says so in
+//! the legend (`= label`). The numbers themselves are in `summary.csv`.
+//!
 //! Text is rendered with DejaVu Sans compiled into the binary (`assets/`, Bitstream Vera
 //! licence), so PNG output needs no system font library.
 
@@ -51,6 +57,83 @@ const COLOURS: [RGBColor; 12] = [
 struct Series {
     label: String,
     points: Vec<(f64, f64)>,
+}
+
+/// Pixels between neighbouring lanes: a line (2 px wide) next to another stays visible.
+const LANE_PX: f64 = 2.5;
+
+/// The lane of every point of every series: 0 for a point no earlier series has, else the
+/// smallest lane not taken by an earlier series at the same point (x and y equal). Lane `k`
+/// is drawn `LANE_PX · ⌈k/2⌉` pixels above (odd `k`) or below (even `k`) the true value, so
+/// curves that coincide run side by side and every curve is at its true value wherever it is
+/// alone.
+pub fn lanes(series: &[&[(f64, f64)]]) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = Vec::with_capacity(series.len());
+    for (i, s) in series.iter().enumerate() {
+        let mine = s
+            .iter()
+            .map(|p| {
+                let taken: Vec<usize> = (0..i)
+                    .filter_map(|j| {
+                        let k = series[j].iter().position(|q| q == p)?;
+                        out[j].get(k).copied()
+                    })
+                    .collect();
+                (0..).find(|k| !taken.contains(k)).unwrap_or(0)
+            })
+            .collect();
+        out.push(mine);
+    }
+    out
+}
+
+/// The vertical offset of lane `k` in pixels (up is positive).
+fn lane_offset_px(k: usize) -> f64 {
+    let step = k.div_ceil(2) as f64 * LANE_PX;
+    if k % 2 == 1 {
+        step
+    } else {
+        -step
+    }
+}
+
+/// For each series, the first earlier series with exactly the same points, if any.
+fn same_as(series: &[&[(f64, f64)]]) -> Vec<Option<usize>> {
+    series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (0..i).find(|&j| !s.is_empty() && series[j] == *s))
+        .collect()
+}
+
+/// Draws `series` (label, points) in order: colours, markers, lanes and legend notes.
+fn draw_all<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    series: &[(String, Vec<(f64, f64)>)],
+) -> Result<(), String> {
+    let points: Vec<&[(f64, f64)]> = series.iter().map(|s| s.1.as_slice()).collect();
+    let lanes = lanes(&points);
+    let same = same_as(&points);
+    // Data units per pixel on the y axis, to turn a lane's pixel offset into an offset of y.
+    let (y0, y1) = {
+        let r = chart.y_range();
+        (r.start, r.end)
+    };
+    let height = f64::from(chart.plotting_area().dim_in_pixel().1.max(1));
+    let per_px = (y1 - y0) / height;
+    for (i, (label, pts)) in series.iter().enumerate() {
+        let label = match same[i] {
+            Some(j) => format!("{label} (= {})", series[j].0),
+            None => label.clone(),
+        };
+        let shifted: Vec<(f64, f64)> = pts
+            .iter()
+            .zip(&lanes[i])
+            .map(|(&(x, y), &lane)| (x, y + lane_offset_px(lane) * per_px))
+            .collect();
+        draw_marked_series(chart, i, &label, &shifted)?;
+    }
+    Ok(())
 }
 
 fn series(e: &Experiment, rows: &[Row]) -> Vec<Series> {
@@ -120,16 +203,21 @@ fn draw<DB: DrawingBackend>(
     };
     chart
         .configure_mesh()
-        .x_desc(format!("{}{subtitle}", e.variable.axis_label()))
+        .x_desc(format!(
+            "{}{subtitle}",
+            crate::summary::x_description(e, rows)
+        ))
         .y_desc("schedulable task sets (fraction)")
         .axis_desc_style(("sans-serif", 18))
         .label_style(("sans-serif", 15))
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(err)?;
-    for (i, s) in series(e, rows).into_iter().enumerate() {
-        draw_marked_series(&mut chart, i, &s.label, &s.points)?;
-    }
+    let lines: Vec<(String, Vec<(f64, f64)>)> = series(e, rows)
+        .into_iter()
+        .map(|s| (s.label, s.points))
+        .collect();
+    draw_all(&mut chart, &lines)?;
     chart
         .configure_series_labels()
         // Acceptance curves start at 1 on the left and fall to the right: the lower left
@@ -278,9 +366,7 @@ fn draw_lines<DB: DrawingBackend>(
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(err)?;
-    for (i, (label, points)) in c.series.iter().enumerate() {
-        draw_marked_series(&mut chart, i, label, points)?;
-    }
+    draw_all(&mut chart, &c.series)?;
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
@@ -364,4 +450,55 @@ pub fn write_plots(
     })?;
     store.write_output("acceptance.png", &png_bytes)?;
     Ok(svg_text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coinciding_points_get_their_own_lanes() {
+        let a = [(1.0, 1.0), (2.0, 1.0), (3.0, 0.5)];
+        let b = a; // identical (analysis P-EDF and sim P-EDF in the showcase)
+        let c = [(1.0, 1.0), (2.0, 0.9), (3.0, 0.5)]; // shares the first and last points
+        let d = [(1.0, 0.2), (2.0, 0.1), (3.0, 0.0)]; // alone
+        let l = lanes(&[&a, &b, &c, &d]);
+        assert_eq!(
+            l,
+            [vec![0, 0, 0], vec![1, 1, 1], vec![2, 0, 2], vec![0, 0, 0]]
+        );
+        assert_eq!(same_as(&[&a, &b, &c, &d]), [None, Some(0), None, None]);
+        assert_eq!(lane_offset_px(0), 0.0);
+        assert_eq!(lane_offset_px(1), LANE_PX);
+        assert_eq!(lane_offset_px(2), -LANE_PX);
+        assert_eq!(lane_offset_px(3), 2.0 * LANE_PX);
+    }
+
+    #[test]
+    fn identical_series_are_drawn_apart_and_named_in_the_legend() {
+        let chart = LineChart {
+            title: "t".into(),
+            x_desc: "x".into(),
+            y_desc: "y".into(),
+            series: vec![
+                ("first".into(), vec![(0.0, 1.0), (1.0, 0.5)]),
+                ("second".into(), vec![(0.0, 1.0), (1.0, 0.5)]),
+            ],
+        };
+        let svg = chart.svg().unwrap();
+        assert!(svg.contains("second (= first)"), "legend note missing");
+        // Two polylines (one per series), at different heights.
+        let lines: Vec<&str> = svg
+            .lines()
+            .filter(|l| l.contains("<polyline") && l.contains("stroke-width=\"2\""))
+            .collect();
+        assert!(lines.len() >= 2, "{svg}");
+        assert_ne!(points_of(lines[0]), points_of(lines[1]));
+    }
+
+    fn points_of(line: &str) -> &str {
+        let start = line.find("points=\"").map_or(0, |i| i + 8);
+        let end = line[start..].find('"').map_or(line.len(), |j| start + j);
+        &line[start..end]
+    }
 }

@@ -6,7 +6,7 @@ use crate::config::{EvalKind, Experiment, ShapeKind};
 use crate::error::ExpError;
 use crate::plot::write_plots;
 use crate::store::{DurableWriter, Manifest, Store};
-use crate::summary::{aggregate, first_below, summary_csv, Row, SETS_HEADER};
+use crate::summary::{aggregate, drop_below, summary_csv, x_description, Row, SETS_HEADER};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -24,13 +24,25 @@ pub struct Outputs {
 }
 
 /// Aggregates the stored chunks and writes every output file. `elapsed` is the wall time of
-/// the run that just finished, if any (re-plotting has none).
+/// the run that just finished, if any (re-plotting has none). A folder whose run was
+/// interrupted is [`ExpError::Incomplete`] (how many chunks are missing and the command that
+/// resumes it), before anything is written.
 pub fn finish(
     store: &Store,
     manifest: &Manifest,
     elapsed: Option<f64>,
 ) -> Result<Outputs, ExpError> {
     let e = &manifest.config;
+    let all = crate::chunk::chunks(e);
+    let (total, missing) = (all.len(), store.pending(&all)?.len());
+    if missing > 0 {
+        return Err(ExpError::Incomplete {
+            dir: store.dir().to_path_buf(),
+            missing,
+            total,
+            experiment_file: manifest.experiment_file.clone(),
+        });
+    }
     let mut sets = DurableWriter::create(&store.dir().join("sets.csv"))?;
     sets.writer()
         .write_all(SETS_HEADER.as_bytes())
@@ -52,7 +64,7 @@ pub fn finish(
 }
 
 /// Configuration lines (Markdown list items without the bullet).
-fn config_lines(e: &Experiment) -> Vec<String> {
+fn config_lines(e: &Experiment, rows: &[Row]) -> Vec<String> {
     let g = &e.generator;
     let platforms = e
         .platforms()
@@ -70,7 +82,7 @@ fn config_lines(e: &Experiment) -> Vec<String> {
             g.util_dist.as_deref().unwrap_or("?")
         ),
         ShapeKind::Fill => format!(
-            "fill: utilizations `{}` until the total would exceed U",
+            "fill: utilizations `{}` added while the sum of C/T stays ≤ U (the task that would exceed U is dropped, [ChronOS §8.4]), so a set's realised U is below the target U of its point — by about half a task's utilization on average; plots and tables show the target U, and the realised mean is `mean_utilization` in `summary.csv`",
             g.util_dist.as_deref().unwrap_or("?")
         ),
         ShapeKind::Grow => format!(
@@ -94,10 +106,10 @@ fn config_lines(e: &Experiment) -> Vec<String> {
             g.periods, g.deadlines, g.rounding
         ),
         format!(
-            "sweep: {} from {first} to {last} ({} points), {} task sets per point and platform",
-            e.variable.axis_label(),
+            "sweep: {} points from {first} to {last}, {} task sets per point and platform; x = {}",
             e.points.len(),
-            e.samples
+            e.samples,
+            x_description(e, rows)
         ),
         format!("seed {}, chunks of {} sets", e.seed, e.chunk_size),
     ];
@@ -129,16 +141,27 @@ fn config_lines(e: &Experiment) -> Vec<String> {
     }
     if let Some(o) = &e.overheads {
         lines.push(format!(
-            "overhead file: `{}` (charged by the simulations that use it; analyses are overhead-free)",
+            "overhead file: `{}` (relative to the experiment file; charged by the simulations that use it; analyses are overhead-free)",
             o.display()
         ));
     }
     lines
 }
 
-/// Rows of the threshold table: evaluation, m, last point at 100%, first below 100%, first
-/// below 50%.
+/// The header of the threshold table.
+const THRESHOLD_HEADER: [&str; 5] = [
+    "evaluation",
+    "m",
+    "last point at 100%",
+    "below 100% from (for good)",
+    "below 50% from (for good)",
+];
+
+/// Rows of the threshold table: evaluation, m, the last point at 100%, and the points from
+/// which acceptance stays below 100% and 50% ([`drop_below`]: a dip that recovers is not the
+/// drop; it is named in the cell). For `fill` sets the cells give the realised mean U too.
 fn threshold_rows(e: &Experiment, rows: &[Row]) -> Vec<[String; 5]> {
+    let fill = e.generator.shape == ShapeKind::Fill && e.variable.is_utilization();
     let mut out = Vec::new();
     for ev in &e.evaluations {
         for m in e.platforms() {
@@ -149,30 +172,48 @@ fn threshold_rows(e: &Experiment, rows: &[Row]) -> Vec<[String; 5]> {
             if mine.is_empty() {
                 continue;
             }
-            let show = |r: Option<&Row>| {
-                r.map_or_else(
-                    || "—".to_string(),
-                    |r| format!("{} ({:.1}%)", r.x, 100.0 * r.ratio),
-                )
+            let realised = |r: &Row| {
+                if fill {
+                    format!("; realised U {:.2}", r.mean_utilization)
+                } else {
+                    String::new()
+                }
             };
-            let below100 = first_below(rows, &ev.label, m, 1.0);
-            let last_full = mine
-                .iter()
-                .take_while(|r| r.ratio >= 1.0)
-                .last()
-                .map(|r| r.x.to_string())
-                .unwrap_or_else(|| "—".into());
+            let show = |threshold: f64| {
+                let d = drop_below(rows, &ev.label, m, threshold);
+                let mut cell = d.first_below.map_or_else(
+                    || "—".to_string(),
+                    |r| format!("{} ({:.1}%{})", r.x, 100.0 * r.ratio, realised(r)),
+                );
+                if !d.dips.is_empty() {
+                    let dips: Vec<String> = d
+                        .dips
+                        .iter()
+                        .map(|r| format!("{} ({:.1}%)", r.x, 100.0 * r.ratio))
+                        .collect();
+                    cell.push_str(&format!("; earlier dips at {}", dips.join(", ")));
+                }
+                cell
+            };
+            let last_full = match drop_below(rows, &ev.label, m, 1.0).last_above {
+                None => "—".to_string(),
+                Some(r) if fill => format!("{} (realised U {:.2})", r.x, r.mean_utilization),
+                Some(r) => r.x.to_string(),
+            };
             out.push([
                 ev.label.clone(),
                 m.to_string(),
                 last_full,
-                show(below100),
-                show(first_below(rows, &ev.label, m, 0.5)),
+                show(1.0),
+                show(0.5),
             ]);
         }
     }
     out
 }
+
+/// What the threshold table means (report.md and report.html).
+const DROP_NOTE: &str = "A drop is where acceptance goes below the threshold for good: the first point after which it never comes back up. A dip that recovers (one point at 99% among points at 100%, sampling noise with a few hundred sets) is not the drop; it is listed in the cell. Curves that coincide in the plot are drawn a few pixels apart, and a curve identical to another says `= label` in the legend.";
 
 fn metadata_lines(m: &Manifest, rows: &[Row], elapsed: Option<f64>) -> Vec<String> {
     let sets: u64 = m.config.samples * m.config.cells().len() as u64;
@@ -198,11 +239,14 @@ fn metadata_lines(m: &Manifest, rows: &[Row], elapsed: Option<f64>) -> Vec<Strin
 fn markdown(m: &Manifest, rows: &[Row], elapsed: Option<f64>) -> String {
     let e = &m.config;
     let mut s = format!("# {}\n\n## Configuration\n\n", e.title);
-    for l in config_lines(e) {
+    for l in config_lines(e, rows) {
         let _ = writeln!(s, "- {l}");
     }
     s.push_str("\n## Acceptance ratio\n\n![acceptance ratio](acceptance.svg)\n\n(PNG: `acceptance.png`; numbers with 95% Wilson intervals: `summary.csv`; every set: `sets.csv`.)\n\n");
-    s.push_str("## Where acceptance drops\n\n| evaluation | m | last point at 100% | first point below 100% | first point below 50% |\n|---|---|---|---|---|\n");
+    s.push_str(&format!(
+        "## Where acceptance drops\n\n{DROP_NOTE}\n\n| {} |\n|---|---|---|---|---|\n",
+        THRESHOLD_HEADER.join(" | ")
+    ));
     for r in threshold_rows(e, rows) {
         let _ = writeln!(s, "| {} |", r.join(" | "));
     }
@@ -240,14 +284,22 @@ fn html(m: &Manifest, rows: &[Row], elapsed: Option<f64>, svg: &str) -> String {
         escape(&e.title),
         escape(&e.title)
     );
-    for l in config_lines(e) {
+    for l in config_lines(e, rows) {
         let _ = writeln!(s, "<li>{}</li>", inline(&l));
     }
     s.push_str("</ul>\n<h2>Acceptance ratio</h2>\n");
     // The SVG is inlined without its XML declaration (it is not allowed inside HTML).
     let body = svg.find("<svg").and_then(|i| svg.get(i..)).unwrap_or(svg);
     s.push_str(body);
-    s.push_str("\n<p>Numbers with 95% Wilson intervals: <code>summary.csv</code>; every set: <code>sets.csv</code>.</p>\n<h2>Where acceptance drops</h2>\n<table><tr><th>evaluation</th><th>m</th><th>last point at 100%</th><th>first point below 100%</th><th>first point below 50%</th></tr>\n");
+    let _ = write!(
+        s,
+        "\n<p>Numbers with 95% Wilson intervals: <code>summary.csv</code>; every set: <code>sets.csv</code>.</p>\n<h2>Where acceptance drops</h2>\n<p>{}</p>\n<table><tr>{}</tr>\n",
+        inline(DROP_NOTE),
+        THRESHOLD_HEADER
+            .iter()
+            .map(|h| format!("<th>{}</th>", escape(h)))
+            .collect::<String>()
+    );
     for r in threshold_rows(e, rows) {
         s.push_str("<tr>");
         for c in r {

@@ -16,7 +16,7 @@ use schedlab_gen::util_vec::VecMethod;
 use schedlab_gen::{DeadlineSpec, PeriodDist, Rounding, UtilDist};
 use schedlab_model::error::suggest;
 use schedlab_model::overheads::{OverheadFile, Stat};
-use schedlab_model::Duration;
+use schedlab_model::time::parse_duration_with_unit;
 use schedlab_sim::{Arrivals, ExecTime, Overheads};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -232,7 +232,10 @@ fn read_overheads(
         return OverheadSource::Invalid;
     }
     match OverheadFile::load(&path) {
-        Ok(file) => OverheadSource::Valid(path, file),
+        // Kept as written (relative to the experiment file): the config hash must not depend
+        // on how the experiment file was named (`examples/x.toml` or `/abs/…/x.toml`), or the
+        // same experiment run both ways would refuse its own folder. The contents are hashed.
+        Ok(file) => OverheadSource::Valid(PathBuf::from(p), file),
         Err(e) => {
             top_problem(top, span, format!("`overheads`: {e}"));
             OverheadSource::Invalid
@@ -483,10 +486,22 @@ fn read_platform(p: &Table<'_, '_, '_, '_>, variable: Variable) -> (Option<Vec<u
 }
 
 fn hint(name: &str, known: &[&str]) -> String {
+    if let Some(k) = cluster_size_in_policy_name(name) {
+        return format!("; clustered EDF is `policy = \"cedf\"` with `cluster_size = {k}`");
+    }
     match suggest(name, known) {
         Some(s) => format!("; did you mean `{s}`?"),
         None => format!(" (use one of {})", known.join(", ")),
     }
+}
+
+/// The cluster size of a clustered-EDF policy written the way its analysis test is named
+/// (`cedf-k4`, `cedf-4`, `cedf4`): policies take the size as a separate option.
+pub fn cluster_size_in_policy_name(name: &str) -> Option<u32> {
+    let rest = name.trim().to_ascii_lowercase();
+    let rest = rest.strip_prefix("cedf")?;
+    let digits = rest.trim_start_matches(['-', '_', 'k']);
+    digits.parse().ok().filter(|&k| k > 0)
 }
 
 /// Checks a string form with `parse`, recording its message at the value's line.
@@ -798,7 +813,7 @@ fn read_simulation(
         );
     }
     let duration = duration.unwrap_or_else(|| ("10s".into(), s.span.clone()));
-    if let Some(d) = check(s, "duration", &duration, |t| t.parse::<Duration>()) {
+    if let Some(d) = check(s, "duration", &duration, parse_duration_with_unit) {
         if d.is_zero() {
             s.reader().problem(
                 &duration.1,

@@ -5,7 +5,7 @@
 //! the number of sets; `sets.csv` (one row per set × evaluation) is written as they stream by.
 
 use crate::chunk::{chunks, SetResult};
-use crate::config::Experiment;
+use crate::config::{Experiment, ShapeKind, Variable};
 use crate::error::ExpError;
 use crate::store::Store;
 use std::collections::BTreeMap;
@@ -236,16 +236,92 @@ pub fn summary_csv(rows: &[Row]) -> String {
     out
 }
 
-/// The first point (in sweep order) where an evaluation's ratio is below `threshold`.
-pub fn first_below<'r>(
-    rows: &'r [Row],
-    evaluation: &str,
-    m: u32,
-    threshold: f64,
-) -> Option<&'r Row> {
-    rows.iter()
+/// Where an evaluation's acceptance drops below a threshold for good.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Drop<'r> {
+    /// The last point at or above the threshold (`None`: below from the first point on).
+    pub last_above: Option<&'r Row>,
+    /// The first point of the final run of points below the threshold, after which
+    /// acceptance never comes back (`None`: it never drops).
+    pub first_below: Option<&'r Row>,
+    /// Points before `first_below` that dipped below the threshold and recovered (a dip of
+    /// one point among 200 sets is noise, not the drop).
+    pub dips: Vec<&'r Row>,
+}
+
+/// Where `evaluation` on `m` CPUs drops below `threshold` (in sweep order): the first point
+/// after which every point stays below it, so that a dip that recovers does not count as
+/// the drop (it is listed in [`Drop::dips`]).
+pub fn drop_below<'r>(rows: &'r [Row], evaluation: &str, m: u32, threshold: f64) -> Drop<'r> {
+    let mine: Vec<&Row> = rows
+        .iter()
         .filter(|r| r.evaluation == evaluation && r.cpus == m && r.sets > 0)
-        .find(|r| r.ratio < threshold)
+        .collect();
+    // The start of the final run of points below the threshold.
+    let start = mine
+        .iter()
+        .rposition(|r| r.ratio >= threshold)
+        .map_or(0, |i| i + 1);
+    Drop {
+        last_above: start.checked_sub(1).and_then(|i| mine.get(i).copied()),
+        first_below: mine.get(start).copied(),
+        dips: mine[..start.min(mine.len())]
+            .iter()
+            .filter(|r| r.ratio < threshold)
+            .copied()
+            .collect(),
+    }
+}
+
+/// The x-axis description: what the swept value is, truthfully for each generator shape. A
+/// `fill` sweep's point is the *target* U: tasks are added while the total stays ≤ U (the
+/// task that would exceed it is dropped [ChronOS §8.4]), so the realised total is lower — by
+/// about half a task's utilization on average; the description gives the realised means at
+/// the first and last points (from `rows`).
+pub fn x_description(e: &Experiment, rows: &[Row]) -> String {
+    let plain = e.variable.axis_label().to_string();
+    if !e.variable.is_utilization() {
+        return plain;
+    }
+    let per_cpu = e.variable == Variable::UtilizationPerCpu;
+    let (name, unit) = if per_cpu {
+        ("U/m", "")
+    } else {
+        ("U", " (in CPUs)")
+    };
+    match e.generator.shape {
+        ShapeKind::Fill => {
+            let first = e.evaluations.first().map(|ev| ev.label.as_str());
+            let m = e.platforms().first().copied();
+            let mine: Vec<&Row> = rows
+                .iter()
+                .filter(|r| Some(r.evaluation.as_str()) == first && Some(r.cpus) == m)
+                .filter(|r| r.sets > 0)
+                .collect();
+            let realised = |r: &Row| {
+                if per_cpu {
+                    r.mean_utilization / f64::from(r.cpus.max(1))
+                } else {
+                    r.mean_utilization
+                }
+            };
+            let range = match (mine.first(), mine.last()) {
+                (Some(a), Some(b)) => format!(
+                    "; mean realised {name}: {:.2} at {} … {:.2} at {}",
+                    realised(a),
+                    a.x,
+                    realised(b),
+                    b.x
+                ),
+                _ => String::new(),
+            };
+            format!("target {name}{unit}: tasks added while sum of C/T ≤ {name}{range}")
+        }
+        ShapeKind::Grow => {
+            format!("realised {name} = sum of C/T{unit}, binned to the nearest point")
+        }
+        ShapeKind::FixedSum | ShapeKind::Count => plain,
+    }
 }
 
 #[cfg(test)]
@@ -267,6 +343,67 @@ mod tests {
         let (a, b) = wilson(10, 10);
         assert!((a - (1.0 - 0.277533)).abs() < 1e-5 && (b - 1.0).abs() < 1e-12);
         assert_eq!(wilson(0, 0), (0.0, 1.0));
+    }
+
+    fn row(x: f64, ratio: f64) -> Row {
+        Row {
+            evaluation: "e".into(),
+            cpus: 8,
+            point: 0,
+            x,
+            x_per_cpu: None,
+            sets: 200,
+            accepted: (ratio * 200.0) as u64,
+            ratio,
+            ci_low: 0.0,
+            ci_high: 1.0,
+            mean_utilization: x - 0.25,
+            mean_tasks: 0.0,
+            mean_max_tardiness_ns: None,
+            mean_dsr: None,
+            mean_aur: None,
+            mean_preemptions: None,
+            mean_migrations: None,
+        }
+    }
+
+    #[test]
+    fn a_dip_that_recovers_is_not_the_drop() {
+        // The showcase's `sim P-EDF + partitioned overheads`: 99% at 2, back to 100% until
+        // 6.5, then down for good. The old rule ("first point below") said the drop was at 2.
+        let ratios = [1.0, 1.0, 0.99, 1.0, 1.0, 0.995, 0.9, 1.0, 0.7, 0.4];
+        let rows: Vec<Row> = ratios
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| row(1.5 + 0.25 * i as f64, r))
+            .collect();
+        let d = drop_below(&rows, "e", 8, 1.0);
+        assert_eq!(d.last_above.map(|r| r.x), Some(3.25));
+        assert_eq!(d.first_below.map(|r| r.x), Some(3.5));
+        let dips: Vec<f64> = d.dips.iter().map(|r| r.x).collect();
+        assert_eq!(dips, [2.0, 2.75, 3.0]);
+        let half = drop_below(&rows, "e", 8, 0.5);
+        assert_eq!(half.first_below.map(|r| r.x), Some(3.75));
+        assert!(half.dips.is_empty());
+        // Never below; below from the start; another platform; no rows.
+        assert_eq!(drop_below(&rows, "e", 8, 0.3).first_below, None);
+        assert_eq!(
+            drop_below(&rows, "e", 8, 0.3).last_above.map(|r| r.x),
+            Some(3.75)
+        );
+        let low = drop_below(&rows, "e", 8, 1.5);
+        assert_eq!(
+            (low.last_above, low.first_below.map(|r| r.x)),
+            (None, Some(1.5))
+        );
+        assert_eq!(
+            drop_below(&rows, "e", 4, 1.0),
+            Drop {
+                last_above: None,
+                first_below: None,
+                dips: vec![]
+            }
+        );
     }
 
     #[test]

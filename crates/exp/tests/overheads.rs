@@ -115,3 +115,24 @@ fn the_file_travels_with_the_experiment_and_its_hash() {
     assert_ne!(a.config_hash(), b.config_hash());
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn the_config_hash_does_not_depend_on_how_the_file_is_named() {
+    // `./scripts/showcase.sh` names the experiment by its absolute path; a user resuming it
+    // with `schedlab experiment examples/…` must find the same experiment, not "a different
+    // experiment" because the overhead file's path was spelled another way.
+    let dir = folder("hash");
+    let file =
+        |ns: u64| format!("schema = 1\n[arch.global-lock.release_latency]\navg = [[1, {ns}]]\n");
+    std::fs::write(dir.join("ovh.toml"), file(5)).unwrap();
+    let text = BASE.replace("OVERHEADS", "overheads = \"ovh.toml\"");
+    let a = schema::parse(&text, "exp.toml", "exp", &dir).unwrap();
+    let b = schema::parse(&text, "exp.toml", "exp", &dir.join(".").join(".")).unwrap();
+    assert_eq!(a.config_hash(), b.config_hash());
+    assert_eq!(a.overheads.as_deref(), Some(Path::new("ovh.toml")));
+    // The contents are part of the experiment: a changed file is another experiment.
+    std::fs::write(dir.join("ovh.toml"), file(6)).unwrap();
+    let c = schema::parse(&text, "exp.toml", "exp", &dir).unwrap();
+    assert_ne!(a.config_hash(), c.config_hash());
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -9,7 +9,10 @@
 //! | `harmonic:A..B` | uniform over `A·2^k ≤ B` |
 //! | `automotive` | {1, 2, 5, 10, 20, 50, 100, 200, 1000} ms with weights 3, 2, 2, 25, 25, 3, 20, 1, 4 |
 //!
-//! Times are written as in task files: `10ms`, `1.5ms`, `250us`, `2s`, or a bare integer in ns.
+//! Every time needs a unit (`10ms`, `1.5ms`, `250us`, `2s`, `500ns`): a bare number is an error
+//! that suggests one. A unit written after a range applies to both ends: `loguniform:10..100ms`
+//! is 10 ms to 100 ms (`uniform:10ms..1s` stays as written). (Task files, unlike these strings,
+//! keep bare integers as nanoseconds.)
 //!
 //! `automotive`: Kramer, Ziegenbein & Hamann, "Real world automotive benchmarks for free",
 //! WATERS 2015, Table III (share of runnables per period, in percent: 1 ms 3, 2 ms 2, 5 ms 2,
@@ -25,7 +28,7 @@
 
 use crate::detmath::{exp, ln};
 use crate::error::GenError;
-use crate::parse::{parse_time, split_range};
+use crate::parse::{parse_time, parse_time_range};
 use crate::rng::{below, between, unit};
 use rand_chacha::rand_core::RngCore;
 use schedlab_model::time::format_ns;
@@ -165,8 +168,8 @@ impl PeriodDist {
                 })
             }
             "harmonic" => {
-                let (a, b) = split_range(KIND, text, arg)?;
-                harmonic(text, positive_time(text, a)?, positive_time(text, b)?)
+                let (a, b) = parse_time_range(KIND, text, arg)?;
+                harmonic(text, positive(text, arg, a)?, positive(text, arg, b)?)
             }
             _ => Err(unknown(text, name.trim())),
         }
@@ -244,7 +247,11 @@ fn harmonic(text: &str, base: u64, max: u64) -> Result<PeriodDist, GenError> {
 }
 
 fn positive_time(text: &str, part: &str) -> Result<u64, GenError> {
-    let ns = parse_time(KIND, text, part)?;
+    positive(text, part, parse_time(KIND, text, part)?)
+}
+
+/// `ns`, if it is > 0 (else an error at `part`).
+fn positive(text: &str, part: &str, ns: u64) -> Result<u64, GenError> {
     if ns == 0 {
         return Err(GenError::parse(
             KIND,
@@ -262,8 +269,8 @@ fn range_with_granularity(text: &str, arg: &str) -> Result<(u64, u64, u64), GenE
         Some((r, g)) => (r, positive_time(text, g)?),
         None => (arg, 1),
     };
-    let (a, b) = split_range(KIND, text, range)?;
-    let (lo, hi) = (positive_time(text, a)?, positive_time(text, b)?);
+    let (lo, hi) = parse_time_range(KIND, text, range)?;
+    let (lo, hi) = (positive(text, range, lo)?, positive(text, range, hi)?);
     if lo > hi {
         return Err(GenError::parse(
             KIND,
@@ -391,6 +398,31 @@ mod tests {
     }
 
     #[test]
+    fn a_unit_after_a_range_applies_to_both_ends() {
+        // Issue 10: `loguniform:10..100ms` gave periods of 741 ns (the 10 was read as 10 ns).
+        let p = PeriodDist::parse("loguniform:10..100ms").unwrap();
+        assert_eq!(p, PeriodDist::parse("loguniform:10ms..100ms").unwrap());
+        let mut rng = rng_for(54, 0);
+        assert!((0..1000).all(|_| (10 * MS..=100 * MS).contains(&p.sample(&mut rng))));
+        assert_eq!(
+            PeriodDist::parse("uniform:10ms..1s/1ms").unwrap(),
+            PeriodDist::Uniform {
+                lo: 10 * MS,
+                hi: 1000 * MS,
+                granularity: MS
+            }
+        );
+        assert_eq!(
+            PeriodDist::parse("harmonic:1..8ms").unwrap().to_string(),
+            "set:1ms,2ms,4ms,8ms"
+        );
+        let e = PeriodDist::parse("loguniform:10..100")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("needs a unit") && e.contains("`100ms`"), "{e}");
+    }
+
+    #[test]
     fn errors_name_the_bad_part() {
         for (input, part) in [
             ("uniform:10ms", "10ms"),
@@ -399,7 +431,11 @@ mod tests {
             ("set:10ms,0", "0"),
             ("set:10ms=x", "x"),
             ("weird:1", "weird"),
-            ("loguniform:0..1ms", "0"),
+            ("loguniform:0..1ms", "0..1ms"),
+            ("loguniform:10..100", "100"),
+            ("uniform:10ms..100ms/1", "1"),
+            ("set:10ms,20", "20"),
+            ("harmonic:1..8", "8"),
             (
                 "set:1ms=18446744073709551615,2ms=1",
                 "1ms=18446744073709551615,2ms=1",

@@ -27,7 +27,7 @@ pub fn analysis_benchmark(
     let mut rng = rng_for(seed ^ 0x05ee_d0f7_u64, index);
     let drawn = f64::from(cpus) * (0.25 + 0.5 * unit(&mut rng));
     let total = drawn.min(0.3 * tasks as f64);
-    let periods = PeriodDist::parse("uniform:10..1000")?;
+    let periods = PeriodDist::parse("uniform:10ns..1000ns")?;
     let spec = GenSpec::new(
         Shape::FixedSum {
             n: tasks,
@@ -64,6 +64,21 @@ mod tests {
         assert_eq!(
             analysis_benchmark(16, 50, 3, 7).unwrap(),
             analysis_benchmark(16, 50, 3, 7).unwrap()
+        );
+    }
+
+    #[test]
+    fn periods_are_the_reference_integers() {
+        // The distribution the workload always had (`uniform:10..1000` when bare numbers were
+        // ns): the same value, so the same draws and the same sets as before time strings
+        // needed a unit.
+        assert_eq!(
+            PeriodDist::parse("uniform:10ns..1000ns").unwrap(),
+            PeriodDist::Uniform {
+                lo: 10,
+                hi: 1000,
+                granularity: 1
+            }
         );
     }
 }

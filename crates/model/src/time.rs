@@ -255,6 +255,31 @@ pub fn parse_ns_with_unit(text: &str) -> Result<u64, TimeParseError> {
     parse_ns(s)
 }
 
+/// Reads a range `A..B` of times a person typed (a generator range, `--window`): a unit
+/// written only after `B` applies to both ends (`10..100ms` is 10 ms to 100 ms; `10ms..1s`
+/// stays as written); a bare `B` is [`TimeParseError::MissingUnit`]. On error, also returns
+/// the end that could not be read (`A`, `B`, or the whole text when there is no `..`). Does not
+/// check `A ≤ B`.
+pub fn parse_range_with_unit(text: &str) -> Result<(u64, u64), (String, TimeParseError)> {
+    let Some((a, b)) = text.split_once("..") else {
+        let t = text.trim().to_string();
+        return Err((t.clone(), TimeParseError::Malformed(t)));
+    };
+    let (a, b) = (a.trim(), b.trim());
+    let hi = parse_ns_with_unit(b).map_err(|e| (b.to_string(), e))?;
+    let number_len = |s: &str| {
+        s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
+            .unwrap_or(s.len())
+    };
+    let lo = if !a.is_empty() && number_len(a) == a.len() {
+        // `b` parsed, so it has a unit: its suffix after the number applies to `a` too.
+        parse_ns_with_unit(&format!("{a}{}", &b[number_len(b)..]))
+    } else {
+        parse_ns_with_unit(a)
+    };
+    Ok((lo.map_err(|e| (a.to_string(), e))?, hi))
+}
+
 /// [`parse_ns_with_unit`] as a [`Duration`].
 pub fn parse_duration_with_unit(text: &str) -> Result<Duration, TimeParseError> {
     parse_ns_with_unit(text).map(Duration)
@@ -322,6 +347,29 @@ mod tests {
         assert_eq!(parse_ns("0.000000001s"), Ok(1));
         assert_eq!(parse_ns(".5us"), Ok(500));
         assert_eq!(parse_ns("1_000us"), Ok(1_000_000));
+    }
+
+    #[test]
+    fn a_unit_after_a_range_applies_to_both_ends() {
+        const MS: u64 = 1_000_000;
+        assert_eq!(parse_range_with_unit("10..100ms"), Ok((10 * MS, 100 * MS)));
+        assert_eq!(parse_range_with_unit("0..100ms"), Ok((0, 100 * MS)));
+        assert_eq!(
+            parse_range_with_unit(" 10ms .. 1s "),
+            Ok((10 * MS, 1000 * MS))
+        );
+        assert_eq!(parse_range_with_unit("1.5..2us"), Ok((1_500, 2_000)));
+        let (part, e) = parse_range_with_unit("10..100").unwrap_err();
+        assert_eq!(
+            (part.as_str(), e),
+            ("100", TimeParseError::MissingUnit("100".into()))
+        );
+        let (part, _) = parse_range_with_unit("10ms..100").unwrap_err();
+        assert_eq!(part, "100");
+        let (part, _) = parse_range_with_unit("x..100ms").unwrap_err();
+        assert_eq!(part, "x");
+        assert!(parse_range_with_unit("10ms").is_err());
+        assert!(parse_range_with_unit("10..100xs").is_err());
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 use crate::config::{Arrivals, ExecTime};
 use crate::error::SimError;
+use schedlab_model::time::parse_duration_with_unit;
 use schedlab_model::Duration;
 
 fn invalid(field: &'static str, message: String) -> SimError {
@@ -22,8 +23,8 @@ impl Arrivals {
         }
         match t.split_once(':') {
             Some(("sporadic", delay)) => {
-                let max_delay: Duration = delay
-                    .parse()
+                // A time typed by a person needs a unit (DESIGN.md "Semantics").
+                let max_delay: Duration = parse_duration_with_unit(delay)
                     .map_err(|e| invalid("arrivals", format!("`{text}`: {e}")))?;
                 Ok(Arrivals::Sporadic { max_delay })
             }
@@ -128,6 +129,9 @@ mod tests {
         );
         assert!(Arrivals::parse("bursty").is_err());
         assert!(Arrivals::parse("sporadic:-1ms").is_err());
+        // A delay typed without a unit is an error that suggests one, never 5 ns.
+        let e = Arrivals::parse("sporadic:5").unwrap_err().to_string();
+        assert!(e.contains("needs a unit") && e.contains("`5ms`"), "{e}");
         assert_eq!(ExecTime::parse("wcet").ok(), Some(ExecTime::Wcet));
         assert_eq!(
             ExecTime::parse("uniform:0.5..1").ok(),
