@@ -25,7 +25,7 @@ use crate::mech::clock::{monotonic_ns, TickClock};
 use crate::mech::futex;
 use crate::mech::lock::Locked;
 use crate::state::{Emit, Sched, Threads};
-use crate::tracebuf::TraceBuf;
+use schedlab_trace::tracebuf::TraceBuf;
 use schedlab_trace::Kind;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -7,14 +7,14 @@
 //! analysis crate, like `schedlab simulate` does), so this crate never depends on the
 //! analysis (DESIGN.md).
 
-use crate::check;
 use crate::config::{Arch, RtTask, RunConfig};
 use crate::error::RuntimeError;
 use crate::mech::lock::LockKind;
 use crate::run::{run, RunResult};
 use schedlab_model::TaskSet;
+use schedlab_trace::check;
 use schedlab_trace::metrics::metrics_json;
-use schedlab_trace::{Meta, TaskMeta};
+use schedlab_trace::Meta;
 use serde_json::{json, Value};
 
 /// Runs `tasks` (burn bodies, working sets from the file) under `config`; returns the result
@@ -22,19 +22,13 @@ use serde_json::{json, Value};
 pub fn run_taskset(tasks: &TaskSet, config: &RunConfig) -> Result<(RunResult, Meta), RuntimeError> {
     let rt: Vec<RtTask> = tasks.iter().map(RtTask::from).collect();
     let result = run(&rt, config)?;
-    let mut meta = Meta {
-        engine: Some("runtime".into()),
-        cpus: Some(config.m()),
-        policy: Some(config.policy.clone()),
-        tasks: tasks
-            .iter()
-            .map(|t| TaskMeta {
-                name: t.name.clone(),
-                deadline_ns: Some(t.deadline.as_ns()),
-            })
-            .collect(),
-        ..Meta::default()
-    };
+    let mut meta = Meta::of_run(
+        "runtime",
+        &config.policy,
+        config.m(),
+        tasks,
+        config.duration,
+    );
     meta.extra
         .insert("architecture".into(), json!(config.arch.name()));
     if let Arch::GlobalLock(k) = config.arch {
@@ -44,15 +38,13 @@ pub fn run_taskset(tasks: &TaskSet, config: &RunConfig) -> Result<(RunResult, Me
     }
     meta.extra.insert("cpu_list".into(), json!(config.cpus));
     meta.extra
-        .insert("duration_ns".into(), json!(config.duration.as_ns()));
-    meta.extra
         .insert("real_time".into(), json!(result.real_time));
     meta.extra.insert("tick_hz".into(), json!(result.tick_hz));
     Ok((result, meta))
 }
 
 /// The JSON summary of `schedlab run --format json`: the simulator's fields plus `arch`,
-/// `lock`, `overheads` (see [`crate::overheads`]), `real_time`, `interrupted`,
+/// `lock`, `overheads` (see [`schedlab_trace::overheads`]), `real_time`, `interrupted`,
 /// `dropped_events`, `tsc`, `tick_hz`, `invariant` (global-lock and message-passing — on
 /// the DSP's view —: fraction of the run the global scheduling invariant held, worst window),
 /// `dedicated_irq_cpu` (global-lock), `dsp_cpu`, `dsp_poll` and `inline_completion` (message-passing),

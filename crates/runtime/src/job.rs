@@ -29,7 +29,7 @@ use crate::mech::burn::{burn, WorkingSet};
 use crate::mech::clock::{thread_cputime_ns, TickClock};
 use crate::mech::futex;
 use crate::mech::preempt::OnPreempt;
-use crate::tracebuf::TraceBuf;
+use schedlab_trace::tracebuf::TraceBuf;
 use schedlab_trace::Kind;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 
@@ -77,16 +77,6 @@ pub struct JobCtl {
     pub executed: AtomicU64,
     /// The thread's trace buffer.
     pub buf: TraceBuf,
-    /// Dispatcher-side counters of the current job, kept here where the dispatching CPU is
-    /// not the one holding the job's record (`message-passing`: clients enact, the DSP
-    /// keeps the records): times parked unfinished, …
-    pub preempted: AtomicU32,
-    /// … times made runnable on another CPU than the last one, …
-    pub migrated: AtomicU32,
-    /// … the logical CPUs it was made runnable on (bit c = CPU c, CPUs < 64), …
-    pub cpus_mask: AtomicU64,
-    /// … and the last of them (`NONE` before the first). Reset when a job is handed over.
-    pub disp_cpu: AtomicU32,
     /// Switch-ins observed on another physical CPU than the assigned one (should be 0: the
     /// dispatcher pins the thread before making it runnable).
     pub misplaced: AtomicU64,
@@ -113,34 +103,9 @@ impl JobCtl {
             done_ticks: AtomicU64::new(0),
             executed: AtomicU64::new(0),
             buf: TraceBuf::new(capacity),
-            preempted: AtomicU32::new(0),
-            migrated: AtomicU32::new(0),
-            cpus_mask: AtomicU64::new(0),
-            disp_cpu: AtomicU32::new(NONE),
             misplaced: AtomicU64::new(0),
             phys: phys.to_vec(),
             clock,
-        }
-    }
-
-    /// Resets the per-job counters (the job's thread is idle: called when a job is handed
-    /// over, before it is dispatched).
-    pub fn reset_counters(&self) {
-        self.preempted.store(0, Ordering::Relaxed);
-        self.migrated.store(0, Ordering::Relaxed);
-        self.cpus_mask.store(0, Ordering::Relaxed);
-        self.disp_cpu.store(NONE, Ordering::Relaxed);
-    }
-
-    /// Counts that the current job is made runnable on logical CPU `cpu` (by its
-    /// dispatcher).
-    pub fn count_dispatch(&self, cpu: u32) {
-        let last = self.disp_cpu.swap(cpu, Ordering::Relaxed);
-        if last != NONE && last != cpu {
-            self.migrated.fetch_add(1, Ordering::Relaxed);
-        }
-        if cpu < 64 {
-            self.cpus_mask.fetch_or(1 << cpu, Ordering::Relaxed);
         }
     }
 

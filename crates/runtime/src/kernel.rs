@@ -34,14 +34,14 @@ use crate::mech::clock::{monotonic_ns, thread_cputime_ns, TickClock};
 use crate::mech::cpuset::RootDomain;
 use crate::mech::sched::{self, Class, ClassGuard};
 use crate::mech::{futex, signals, MechError};
-use crate::overheads::Overheads;
 use crate::run::{account, validate_cpus, RunResult};
 use crate::state::RawRecord;
-use crate::tracebuf::TraceBuf;
 use crate::watchdog::{
     join_until, setup_outcome, start_and_watch, warn_left_behind, Flags, Outcome,
 };
 use schedlab_model::Time;
+use schedlab_trace::overheads::Overheads;
+use schedlab_trace::tracebuf::TraceBuf;
 use schedlab_trace::{Event, Kind};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -372,12 +372,7 @@ pub(crate) fn run_kernel(
         ));
     }
     let horizon = Time::from_ns(horizon_ns);
-    let switches: u64 = raw
-        .iter()
-        .filter(|r| r.start_ticks.is_some())
-        .map(|r| 1 + u64::from(r.preemptions))
-        .sum();
-    let (jobs, per_task, totals) = account(raw, &conv, horizon_ns, tasks, switches);
+    let (jobs, per_task, totals) = account(raw, &conv, horizon_ns, tasks, &trace);
     let overheads = Overheads::from_trace(&trace);
     Ok(RunResult {
         jobs,
@@ -434,27 +429,22 @@ fn task_loop(
         buf.record(start, Kind::SwitchIn, cpu_run, task, seq, 0);
         let cur = Cell::new(cpu_run);
         let last = Cell::new(start);
-        let preempt = Cell::new(0u32);
-        let migr = Cell::new(0u32);
-        let mask = Cell::new(if cpu_run < 64 { 1u64 << cpu_run } else { 0 });
         let observe = || {
             // One read for both: a preemption between a time and a CPU read would pair one
             // CPU's instant with the next CPU.
             let (now, phys) = env.clock.ticks_and_cpu();
             let c = env.logical(phys);
             let prev = cur.get();
+            // The job lost its CPU (a gap: another thread, an interrupt or a host stall took
+            // it; or a move to another CPU, which the kernel makes only with the job off its
+            // CPU): one preemption (`schedlab_trace::counts`), and a migration if it moved.
             if c != prev || now.saturating_sub(last.get()) > env.gap_ticks {
                 buf.record(last.get(), Kind::SwitchOut, prev, task, seq, 0);
+                buf.record(last.get(), Kind::Preempt, prev, task, seq, 0);
                 buf.record(now, Kind::SwitchIn, c, task, seq, 0);
                 if c != prev {
                     buf.record(now, Kind::Migrate, c, task, seq, u64::from(prev));
-                    migr.set(migr.get() + 1);
-                    if c < 64 {
-                        mask.set(mask.get() | (1 << c));
-                    }
                     cur.set(c);
-                } else {
-                    preempt.set(preempt.get() + 1);
                 }
             }
             last.set(now);
@@ -508,10 +498,6 @@ fn task_loop(
             start_ticks: Some(start),
             completion_ticks: finished.then_some(end),
             executed_ns: executed,
-            preemptions: preempt.get(),
-            migrations: migr.get(),
-            cpus_used: Vec::new(),
-            cpus_mask: mask.get(),
         });
         seq += 1;
         rel = rel.saturating_add(period);

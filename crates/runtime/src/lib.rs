@@ -39,12 +39,10 @@
 #![deny(unsafe_code)]
 
 pub mod background;
-pub mod check;
 pub mod config;
 pub mod cpmd;
 pub mod dispatch;
 pub mod error;
-pub mod fit;
 pub mod front;
 pub mod job;
 pub mod kernel;
@@ -52,16 +50,13 @@ pub mod mailbox;
 #[allow(unsafe_code)]
 pub mod mech;
 pub mod mp;
-pub mod overheads;
 pub mod run;
 pub mod state;
-pub mod stats;
 pub mod throttle;
-pub mod tracebuf;
 mod watchdog;
 
 pub use config::{Arch, Body, RtTask, RunConfig};
 pub use error::RuntimeError;
 pub use mech::lock::LockKind;
-pub use overheads::{OverheadStats, Overheads};
 pub use run::{run, RunResult};
+pub use schedlab_trace::overheads::{OverheadStats, Overheads};

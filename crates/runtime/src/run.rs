@@ -30,14 +30,15 @@ use crate::mech::{futex, preempt, signals, MechError};
 use crate::mp::client::Client;
 use crate::mp::dsp::Dsp;
 use crate::mp::MpShared;
-use crate::overheads::Overheads;
 use crate::state::{RawRecord, Sched, TaskSpec, Threads};
 use crate::watchdog::{
     join_until, setup_outcome, start_and_watch, warn_left_behind, Flags, Outcome,
 };
 use schedlab_model::{Duration, Time};
 use schedlab_policy::{build, Placement, PolicyTask};
+use schedlab_trace::counts::{context_switches, job_counts, JobCounts};
 use schedlab_trace::metrics::{summarize, JobRecord, TaskAcc, TaskMetrics, Totals};
+use schedlab_trace::overheads::Overheads;
 use schedlab_trace::Event;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -53,7 +54,7 @@ pub struct RunResult {
     pub totals: Totals,
     /// The trace, ns since time zero, in time order.
     pub trace: Vec<Event>,
-    /// Overhead samples by name (see [`crate::overheads`]).
+    /// Overhead samples by name (see [`schedlab_trace::overheads`]).
     pub overheads: Overheads,
     /// Policy callbacks made.
     pub events_processed: u64,
@@ -487,7 +488,7 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
             timer_owner,
             timers: cpu == timer_owner,
             domain,
-            buf: crate::tracebuf::TraceBuf::new(disp_cap),
+            buf: schedlab_trace::tracebuf::TraceBuf::new(disp_cap),
         }));
     }
     if let Some(st) = mp_sched.take() {
@@ -496,12 +497,12 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
             0,
             st,
             k,
-            crate::tracebuf::TraceBuf::new(disp_cap),
+            schedlab_trace::tracebuf::TraceBuf::new(disp_cap),
         )));
         for c in 1..m {
             workers.push(Worker::Client(Client::new(
                 c,
-                crate::tracebuf::TraceBuf::new(disp_cap),
+                schedlab_trace::tracebuf::TraceBuf::new(disp_cap),
             )));
         }
     }
@@ -603,7 +604,7 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
     let mut trace: Vec<Event> = Vec::new();
     let mut dropped = 0u64;
     let mut raw: Vec<RawRecord> = Vec::new();
-    let (mut calls, mut switches) = (0u64, 0u64);
+    let mut calls = 0u64;
     let mut mech_errors = (0u64, None::<String>);
     let mut shared_state: Option<Arc<Locked<Sched>>> = None;
     let mut client_errors = (0u64, None::<String>);
@@ -611,7 +612,6 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
         raw.append(&mut s.records);
         raw.extend(s.unfinished(&ctls));
         calls += s.policy_calls;
-        switches += s.context_switches;
         mech_errors.0 += s.mech_errors.0;
         if mech_errors.1.is_none() {
             mech_errors.1 = s.mech_errors.1.take();
@@ -690,7 +690,7 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
 
     // Records and metrics (the simulator's accounting).
     let horizon = Time::from_ns(horizon_ns);
-    let (jobs, per_task, totals) = account(raw, &conv, horizon_ns, tasks, switches);
+    let (jobs, per_task, totals) = account(raw, &conv, horizon_ns, tasks, &trace);
     let overheads = Overheads::from_trace(&trace);
     Ok(RunResult {
         jobs,
@@ -758,7 +758,10 @@ fn policy_cpus(config: &RunConfig) -> Result<u32, RuntimeError> {
 }
 
 /// The job records of the jobs released before the horizon, by (task, seq), and the
-/// simulator's per-task and whole-run metrics of them.
+/// simulator's per-task and whole-run metrics of them. Each job's start, preemptions,
+/// migrations and CPUs, and the context switches, are counted from the run's `trace` (ns,
+/// time-ordered) by `schedlab_trace::counts` — the definition `schedlab trace stats` uses —
+/// not by the architectures; the records give release, deadline, completion and CPU time.
 ///
 /// A periodic job whose intended release lies before the horizon but that the run never
 /// released (its releasing thread was kept off its CPU — e.g. by another program's real-time
@@ -769,14 +772,18 @@ pub(crate) fn account(
     conv: &impl Fn(u64) -> u64,
     horizon_ns: u64,
     tasks: &[RtTask],
-    context_switches: u64,
+    trace: &[Event],
 ) -> (Vec<JobRecord>, Vec<TaskMetrics>, Totals) {
     let n = tasks.len();
     let horizon = Time::from_ns(horizon_ns);
+    let mut counts = job_counts(trace);
     let mut jobs: Vec<JobRecord> = raw
         .into_iter()
         .filter(|r| r.release_ns < horizon_ns)
-        .map(|r| to_record(r, conv, horizon_ns))
+        .map(|r| {
+            let c = counts.remove(&(r.task, r.seq)).unwrap_or_default();
+            to_record(r, c, conv, horizon_ns)
+        })
         .collect();
     let mut released = vec![0u64; n];
     for j in &jobs {
@@ -809,11 +816,12 @@ pub(crate) fn account(
             a.add(j, horizon);
         }
     }
-    let (per_task, totals) = summarize(&accs, &vec![None; n], context_switches);
+    let (per_task, totals) = summarize(&accs, &vec![None; n], context_switches(trace));
     (jobs, per_task, totals)
 }
 
-pub(crate) fn to_record(r: RawRecord, conv: &impl Fn(u64) -> u64, horizon: u64) -> JobRecord {
+/// A job record from the architecture's raw record and the job's counters from the trace.
+fn to_record(r: RawRecord, c: JobCounts, conv: &impl Fn(u64) -> u64, horizon: u64) -> JobRecord {
     let completion = r.completion_ticks.map(conv).filter(|&c| c <= horizon);
     let tardiness = match completion {
         Some(c) => c.saturating_sub(r.deadline_ns),
@@ -827,13 +835,9 @@ pub(crate) fn to_record(r: RawRecord, conv: &impl Fn(u64) -> u64, horizon: u64) 
         deadline: Time::from_ns(r.deadline_ns),
         start: r.start_ticks.map(|t| Time::from_ns(conv(t))),
         completion: completion.map(Time::from_ns),
-        cpus_used: if r.cpus_used.is_empty() {
-            (0..64).filter(|c| r.cpus_mask & (1 << c) != 0).collect()
-        } else {
-            r.cpus_used
-        },
-        preemptions: r.preemptions,
-        migrations: r.migrations,
+        cpus_used: c.cpus,
+        preemptions: c.preemptions,
+        migrations: c.migrations,
         executed: Duration::from_ns(r.executed_ns),
         tardiness: Duration::from_ns(tardiness),
         aborted: false,
@@ -843,6 +847,7 @@ pub(crate) fn to_record(r: RawRecord, conv: &impl Fn(u64) -> u64, horizon: u64) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use schedlab_trace::Kind;
 
     fn raw(task: u32, seq: u64, period: u64, done: bool) -> RawRecord {
         let release_ns = seq * period;
@@ -854,10 +859,6 @@ mod tests {
             start_ticks: done.then_some(release_ns + 1),
             completion_ticks: done.then_some(release_ns + 2),
             executed_ns: if done { 1 } else { 0 },
-            preemptions: 0,
-            migrations: 0,
-            cpus_used: vec![0],
-            cpus_mask: 0,
         }
     }
 
@@ -873,7 +874,7 @@ mod tests {
             schedlab_model::Duration::from_ns(10),
         );
         let records = vec![raw(0, 0, 10, true), raw(0, 1, 10, true)];
-        let (jobs, per_task, totals) = account(records, &|t| t, 35, &[task], 2);
+        let (jobs, per_task, totals) = account(records, &|t| t, 35, &[task], &[]);
         let seqs: Vec<u64> = jobs.iter().map(|j| j.seq).collect();
         assert_eq!(seqs, vec![0, 1, 2, 3]);
         assert_eq!(jobs[2].release, Time::from_ns(20));
@@ -883,5 +884,34 @@ mod tests {
         assert_eq!(totals.jobs, 4);
         assert_eq!(totals.deadline_misses, 1);
         assert_eq!(per_task[0].jobs, 4);
+    }
+
+    /// Preemptions, migrations, CPUs and context switches come from the trace (one
+    /// definition with `schedlab trace stats`, `schedlab_trace::counts`): job 0 ran on CPU 0,
+    /// was parked (`preempt`), made runnable on CPU 1 and parked again before its thread ran
+    /// there (no `switch-in`, no `preempt`: nothing executed), then ran on CPU 0 again. One
+    /// preemption, no migration, CPUs [0], two context switches. (Counted by the dispatchers,
+    /// as before, the record said two preemptions and two migrations.)
+    #[test]
+    fn counters_come_from_the_trace() {
+        let task = RtTask::new(
+            schedlab_model::Duration::from_ns(4),
+            schedlab_model::Duration::from_ns(100),
+            schedlab_model::Duration::from_ns(100),
+        );
+        let ev = |t, k, cpu| Event::new(t, k, cpu, 0, 0);
+        let trace = [
+            ev(1, Kind::SwitchIn, 0),
+            ev(2, Kind::SwitchOut, 0),
+            ev(2, Kind::Preempt, 0),
+            ev(3, Kind::Link, 1),
+            ev(4, Kind::Link, 0),
+            ev(5, Kind::SwitchIn, 0),
+            ev(8, Kind::SwitchOut, 0),
+        ];
+        let (jobs, _, totals) = account(vec![raw(0, 0, 100, true)], &|t| t, 50, &[task], &trace);
+        assert_eq!((jobs[0].preemptions, jobs[0].migrations), (1, 0));
+        assert_eq!(jobs[0].cpus_used, vec![0]);
+        assert_eq!((totals.preemptions, totals.context_switches), (1, 2));
     }
 }

@@ -31,7 +31,7 @@ use crate::dispatch::{Shared, Timing};
 use crate::mailbox::{kind, Message};
 use crate::mech::clock::{monotonic_ns, sleep_until, TickClock};
 use crate::state::{Emit, Sched, Threads};
-use crate::tracebuf::TraceBuf;
+use schedlab_trace::tracebuf::TraceBuf;
 use schedlab_trace::Kind;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
