@@ -19,6 +19,11 @@ use std::sync::Mutex;
 /// Real runs must not overlap each other (they would compete for the same two CPUs).
 static SERIAL: Mutex<()> = Mutex::new(());
 
+/// The architecture `name` of the registry.
+fn arch(name: &str) -> Arch {
+    Arch::named(name, "ticket").unwrap()
+}
+
 fn ms(x: u64) -> Duration {
     Duration::from_ns(x * 1_000_000)
 }
@@ -148,7 +153,7 @@ fn print(name: &str, r: &RunResult) {
 fn partitioned_pedf_runs_every_job_without_migrating() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tasks = taskset();
-    let Some(mut c) = config(Arch::Partitioned, "pedf", tasks.len(), 1) else {
+    let Some(mut c) = config(arch("partitioned"), "pedf", tasks.len(), 1) else {
         return;
     };
     // 0.30+0.30+0.20 on CPU 0, 0.20+0.20+0.20 on CPU 1.
@@ -175,7 +180,7 @@ fn partitioned_pedf_runs_every_job_without_migrating() {
 fn global(kind: LockKind, policy: &str) {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tasks = taskset();
-    let Some(c) = config(Arch::GlobalLock(kind), policy, tasks.len(), 2) else {
+    let Some(c) = config(arch("global-lock").with_lock(kind), policy, tasks.len(), 2) else {
         return;
     };
     let r = run(&tasks, &c).unwrap();
@@ -230,7 +235,7 @@ fn taskset_one_cpu() -> Vec<RtTask> {
 fn message_passing(policy: &str, inline_completion: bool) {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tasks = taskset_one_cpu();
-    let Some(mut c) = config(Arch::MessagePassing, policy, tasks.len(), 2) else {
+    let Some(mut c) = config(arch("message-passing"), policy, tasks.len(), 2) else {
         return;
     };
     c.inline_completion = inline_completion;
@@ -302,7 +307,7 @@ fn message_passing_edzl_dispatcher_completes() {
 fn global_lock_dedicated_irq_cpu_never_runs_a_job_on_cpu0() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tasks = taskset_one_cpu();
-    let Some(mut c) = config(Arch::GlobalLock(LockKind::Ticket), "gedf", tasks.len(), 1) else {
+    let Some(mut c) = config(arch("global-lock"), "gedf", tasks.len(), 1) else {
         return;
     };
     c.dedicated_irq_cpu = true;
@@ -354,13 +359,13 @@ fn linux_deadline_accounts_every_job() {
     if all.len() != 2 {
         return;
     }
-    kernel(Arch::LinuxDeadline, None, 1);
+    kernel(arch("linux-deadline"), None, 1);
 }
 
 #[test]
 fn linux_fifo_partitioned_keeps_tasks_on_their_cpu() {
     let place = vec![0, 1, 0, 1, 0, 1];
-    let Some((r, _)) = kernel(Arch::LinuxFifo, Some(place.clone()), 1) else {
+    let Some((r, _)) = kernel(arch("linux-fifo"), Some(place.clone()), 1) else {
         return;
     };
     for (task, cpus) in check::cpus_per_task(&r.trace) {
@@ -381,7 +386,7 @@ fn deadline_on_one_cpu(tasks: &[RtTask]) -> Option<RunResult> {
     let cpu = *cpus()?.last()?;
     let mut c = RunConfig::new(
         vec![cpu],
-        Arch::LinuxDeadline,
+        arch("linux-deadline"),
         "linux-deadline",
         tasks.len(),
         ms(1000),

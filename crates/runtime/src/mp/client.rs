@@ -26,11 +26,11 @@
 
 use super::slot::{linked, pack, scheduled, token, token_task};
 use super::MpShared;
-use crate::dispatch::Shared;
 use crate::job::{IDLE, PARK, RUN, STOP};
 use crate::mailbox::{kind, Message};
 use crate::mech::clock::{monotonic_ns, sleep_until};
 use crate::mech::{futex, preempt, sched};
+use crate::run::Shared;
 use crate::state::Threads;
 use schedlab_trace::tracebuf::TraceBuf;
 use schedlab_trace::Kind;

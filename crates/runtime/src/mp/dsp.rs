@@ -27,9 +27,9 @@
 
 use super::slot::{linked, pack, scheduled};
 use super::MpShared;
-use crate::dispatch::{Shared, Timing};
 use crate::mailbox::{kind, Message};
 use crate::mech::clock::{monotonic_ns, sleep_until, TickClock};
+use crate::run::{Shared, Timing};
 use crate::state::{Emit, Sched, Threads};
 use schedlab_trace::tracebuf::TraceBuf;
 use schedlab_trace::Kind;
