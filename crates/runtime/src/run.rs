@@ -317,35 +317,11 @@ pub(crate) fn run_with<A: Architecture>(
         h.trace(&c.buf);
         misplaced += c.misplaced.load(Ordering::Relaxed);
     }
-    if misplaced > 0 {
-        warnings.push(format!(
-            "{misplaced} job switch-ins happened on another physical CPU than the one the job was dispatched to"
-        ));
-    }
+    drain_warnings(&mut h, misplaced, &mut warnings);
     let mut clock = shared.clock;
     clock.refit();
     let conv = |ticks: u64| clock.to_mono_ns(ticks).saturating_sub(t0);
-    let mut trace = std::mem::take(&mut h.events);
-    for e in &mut trace {
-        e.time = conv(e.time);
-        if e.kind == Kind::Complete {
-            e.arg = conv(e.arg);
-        }
-    }
-    trace.sort_by_key(|e| e.time);
-    if h.dropped > 0 {
-        warnings.push(format!(
-            "{} trace events were dropped (full buffers): overheads, trace checks and the preemption, migration and context-switch counts are incomplete; raise the trace capacity",
-            h.dropped
-        ));
-    }
-    if h.mech_errors.0 > 0 {
-        warnings.push(format!(
-            "{} mechanism calls failed, first: {}",
-            h.mech_errors.0,
-            h.mech_errors.1.take().unwrap_or_default()
-        ));
-    }
+    let trace = trace_of(std::mem::take(&mut h.events), &conv);
 
     // 5. Account.
     let records = std::mem::take(&mut h.records);
@@ -367,6 +343,43 @@ pub(crate) fn run_with<A: Architecture>(
         wall_seconds: started.elapsed().as_secs_f64(),
         warnings,
     })
+}
+
+/// The warnings of what the drain found: job switch-ins on another CPU than dispatched to,
+/// dropped trace events, failed mechanism calls.
+fn drain_warnings(h: &mut Harvest, misplaced: u64, warnings: &mut Vec<String>) {
+    if misplaced > 0 {
+        warnings.push(format!(
+            "{misplaced} job switch-ins happened on another physical CPU than the one the job was dispatched to"
+        ));
+    }
+    if h.dropped > 0 {
+        warnings.push(format!(
+            "{} trace events were dropped (full buffers): overheads, trace checks and the preemption, migration and context-switch counts are incomplete; raise the trace capacity",
+            h.dropped
+        ));
+    }
+    if h.mech_errors.0 > 0 {
+        warnings.push(format!(
+            "{} mechanism calls failed, first: {}",
+            h.mech_errors.0,
+            h.mech_errors.1.take().unwrap_or_default()
+        ));
+    }
+}
+
+/// The drained events as the run's trace: ticks → ns since time zero (`conv`; also the `arg`
+/// of `complete`, the completion time the job's thread measured), merged by time (a stable
+/// sort: events of one instant keep their drain order).
+fn trace_of(mut events: Vec<Event>, conv: &impl Fn(u64) -> u64) -> Vec<Event> {
+    for e in &mut events {
+        e.time = conv(e.time);
+        if e.kind == Kind::Complete {
+            e.arg = conv(e.arg);
+        }
+    }
+    events.sort_by_key(|e| e.time);
+    events
 }
 
 /// Raises the calling thread to SCHED_FIFO `priority` (the watchdog); returns whether the run
