@@ -471,6 +471,43 @@ mod tests {
         assert_eq!(task_count(&m, &ok), Ok(3));
     }
 
+    proptest::proptest! {
+        /// Statistics of an arbitrary trace — any times, kinds, CPUs, tasks (also beyond the
+        /// metadata's), job numbers and arguments, with or without metadata — are an error
+        /// or a value, never a panic (also with overflow checks, `cargo test` in debug).
+        #[test]
+        fn any_trace_is_an_error_or_statistics(
+            events in proptest::collection::vec(
+                (proptest::num::u64::ANY, 1u16..=23, 0u32..4, 0u32..6, 0u64..4, proptest::num::u64::ANY),
+                0..60,
+            ),
+            with_tasks in proptest::bool::ANY,
+            duration in proptest::option::of(proptest::num::u64::ANY),
+        ) {
+            let mut trace: Vec<Event> = events
+                .iter()
+                .filter_map(|&(t, k, cpu, task, seq, arg)| {
+                    let kind = Kind::from_code(k)?;
+                    let cpu = if cpu == 3 { NO_CPU } else { cpu };
+                    let task = if task == 5 { u32::MAX } else { task };
+                    Some(Event::new(t, kind, cpu, task, seq).with_arg(arg))
+                })
+                .collect();
+            trace.sort_by_key(|e| e.time);
+            let mut m = meta("runtime", &[u64::MAX, 0, 7], 0);
+            if !with_tasks {
+                m.tasks.clear();
+            }
+            match duration {
+                Some(d) => { m.extra.insert("duration_ns".into(), json!(d)); }
+                None => { m.extra.remove("duration_ns"); }
+            }
+            if let Ok(s) = analyze(&m, &trace) {
+                let _ = s.to_json();
+            }
+        }
+    }
+
     /// Equal counts: sets of 5, 3 and 8 become 3, 3, 3; each kept sample comes from its own
     /// set; the same seed selects the same samples.
     #[test]

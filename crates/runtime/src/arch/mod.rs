@@ -64,8 +64,9 @@
 //! - `work-stealing` (RTWS): `prepare` builds the global EDF queue behind a lock and one
 //!   crossbeam-style deque per CPU for the strands of parallel jobs; workers are per-CPU
 //!   dispatchers that run the top job's strands from their own deque and steal from others
-//!   when it is empty; job threads become strand threads (the `Jobs` variant grows a
-//!   strands-per-task count).
+//!   when it is empty. It needs the engines' strands (DESIGN.md: the threads of a parallel
+//!   job, an engine offer for every policy), which extend the job threads (`crate::job`,
+//!   `Jobs`) once for all architectures.
 //! - `reservations` (H-CBS): `prepare` builds per-CPU servers (budget, period, a global FP
 //!   `Sched` per group whose CPUs are the servers); workers are per-CPU dispatchers whose
 //!   timers replenish and exhaust budgets (the engine's budget events), enacting the group's
@@ -75,8 +76,10 @@
 //!   another CPU runs pushes it there (taking both locks in CPU order), an idle one pulls;
 //!   a `Domain` that locks its own CPU, plus a `push`/`pull` step in its scheduling step.
 //!
-//! None of them needs a change of the skeleton: a new file with a type implementing
-//! `Architecture`, a `pub(crate) static DEF: ArchDef`, and its name in `registry!`.
+//! None of them changes the skeleton: each is a new file with a type implementing
+//! `Architecture`, a `pub(crate) static DEF: ArchDef`, and its name in `registry!`. (The
+//! engine offers some of them use — budgets, strands, hierarchy — are added once for every
+//! policy, in `crate::state` and `crate::job`, as DESIGN.md asks.)
 //!
 //! # Adding an architecture
 //!
