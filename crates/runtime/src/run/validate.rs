@@ -119,9 +119,9 @@ fn misplaced_options(config: &RunConfig) -> Result<(), RuntimeError> {
     for (option, set) in on {
         if set && !config.arch.takes(option) {
             return Err(invalid(
-                "arch",
+                option,
                 format!(
-                    "--{option} applies to --arch {} only, not `{}`",
+                    "applies to --arch {} only, not `{}`",
                     crate::arch::taking(option).join(", "),
                     config.arch.name()
                 ),
