@@ -15,7 +15,7 @@
 //! `pedf`, any other with `gedf`), each run a separate `schedlab run` process of this same
 //! binary writing a trace; an architecture this build does not know (the run fails with
 //! "unknown architecture") is skipped with a note, so new architectures plug in by name.
-//! Then the traces are fitted ([`schedlab_runtime::fit`]) into `OUT/overheads.toml`
+//! Then the traces are fitted ([`schedlab_trace::fit`]) into `OUT/overheads.toml`
 //! (merged into an existing file), the raw points are written to `OUT/curves.csv`, and one
 //! figure per overhead (average and maximum against n side by side, one line per
 //! architecture) to `OUT/NAME.svg` and `.png`.
@@ -29,7 +29,7 @@ use schedlab_gen::util_vec::VecMethod;
 use schedlab_gen::{GenSpec, PeriodDist, Shape};
 use schedlab_model::file::{self, Format, TaskFile};
 use schedlab_model::overheads::OverheadFile;
-use schedlab_runtime::fit::{fit, merge, Measurement};
+use schedlab_trace::fit::{fit, merge, Measurement};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -130,7 +130,7 @@ pub(crate) fn run(cmd: MeasureCommand) -> Result<()> {
             )?;
             let us = |x: f64| x / 1000.0;
             for row in &r.rows {
-                let st = schedlab_runtime::OverheadStats::of;
+                let st = schedlab_trace::OverheadStats::of;
                 let (w, p, m) = (st(&row.warm), st(&row.preemption), st(&row.migration));
                 outln!(
                     "  {:>10} {:>7} {:>10.2} {:>12.2} {:>12.2} {:>12.2} {:>12.2}",

@@ -1,5 +1,5 @@
-//! `schedlab run FILE --cpus M [--cpu-list 0-1] --policy P --arch
-//! partitioned|global-lock|message-passing|linux-deadline|linux-fifo [--lock ticket|mcs|mutex]
+//! `schedlab run FILE --cpus M [--cpu-list 0-1] --policy P --arch A (the runtime's registry:
+//! partitioned, global-lock, message-passing, linux-deadline, linux-fifo) [--lock ticket|mcs|mutex]
 //! [--dedicated-irq-cpu] [--dl-margin 500us] --duration 10s [--priorities dm|rm|given]
 //! [--partition H] [--release-spin 20us] [--trace F] [--jobs-csv F] [--gantt F]
 //! [--perfetto F] [--format table|json] [--allow-non-rt]`: runs a task set for real on Linux
@@ -17,7 +17,7 @@ use schedlab_analysis::placement::for_policy;
 use schedlab_analysis::{Priorities, System};
 use schedlab_model::{file, Duration};
 use schedlab_policy::Placement;
-use schedlab_runtime::config::{Arch, RtTask, RunConfig};
+use schedlab_runtime::config::{RtTask, RunConfig};
 use schedlab_runtime::front::{arch_by_name, jobs_csv, primary_key, run_taskset, summary_json};
 use schedlab_runtime::mech::sched::allowed_cpus;
 use std::path::PathBuf;
@@ -38,9 +38,8 @@ pub(crate) struct Args {
     /// message-passing). Not for the kernel baselines.
     #[arg(long)]
     policy: Option<String>,
-    /// Dispatch architecture: partitioned, global-lock, message-passing, or a kernel
-    /// baseline: linux-deadline, linux-fifo.
-    #[arg(long, default_value = "global-lock")]
+    /// Dispatch architecture (one of the runtime's registry; see `--help`).
+    #[arg(long, default_value = "global-lock", long_help = arch_help())]
     arch: String,
     /// The global lock (global-lock): ticket, mcs or mutex.
     #[arg(long, default_value = "ticket")]
@@ -72,7 +71,8 @@ pub(crate) struct Args {
     #[arg(long)]
     partition: Option<String>,
     /// Wake this long before each release and spin until it (e.g. 20us; default 0; the DSP
-    /// of message-passing spins 60us by default, and its clients spin only with this).
+    /// of message-passing spins 150us by default, or this if longer, and its clients spin
+    /// only with this).
     #[arg(long, default_value = "0")]
     release_spin: String,
     /// message-passing: the DSP sleeps until a client rings it instead of polling its
@@ -102,6 +102,15 @@ pub(crate) struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: crate::OutputFormat,
+}
+
+/// `--arch` help: every architecture of the runtime's registry with its summary.
+fn arch_help() -> String {
+    let mut s = String::from("Dispatch architecture:");
+    for d in schedlab_runtime::arch::REGISTRY {
+        s.push_str(&format!("\n  {:<16} {}", d.name, d.summary));
+    }
+    s
 }
 
 /// Parses `0-3,6` into `[0, 1, 2, 3, 6]`.
@@ -176,22 +185,28 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
         ),
         (None, true) => arch.name().to_string(),
     };
-    if a.dedicated_irq_cpu && !matches!(arch, Arch::GlobalLock(_)) {
-        bail!("--dedicated-irq-cpu applies to --arch global-lock only");
-    }
-    // The CPUs the policy schedules: all but CPU 0 under message-passing and GSN-EDF-DI.
-    let reserved = arch == Arch::MessagePassing || a.dedicated_irq_cpu;
-    let m_jobs = if reserved {
-        if m < 2 {
+    for (option, on) in [
+        ("dedicated-irq-cpu", a.dedicated_irq_cpu),
+        ("dl-cpuset", a.dl_cpuset),
+    ] {
+        if on && !arch.takes(option) {
             bail!(
-                "--arch {} needs at least 2 CPUs (CPU 0 schedules, the others run jobs)",
-                a.arch
+                "--{option} applies to --arch {} only",
+                schedlab_runtime::arch::taking(option).join(", ")
             );
         }
-        m - 1
-    } else {
-        m
-    };
+    }
+    let mut config = RunConfig::new(cpu_list, arch, &policy, tasks.len(), duration);
+    config.dedicated_irq_cpu = a.dedicated_irq_cpu;
+    // The CPUs the policy schedules: all but CPU 0 where the architecture reserves it (the
+    // DSP of message-passing, GSN-EDF-DI's interrupt CPU).
+    let m_jobs = config.job_cpus().len() as u32;
+    if m_jobs == 0 {
+        bail!(
+            "--arch {} needs at least 2 CPUs (CPU 0 schedules, the others run jobs)",
+            a.arch
+        );
+    }
     let priorities: Priorities = a.priorities.into();
     let sys = System::new(tasks, m_jobs, priorities)?;
     let fixed_priority = matches!(policy.as_str(), "gfp" | "pfp" | "linux-fifo");
@@ -201,8 +216,9 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
         Err(_) => vec![0; tasks.len()],
     };
     let heuristic = a.partition.as_deref().unwrap_or("ffd");
-    let placement_policy = match arch {
-        Arch::LinuxFifo if a.partition.is_some() || tasks.iter().any(|t| t.cpu.is_some()) => "pfp",
+    let asks_partitioned = a.partition.is_some() || tasks.iter().any(|t| t.cpu.is_some());
+    let placement_policy = match arch.def().partitioned_with {
+        Some(p) if asks_partitioned => p,
         _ => policy.as_str(),
     };
     let placement = for_policy(placement_policy, tasks, m_jobs, heuristic, None, priorities)
@@ -212,7 +228,6 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
             domain_of_task,
             domain_size,
         });
-    let mut config = RunConfig::new(cpu_list, arch, &policy, tasks.len(), duration);
     config.ranks = ranks;
     config.placement = placement;
     config.allow_non_rt = a.allow_non_rt;
@@ -220,7 +235,6 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
     config.dsp_poll = !a.no_dsp_poll;
     config.dl_cpuset = a.dl_cpuset;
     config.inline_completion = !a.no_inline_completion;
-    config.dedicated_irq_cpu = a.dedicated_irq_cpu;
     config.dl_margin = dl_margin;
     config.background_load = a
         .background_load
@@ -254,16 +268,7 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
         a.file.display(),
         policy,
         arch.name(),
-        match arch {
-            Arch::MessagePassing => format!(" (DSP: CPU {})", config.cpus.first().copied().unwrap_or(0)),
-            Arch::GlobalLock(_) if config.dedicated_irq_cpu => format!(
-                " (interrupt CPU {})",
-                config.cpus.first().copied().unwrap_or(0)
-            ),
-            Arch::LinuxDeadline => format!(" (runtime = WCET + {})", config.dl_margin),
-            Arch::LinuxFifo if config.placement.is_some() => " (partitioned)".to_string(),
-            _ => String::new(),
-        },
+        config.arch_note(),
         config.cpus,
         if result.real_time { "" } else { " (NOT real-time: SCHED_OTHER)" },
         t.jobs,

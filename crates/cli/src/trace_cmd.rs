@@ -2,18 +2,18 @@
 //! of either engine — measured by `schedlab run` or simulated by `schedlab simulate`.
 //!
 //! - `stats FILE... [--equal-samples] [--format table|json] [--jobs-csv F]`: overhead
-//!   statistics [MP §IV-A] and per-job metrics (`schedlab_runtime::stats`);
+//!   statistics [MP §IV-A] and per-job metrics (`schedlab_trace::stats`);
 //! - `gantt FILE -o out.svg`, `perfetto FILE -o out.json`: the exports of `schedlab simulate`;
 //! - `overheads FILE... -o overheads.toml [--arch NAME] [--equal-samples]`: fits measured
-//!   overheads into the overhead file (`schedlab_runtime::fit`), merging into an existing one.
+//!   overheads into the overhead file (`schedlab_trace::fit`), merging into an existing one.
 
 use crate::output::outln;
 use anyhow::{anyhow, bail, Context, Result};
 use schedlab_model::overheads::OverheadFile;
-use schedlab_runtime::fit::{fit, merge, Measurement};
-use schedlab_runtime::overheads::Overheads;
-use schedlab_runtime::stats::{self, analyze, equalize_traces, report_order, TraceStats};
+use schedlab_trace::fit::{fit, merge, Measurement};
 use schedlab_trace::gantt::{to_svg, GanttOptions, Rows};
+use schedlab_trace::overheads::Overheads;
+use schedlab_trace::stats::{self, analyze, equalize_traces, report_order, TraceStats};
 use schedlab_trace::Trace;
 use std::path::{Path, PathBuf};
 
@@ -246,7 +246,7 @@ fn print_stats(file: &Path, s: &TraceStats, equal_samples: bool) -> Result<()> {
         "max",
         if equal_samples { ", equal samples" } else { "" }
     )?;
-    let row = |name: &str, st: &schedlab_runtime::OverheadStats| {
+    let row = |name: &str, st: &schedlab_trace::OverheadStats| {
         outln!(
             "  {:<16} {:>8} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
             name,

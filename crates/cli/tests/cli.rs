@@ -421,11 +421,28 @@ fn run_rejects_misplaced_options() {
     assert!(e.contains("needs at least 2 CPUs"), "{e}");
 }
 
-/// A short real message-passing run (skipped on fewer than 2 CPUs): the JSON names the DSP
+/// A short real message-passing run (skipped loudly on fewer than 2 CPUs or without permission
+/// for real-time scheduling): the run is real-time, the JSON names the DSP
 /// and has the G-EDF-MP overheads; no job ran on the DSP's CPU (logical CPU 0).
 #[test]
 fn run_message_passing_json() {
-    if std::thread::available_parallelism().map_or(0, |n| n.get()) < 2 {
+    let cpus = schedlab_runtime::mech::sched::allowed_cpus().unwrap_or_default();
+    if cpus.len() < 2 {
+        let reason = format!("needs 2 CPUs, this process may use {cpus:?}");
+        schedlab_testkit::skip("run_message_passing_json", &reason);
+        return;
+    }
+    let rt = std::thread::spawn(|| {
+        use schedlab_runtime::mech::sched::{set_class, Class, ClassGuard};
+        let _other = ClassGuard::to_other();
+        set_class(0, Class::Fifo(1)).is_ok()
+    })
+    .join()
+    .unwrap_or(false);
+    if !rt {
+        let reason =
+            "real-time scheduling (SCHED_FIFO) is not permitted: the run would not be real-time";
+        schedlab_testkit::skip("run_message_passing_json", reason);
         return;
     }
     let dir = temp_dir("run-mp");
@@ -447,7 +464,6 @@ fn run_message_passing_json() {
         "300ms",
         "--format",
         "json",
-        "--allow-non-rt",
     ]);
     assert!(
         out.status.success(),
@@ -455,6 +471,7 @@ fn run_message_passing_json() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["real_time"], true);
     assert_eq!(v["arch"], "message-passing");
     assert!(v["dsp_cpu"].is_u64());
     assert_eq!(v["jobs"], 50); // 30 + 20 releases in 300 ms

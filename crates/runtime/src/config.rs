@@ -1,8 +1,9 @@
 //! What to run: the tasks as the runtime sees them ([`RtTask`]), their job bodies
-//! ([`Body`]), the dispatch architecture ([`Arch`]) and the run options ([`RunConfig`]).
+//! ([`Body`]), the dispatch architecture ([`Arch`], from [`crate::arch::REGISTRY`]) and the
+//! run options ([`RunConfig`]).
 
+pub use crate::arch::Arch;
 use crate::error::RuntimeError;
-use crate::mech::lock::LockKind;
 use schedlab_model::{Duration, Task};
 use schedlab_policy::Placement;
 use std::sync::Arc;
@@ -42,6 +43,24 @@ impl JobCtx<'_> {
     pub fn stop_requested(&self) -> bool {
         (self.stop)()
     }
+}
+
+/// Runs a custom job body once; a panic becomes the message that ends the run.
+pub(crate) fn run_custom(
+    f: &Arc<dyn Fn(&JobCtx) + Send + Sync>,
+    jc: &JobCtx<'_>,
+) -> Result<(), String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(jc))).map_err(|p| {
+        let msg = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into());
+        format!(
+            "task {} job {}: the job body panicked: {msg}",
+            jc.task, jc.seq
+        )
+    })
 }
 
 /// A task as the runtime runs it: periodic jobs released at `offset + k·period`.
@@ -85,43 +104,6 @@ impl From<&Task> for RtTask {
             wss: t.wss,
             body: Body::Burn,
         }
-    }
-}
-
-/// How the policy's decisions are computed and enacted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Arch {
-    /// One independent scheduler per CPU, no shared state.
-    Partitioned,
-    /// One lock guards the policy state; every CPU schedules for the system (with
-    /// [`RunConfig::dedicated_irq_cpu`]: GSN-EDF-DI).
-    GlobalLock(LockKind),
-    /// G-EDF-MP [MP §III]: logical CPU 0 is the dedicated scheduling processor (DSP) that
-    /// owns all scheduling state; the other CPUs are its clients ([`crate::mp`]).
-    MessagePassing,
-    /// Kernel baseline: SCHED_DEADLINE threads (runtime = WCET + [`RunConfig::dl_margin`],
-    /// deadline, period), global affinity over the run's CPUs ([`crate::kernel`]).
-    LinuxDeadline,
-    /// Kernel baseline: SCHED_FIFO threads with priorities from the ranks; global, or
-    /// partitioned when a placement is given ([`crate::kernel`]).
-    LinuxFifo,
-}
-
-impl Arch {
-    /// `partitioned`, `global-lock`, `message-passing`, `linux-deadline`, `linux-fifo`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Arch::Partitioned => "partitioned",
-            Arch::GlobalLock(_) => "global-lock",
-            Arch::MessagePassing => "message-passing",
-            Arch::LinuxDeadline => "linux-deadline",
-            Arch::LinuxFifo => "linux-fifo",
-        }
-    }
-
-    /// Whether the kernel schedules (no user-space policy, `--policy` does not apply).
-    pub fn is_kernel(self) -> bool {
-        matches!(self, Arch::LinuxDeadline | Arch::LinuxFifo)
     }
 }
 
@@ -241,11 +223,12 @@ impl RunConfig {
 
     /// Whether logical CPU 0 runs no real-time job (the DSP, or GSN-EDF-DI's interrupt CPU).
     pub fn reserves_cpu0(&self) -> bool {
-        match self.arch {
-            Arch::MessagePassing => true,
-            Arch::GlobalLock(_) => self.dedicated_irq_cpu,
-            _ => false,
-        }
+        (self.arch.def().reserves_cpu0)(self)
+    }
+
+    /// The architecture's note for the first line of a run's table (e.g. ` (DSP: CPU 0)`).
+    pub fn arch_note(&self) -> String {
+        (self.arch.def().note)(self)
     }
 }
 

@@ -10,9 +10,11 @@
 //!    ([`Sched::schedule`]);
 //! 4. rings the dispatchers of other CPUs whose link changed (`ipi-send`).
 //!
-//! Under `global-lock` the [`Sched`] is shared behind a [`Locked`] (`lock-wait-begin` …
-//! `lock-wait-end` around each acquisition); under `partitioned` each dispatcher owns its
-//! own and takes no lock.
+//! How a dispatcher reaches its [`Sched`] is its [`Domain`], the architecture's part:
+//! under `global-lock` the state is shared behind a lock (`lock-wait-begin` … `lock-wait-end`
+//! around each acquisition, [`crate::arch::global_lock`]); under `partitioned` each
+//! dispatcher owns its own and takes no lock ([`crate::arch::partitioned`]). The loop is
+//! generic over it (no dynamic dispatch on the hot path).
 //!
 //! Releases: the dispatcher of the task's CPU under `partitioned`; task `i` → CPU `i mod m`
 //! under `global-lock` (release timers spread over the CPUs, like GSN-EDF without a
@@ -21,16 +23,15 @@
 //! runs on CPUs 1..m). Optionally it wakes `release_spin` early and spins until the
 //! release time (the kernel's timer wake-up latency is then hidden, at the price of CPU time).
 
-use crate::mech::clock::{monotonic_ns, TickClock};
+use crate::mech::clock::monotonic_ns;
 use crate::mech::futex;
-use crate::mech::lock::Locked;
+use crate::run::Shared;
 use crate::state::{Emit, Sched, Threads};
-use crate::tracebuf::TraceBuf;
+use schedlab_trace::tracebuf::TraceBuf;
 use schedlab_trace::Kind;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 /// A dispatcher's doorbell: a counter bumped by whoever needs it to look, its futex, and
 /// whether its owner sleeps on it — a ringer makes the wake-up system call only then, so
@@ -74,47 +75,22 @@ impl Doorbell {
     }
 }
 
-/// A periodic task's release timing.
-#[derive(Clone, Copy, Debug)]
-pub struct Timing {
-    /// First release after time zero (ns).
-    pub offset: u64,
-    /// Period (ns).
-    pub period: u64,
-}
-
-/// What all threads of a run share.
-pub struct Shared {
-    /// The run's clock.
-    pub clock: TickClock,
-    /// Time zero, CLOCK_MONOTONIC ns (valid once `go` was bumped).
-    pub t0: AtomicU64,
-    /// Bumped once when time zero is set.
-    pub go: AtomicU32,
-    /// The run is over.
-    pub stop: AtomicBool,
-    /// One per logical CPU.
-    pub bells: Vec<Doorbell>,
-    /// Release timing by task.
-    pub timing: Vec<Timing>,
-    /// Releases at `t < horizon_ns` (ns since time zero).
-    pub horizon_ns: u64,
-    /// Early wake-up before a release (ns).
-    pub release_spin_ns: u64,
-    /// Earliest armed policy timer per logical CPU that owns timers (`u64::MAX`: none).
-    pub next_timer: Vec<AtomicU64>,
-}
-
-/// A dispatcher's view of its scheduling state.
-pub enum Domain {
-    /// Its own (partitioned).
-    Own(Box<Sched>),
-    /// Shared behind the global lock, with its index in the domain (the lock slot).
-    Locked(Arc<Locked<Sched>>),
+/// How a dispatcher reaches its scheduling state (the architecture's part of the
+/// dispatcher, see the module doc).
+pub trait Domain: Send + 'static {
+    /// Runs `f` on the state — the `Synced` state of an architecture with a lock, passed as
+    /// `&mut`: the lock is held exactly while `f` runs — and returns its result and the
+    /// state's earliest policy timer. `em` records on the calling dispatcher's buffer
+    /// (e.g. the lock wait).
+    fn with<R>(
+        &mut self,
+        em: &Emit<'_>,
+        f: impl FnOnce(&mut Sched, &Emit<'_>) -> R,
+    ) -> (R, Option<u64>);
 }
 
 /// One dispatcher.
-pub struct Dispatcher {
+pub struct Dispatcher<D: Domain> {
     /// Logical CPU.
     pub cpu: u32,
     /// First logical CPU of its domain (local CPU `c` of the domain is logical `base + c`).
@@ -122,8 +98,6 @@ pub struct Dispatcher {
     /// Its CPU's index in the domain, or `None` for a CPU that schedules no job (the
     /// dedicated interrupt CPU of GSN-EDF-DI: it only handles releases and timers).
     pub local: Option<usize>,
-    /// Its slot in the domain's lock (MCS node).
-    pub slot: usize,
     /// Tasks whose releases it owns.
     pub releases: Vec<u32>,
     /// The logical CPU that owns the domain's policy timers.
@@ -131,15 +105,15 @@ pub struct Dispatcher {
     /// Whether it owns its domain's policy timers.
     pub timers: bool,
     /// Its state.
-    pub domain: Domain,
+    pub domain: D,
     /// Its trace buffer.
     pub buf: TraceBuf,
 }
 
-/// Runs `f` on the state (taking the lock under `global-lock`, recording the wait), then
-/// publishes the domain's earliest policy timer (ringing its owner if it moved earlier).
-fn with_state<R>(
-    d: &mut Dispatcher,
+/// Runs `f` on the state (through the domain), then publishes the domain's earliest policy
+/// timer (ringing its owner if it moved earlier).
+fn with_state<D: Domain, R>(
+    d: &mut Dispatcher<D>,
     shared: &Shared,
     f: impl FnOnce(&mut Sched, &Emit<'_>) -> R,
 ) -> R {
@@ -148,20 +122,7 @@ fn with_state<R>(
         clock: &shared.clock,
         cpu: d.cpu,
     };
-    let (r, next) = match &mut d.domain {
-        Domain::Own(s) => {
-            let r = f(s, &em);
-            (r, s.next_timer())
-        }
-        Domain::Locked(l) => {
-            let slot = d.slot;
-            em.now(Kind::LockWaitBegin, d.cpu, u32::MAX, 0, 0);
-            let mut g = l.lock(slot);
-            em.now(Kind::LockWaitEnd, d.cpu, u32::MAX, 0, 0);
-            let r = f(&mut g, &em);
-            (r, g.next_timer())
-        }
-    };
+    let (r, next) = d.domain.with(&em, f);
     let owner = d.timer_owner as usize;
     if let Some(slot) = shared.next_timer.get(owner) {
         let v = next.unwrap_or(u64::MAX);
@@ -192,9 +153,9 @@ fn drain_need(s: &mut Sched, me: Option<usize>, rings: &mut Vec<u32>) -> bool {
     mine
 }
 
-impl Dispatcher {
+impl<D: Domain> Dispatcher<D> {
     /// The dispatcher's loop, until `shared.stop` (call after time zero was published).
-    pub fn run(mut self, shared: &Shared, th: &Threads<'_>) -> Dispatcher {
+    pub fn run(mut self, shared: &Shared, th: &Threads<'_>) -> Dispatcher<D> {
         let clock = shared.clock;
         let t0 = shared.t0.load(Ordering::Acquire);
         let me = self.local;
@@ -314,11 +275,12 @@ impl Dispatcher {
             {
                 continue;
             }
-            let deadline = next.map(|n| t0 + n.saturating_sub(shared.release_spin_ns));
+            let deadline =
+                next.map(|n| t0.saturating_add(n.saturating_sub(shared.release_spin_ns)));
             let woken = bell.sleep(last_seen, deadline);
             if woken == futex::Woken::TimedOut && shared.release_spin_ns > 0 {
                 if let Some(n) = next {
-                    let target = t0 + n;
+                    let target = t0.saturating_add(n);
                     while monotonic_ns() < target
                         && bell.word.load(Ordering::Acquire) == last_seen
                         && !shared.stop.load(Ordering::Relaxed)

@@ -7,14 +7,13 @@
 //! analysis crate, like `schedlab simulate` does), so this crate never depends on the
 //! analysis (DESIGN.md).
 
-use crate::check;
 use crate::config::{Arch, RtTask, RunConfig};
 use crate::error::RuntimeError;
-use crate::mech::lock::LockKind;
 use crate::run::{run, RunResult};
 use schedlab_model::TaskSet;
+use schedlab_trace::check;
 use schedlab_trace::metrics::metrics_json;
-use schedlab_trace::{Meta, TaskMeta};
+use schedlab_trace::Meta;
 use serde_json::{json, Value};
 
 /// Runs `tasks` (burn bodies, working sets from the file) under `config`; returns the result
@@ -22,41 +21,32 @@ use serde_json::{json, Value};
 pub fn run_taskset(tasks: &TaskSet, config: &RunConfig) -> Result<(RunResult, Meta), RuntimeError> {
     let rt: Vec<RtTask> = tasks.iter().map(RtTask::from).collect();
     let result = run(&rt, config)?;
-    let mut meta = Meta {
-        engine: Some("runtime".into()),
-        cpus: Some(config.m()),
-        policy: Some(config.policy.clone()),
-        tasks: tasks
-            .iter()
-            .map(|t| TaskMeta {
-                name: t.name.clone(),
-                deadline_ns: Some(t.deadline.as_ns()),
-            })
-            .collect(),
-        ..Meta::default()
-    };
+    let mut meta = Meta::of_run(
+        "runtime",
+        &config.policy,
+        config.m(),
+        tasks,
+        config.duration,
+    );
     meta.extra
         .insert("architecture".into(), json!(config.arch.name()));
-    if let Arch::GlobalLock(k) = config.arch {
-        meta.extra.insert("lock".into(), json!(k.name()));
-        meta.extra
-            .insert("dedicated_irq_cpu".into(), json!(config.dedicated_irq_cpu));
-    }
+    meta.extra.extend(crate::arch::fields_map(config));
     meta.extra.insert("cpu_list".into(), json!(config.cpus));
-    meta.extra
-        .insert("duration_ns".into(), json!(config.duration.as_ns()));
     meta.extra
         .insert("real_time".into(), json!(result.real_time));
     meta.extra.insert("tick_hz".into(), json!(result.tick_hz));
     Ok((result, meta))
 }
 
-/// The JSON summary of `schedlab run --format json`: the simulator's fields plus `arch`,
-/// `lock`, `overheads` (see [`crate::overheads`]), `real_time`, `interrupted`,
-/// `dropped_events`, `tsc`, `tick_hz`, `invariant` (global-lock and message-passing — on
-/// the DSP's view —: fraction of the run the global scheduling invariant held, worst window),
-/// `dedicated_irq_cpu` (global-lock), `dsp_cpu`, `dsp_poll` and `inline_completion` (message-passing),
-/// `dl_margin_ns` and `dl_cpuset` (linux-deadline) and `warnings`.
+/// The JSON summary of `schedlab run --format json`: the simulator's fields plus `arch`, the
+/// architecture's own fields (`crate::arch::ArchDef::fields`: `lock` and
+/// `dedicated_irq_cpu` for global-lock; `dsp_cpu`, `dsp_poll` and `inline_completion` for
+/// message-passing; `dl_margin_ns` and `dl_cpuset` for linux-deadline), `cpu_list`,
+/// `background_load_bytes`, `overheads` (see [`schedlab_trace::overheads`]), `real_time`,
+/// `interrupted`, `dropped_events`, `tsc`, `tick_hz`, `invariant` (architectures of global
+/// scheduling — global-lock, and message-passing on the DSP's view —: fraction of the run
+/// the global scheduling invariant held, worst window) and `warnings`. The trace metadata
+/// ([`run_taskset`]) carries `architecture` and the same architecture fields.
 pub fn summary_json(r: &RunResult, config: &RunConfig, primary: &dyn Fn(u32, u64) -> u64) -> Value {
     let mut map = metrics_json(&r.per_task, &r.totals, r.horizon);
     map.insert("policy".into(), json!(config.policy));
@@ -73,19 +63,7 @@ pub fn summary_json(r: &RunResult, config: &RunConfig, primary: &dyn Fn(u32, u64
     );
     {
         map.insert("arch".into(), json!(config.arch.name()));
-        if let Arch::GlobalLock(k) = config.arch {
-            map.insert("lock".into(), json!(k.name()));
-            map.insert("dedicated_irq_cpu".into(), json!(config.dedicated_irq_cpu));
-        }
-        if config.arch == Arch::MessagePassing {
-            map.insert("dsp_cpu".into(), json!(config.cpus.first()));
-            map.insert("dsp_poll".into(), json!(config.dsp_poll));
-            map.insert("inline_completion".into(), json!(config.inline_completion));
-        }
-        if config.arch == Arch::LinuxDeadline {
-            map.insert("dl_margin_ns".into(), json!(config.dl_margin.as_ns()));
-            map.insert("dl_cpuset".into(), json!(config.dl_cpuset));
-        }
+        map.extend(crate::arch::fields_map(config));
         map.insert("cpu_list".into(), json!(config.cpus));
         map.insert(
             "background_load_bytes".into(),
@@ -97,7 +75,7 @@ pub fn summary_json(r: &RunResult, config: &RunConfig, primary: &dyn Fn(u32, u64
         map.insert("dropped_events".into(), json!(r.dropped_events));
         map.insert("tsc".into(), json!(r.tsc));
         map.insert("tick_hz".into(), json!(r.tick_hz));
-        if matches!(config.arch, Arch::GlobalLock(_) | Arch::MessagePassing) {
+        if config.arch.def().global_invariant {
             let k = config.job_cpus().len() as u32;
             let inv = check::invariant(&r.trace, k, r.horizon.as_ns(), primary);
             map.insert(
@@ -138,27 +116,9 @@ pub fn primary_key(policy: &str, tasks: &[RtTask], ranks: &[u32]) -> impl Fn(u32
     }
 }
 
-/// The architecture named `name` (`partitioned`, `global-lock` with lock `lock`: ticket, mcs,
-/// mutex), for front ends that take names (Python; the CLI's `--arch`).
+/// The architecture named `name` (one of [`crate::arch::REGISTRY`]; with lock `lock` —
+/// ticket, mcs, mutex — for one that takes `--lock`), for front ends that take names
+/// (Python; the CLI's `--arch`).
 pub fn arch_by_name(name: &str, lock: &str) -> Result<Arch, RuntimeError> {
-    match name {
-        "partitioned" => Ok(Arch::Partitioned),
-        "global-lock" => {
-            LockKind::parse(lock)
-                .map(Arch::GlobalLock)
-                .ok_or_else(|| RuntimeError::InvalidConfig {
-                    field: "lock",
-                    message: format!("unknown lock `{lock}` (ticket, mcs, mutex)"),
-                })
-        }
-        "message-passing" => Ok(Arch::MessagePassing),
-        "linux-deadline" => Ok(Arch::LinuxDeadline),
-        "linux-fifo" => Ok(Arch::LinuxFifo),
-        other => Err(RuntimeError::InvalidConfig {
-            field: "arch",
-            message: format!(
-                "unknown architecture `{other}` (partitioned, global-lock, message-passing, linux-deadline, linux-fifo)"
-            ),
-        }),
-    }
+    Arch::named(name, lock)
 }

@@ -24,14 +24,19 @@
 //! starts or resumes (and `migrate` when on another CPU than last time), `switch-out` when a
 //! job ends. The dispatcher records `switch-out`/`preempt` when it parks the thread.
 
-use crate::config::{Body, JobCtx};
+use crate::arch::{Architecture, Run};
+use crate::config::{run_custom, Body, JobCtx, PRIO_JOB};
 use crate::mech::burn::{burn, WorkingSet};
 use crate::mech::clock::{thread_cputime_ns, TickClock};
 use crate::mech::futex;
-use crate::mech::preempt::OnPreempt;
-use crate::tracebuf::TraceBuf;
+use crate::mech::preempt::{self, OnPreempt};
+use crate::mech::sched;
+use crate::run::RunThreads;
+use schedlab_trace::tracebuf::TraceBuf;
 use schedlab_trace::Kind;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 
 /// No job.
 pub const IDLE: u32 = 0;
@@ -77,16 +82,6 @@ pub struct JobCtl {
     pub executed: AtomicU64,
     /// The thread's trace buffer.
     pub buf: TraceBuf,
-    /// Dispatcher-side counters of the current job, kept here where the dispatching CPU is
-    /// not the one holding the job's record (`message-passing`: clients enact, the DSP
-    /// keeps the records): times parked unfinished, …
-    pub preempted: AtomicU32,
-    /// … times made runnable on another CPU than the last one, …
-    pub migrated: AtomicU32,
-    /// … the logical CPUs it was made runnable on (bit c = CPU c, CPUs < 64), …
-    pub cpus_mask: AtomicU64,
-    /// … and the last of them (`NONE` before the first). Reset when a job is handed over.
-    pub disp_cpu: AtomicU32,
     /// Switch-ins observed on another physical CPU than the assigned one (should be 0: the
     /// dispatcher pins the thread before making it runnable).
     pub misplaced: AtomicU64,
@@ -113,34 +108,9 @@ impl JobCtl {
             done_ticks: AtomicU64::new(0),
             executed: AtomicU64::new(0),
             buf: TraceBuf::new(capacity),
-            preempted: AtomicU32::new(0),
-            migrated: AtomicU32::new(0),
-            cpus_mask: AtomicU64::new(0),
-            disp_cpu: AtomicU32::new(NONE),
             misplaced: AtomicU64::new(0),
             phys: phys.to_vec(),
             clock,
-        }
-    }
-
-    /// Resets the per-job counters (the job's thread is idle: called when a job is handed
-    /// over, before it is dispatched).
-    pub fn reset_counters(&self) {
-        self.preempted.store(0, Ordering::Relaxed);
-        self.migrated.store(0, Ordering::Relaxed);
-        self.cpus_mask.store(0, Ordering::Relaxed);
-        self.disp_cpu.store(NONE, Ordering::Relaxed);
-    }
-
-    /// Counts that the current job is made runnable on logical CPU `cpu` (by its
-    /// dispatcher).
-    pub fn count_dispatch(&self, cpu: u32) {
-        let last = self.disp_cpu.swap(cpu, Ordering::Relaxed);
-        if last != NONE && last != cpu {
-            self.migrated.fetch_add(1, Ordering::Relaxed);
-        }
-        if cpu < 64 {
-            self.cpus_mask.fetch_or(1 << cpu, Ordering::Relaxed);
         }
     }
 
@@ -215,10 +185,6 @@ impl OnPreempt for JobCtl {
     }
 }
 
-/// Runs the client's scheduling step for the completion of the job of `ctl` on logical CPU
-/// `cpu` in the completing thread; false if it could not (see [`JobEnv::complete_inline`]).
-pub type InlineCompletion<'a> = dyn Fn(&JobCtl, u32) -> bool + Sync + 'a;
-
 /// What the job thread needs besides its control block.
 pub struct JobEnv<'a> {
     /// The job body.
@@ -227,12 +193,86 @@ pub struct JobEnv<'a> {
     pub wcet_ns: u64,
     /// Working-set size in bytes.
     pub wss: Option<u64>,
-    /// Rings the dispatcher of a logical CPU (after a completion).
-    pub ring: &'a (dyn Fn(u32) + Sync),
-    /// `message-passing` with inline completions: runs the client's step for the
-    /// completion in this thread ([`crate::mp::client::complete_inline`]); false if it
-    /// could not (then the dispatcher is rung).
-    pub complete_inline: Option<&'a InlineCompletion<'a>>,
+    /// Called after the thread committed a completion on a logical CPU: the architecture
+    /// handles it in this thread (`crate::arch::Architecture::complete_inline`) or the
+    /// CPU's doorbell is rung.
+    pub completed: &'a (dyn Fn(&JobCtl, u32) + Sync),
+}
+
+/// The control blocks of a run's job threads (task i's buffer sized by the run's trace
+/// capacity), task i pinned to logical CPU `pinned[i]` if given.
+pub(crate) fn control_blocks(
+    run: &Run<'_>,
+    pinned: &[Option<u32>],
+    clock: TickClock,
+) -> Vec<Arc<JobCtl>> {
+    (0..run.n())
+        .map(|i| {
+            let cap = run.capacity.task.get(i).copied().unwrap_or(1024);
+            let ctl = JobCtl::new(i as u32, cap, clock, &run.config.cpus);
+            if let Some(c) = pinned.get(i).copied().flatten() {
+                ctl.pinned.store(c, Ordering::Relaxed);
+            }
+            Arc::new(ctl)
+        })
+        .collect()
+}
+
+/// Starts one job thread per task (SCHED_FIFO [`PRIO_JOB`], pinned to its CPU or free over
+/// the job CPUs, the preemption signal registered): each reports ready and runs
+/// [`job_loop`] until its control block says `STOP`; a failing job body ends the run
+/// ([`crate::run::Shared::fail`]). A thread that cannot be spawned is a setup error.
+pub(crate) fn start<A: Architecture>(
+    arch: &Arc<A>,
+    run: &Run<'_>,
+    pinned: &[Option<u32>],
+    threads: &RunThreads,
+) -> Vec<JoinHandle<()>> {
+    let mut handles = Vec::with_capacity(run.n());
+    for (i, t) in run.tasks.iter().enumerate() {
+        let Some(ctl) = threads.ctls.get(i).cloned() else {
+            continue;
+        };
+        let phys = &threads.phys;
+        let affinity: Vec<u32> = match pinned.get(i).copied().flatten() {
+            Some(c) => vec![phys.get(c as usize).copied().unwrap_or(0)],
+            None => run
+                .config
+                .job_cpus()
+                .filter_map(|c| phys.get(c as usize).copied())
+                .collect(),
+        };
+        let arch = arch.clone();
+        let body = t.body.clone();
+        let (wcet_ns, wss) = (t.wcet.as_ns(), t.wss);
+        let spawned = threads.spawn(format!("sl-task{i}"), move |cx| {
+            ctl.tid.store(sched::gettid(), Ordering::Relaxed);
+            let setup = sched::set_affinity(0, &affinity)
+                .and_then(|()| sched::set_class(0, cx.class(PRIO_JOB)))
+                .map_err(|e| format!("task {i}: {e}"));
+            let _reg = preempt::Registration::new(ctl.clone() as Arc<dyn OnPreempt>);
+            cx.shared.report_ready(setup);
+            let completed = |me: &JobCtl, cpu: u32| {
+                if !arch.complete_inline(me, cpu, cx) {
+                    if let Some(b) = cx.shared.bells.get(cpu as usize) {
+                        b.ring();
+                    }
+                }
+            };
+            let env = JobEnv {
+                body: &body,
+                wcet_ns,
+                wss,
+                completed: &completed,
+            };
+            if let Err(msg) = job_loop(&ctl, &env) {
+                cx.shared.fail(msg);
+            }
+        });
+        let Some(h) = spawned else { break };
+        handles.push(h);
+    }
+    handles
 }
 
 /// The job thread's loop: wait for a job, run it, commit its completion, ring the CPU's
@@ -268,14 +308,7 @@ pub fn job_loop(ctl: &JobCtl, env: &JobEnv<'_>) -> Result<(), String> {
                     seq,
                     stop: &stop,
                 };
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&jc))).map_err(|p| {
-                    let msg = p
-                        .downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| p.downcast_ref::<String>().cloned())
-                        .unwrap_or_else(|| "a panic".into());
-                    format!("task {} job {seq}: the job body panicked: {msg}", ctl.task)
-                })
+                run_custom(f, &jc)
             }
         };
         let executed = thread_cputime_ns().saturating_sub(cpu0);
@@ -298,9 +331,7 @@ pub fn job_loop(ctl: &JobCtl, env: &JobEnv<'_>) -> Result<(), String> {
             return Ok(()); // STOP arrived meanwhile
         }
         ctl.in_job.store(false, Ordering::Relaxed);
-        if !env.complete_inline.is_some_and(|f| f(ctl, cpu)) {
-            (env.ring)(cpu);
-        }
+        (env.completed)(ctl, cpu);
     }
 }
 

@@ -16,52 +16,50 @@
 //!   same workload scheduled by Linux.
 //!
 //! Module map:
+//! - [`arch`]: the architectures, one module each behind one interface
+//!   (`arch::Architecture`), and their registry ([`arch::REGISTRY`]: `--arch`, Python);
+//!   [`run`](mod@run): the one run skeleton every architecture goes through (validate and
+//!   bound the run, start synchronously, watchdog, drain, account);
 //! - [`mech`]: the mechanism layer (threads, priorities, futexes, clocks, burn loop,
-//!   enforced preemption, locks, signals) — the only `unsafe` code;
-//! - [`tracebuf`]: wait-free per-thread trace buffers;
+//!   enforced preemption, locks, signals, cpusets) — the only `unsafe` code;
 //! - [`config`]: what to run ([`RtTask`], [`RunConfig`], [`Arch`]);
 //! - [`state`]: the scheduling state an architecture drives the policy with (links, hand-over,
 //!   job records);
-//! - [`job`]: the job threads; [`dispatch`]: the per-CPU dispatcher threads;
+//! - [`job`]: the job threads; [`dispatch`]: the per-CPU dispatcher loop of `partitioned`
+//!   and `global-lock` and the doorbells;
 //! - [`mp`]: the DSP and client threads of `message-passing` and their shared slots;
 //!   [`mailbox`]: its wait-free client → DSP rings (loom-checked);
-//! - [`kernel`]: the kernel baselines; [`throttle`]: warnings about the kernel's RT
-//!   throttling limit;
-//! - [`run`](mod@run): one run from start to result; [`overheads`]: the overhead samples and statistics
-//!   of [MP §IV-A]; [`check`]: properties of a runtime trace (no job on two CPUs, migrations,
-//!   the global scheduling invariant of [MP §II-A]); [`front`]: from a task set to a result and
-//!   its JSON; [`stats`]: statistics of any trace file (job records rebuilt from events, the
-//!   ft-tools equal-sample convention); [`fit`]: measured overheads fitted into the overhead
-//!   file; [`cpmd`]: measuring the cache-related preemption/migration delay.
+//! - [`throttle`]: warnings about the kernel's RT throttling limit; [`background`]: the
+//!   cache-thrashing background load; [`cpmd`]: measuring the cache-related
+//!   preemption/migration delay;
+//! - [`front`]: from a task set to a result, its JSON and its trace metadata.
+//!
+//! Trace buffers, statistics, overhead samples and their fit, and the checks of a schedule
+//! are `schedlab-trace`'s (they work on traces of either engine).
 //!
 //! See `docs/runtime.md` for the design, its bounds, and what is not built yet.
 
 #![deny(unsafe_code)]
 
+pub mod arch;
 pub mod background;
-pub mod check;
 pub mod config;
 pub mod cpmd;
 pub mod dispatch;
 pub mod error;
-pub mod fit;
 pub mod front;
 pub mod job;
-pub mod kernel;
 pub mod mailbox;
 #[allow(unsafe_code)]
 pub mod mech;
 pub mod mp;
-pub mod overheads;
 pub mod run;
 pub mod state;
-pub mod stats;
 pub mod throttle;
-pub mod tracebuf;
 mod watchdog;
 
 pub use config::{Arch, Body, RtTask, RunConfig};
 pub use error::RuntimeError;
 pub use mech::lock::LockKind;
-pub use overheads::{OverheadStats, Overheads};
 pub use run::{run, RunResult};
+pub use schedlab_trace::overheads::{OverheadStats, Overheads};

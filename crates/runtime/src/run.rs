@@ -1,46 +1,57 @@
-//! One run from start to result.
+//! One run from start to result: the one skeleton every architecture goes through
+//! (`run_with`, instantiated per architecture by its registry entry, `crate::arch`).
 //!
-//! 1. Validate: tasks, CPUs (exist and allowed by this process's affinity), policy and
-//!    placement. Check that SCHED_FIFO is permitted (a clear error, or SCHED_OTHER with
-//!    `allow_non_rt`).
-//! 2. Calibrate the clock; preallocate every trace buffer and working set; spawn one job
-//!    thread per task and one dispatcher per CPU; each sets its own class and affinity and
-//!    reports ready.
-//! 3. Time zero = now + 5 ms; every task's first job is released at time zero plus its offset
-//!    (synchronous release [MP App. A]).
-//! 4. The calling thread becomes the watchdog (SCHED_FIFO above every other thread of the
-//!    run): it sleeps until the horizon, or until SIGINT/SIGTERM or a failing job body, then
-//!    stops the dispatchers, then the jobs; a thread that does not finish within `grace` is
-//!    left behind and reported. Overload cannot delay the end: the watchdog outranks every
-//!    thread, and the kernel's RT throttling stays on.
-//! 5. Drain the trace buffers (ticks → ns since time zero, merged by time), build the job
-//!    records and metrics (the simulator's types and accounting) and the overheads.
+//! 1. **Validate** (`validate`): tasks, CPUs (exist and allowed by this process's
+//!    affinity), duration, ranks, options of other architectures, the run's size
+//!    ([`MAX_RUN_JOBS`], [`MAX_TRACE_BYTES`]); then the architecture's own checks and state
+//!    (`Architecture::prepare`). Throttling warnings.
+//! 2. **Start synchronously**: the calling thread becomes the watchdog (SCHED_FIFO above every
+//!    other thread of the run; a clear error without permission, or SCHED_OTHER with
+//!    `allow_non_rt`); the clock is calibrated; every trace buffer and working set is
+//!    preallocated; one job thread per task (if the architecture has them) and one thread per
+//!    worker start, each sets its own class and affinity and reports ready. Time zero = now +
+//!    5 ms; every task's first job is released at time zero plus its offset (synchronous
+//!    release [MP App. A]).
+//! 3. **Watchdog** (`crate::watchdog`): it sleeps until the horizon, or until
+//!    SIGINT/SIGTERM or a failing job body, then raises the stop flag and rings every
+//!    doorbell and the stop word; workers are joined first (no new decisions), then the job
+//!    threads are stopped and joined; a thread that does not finish within `grace` is left
+//!    behind and reported. Overload cannot delay the end: the watchdog outranks every thread,
+//!    and the kernel's RT throttling stays on.
+//! 4. **Drain**: the architecture's buffers and records (`Architecture::drain`) and the job
+//!    threads' buffers; ticks → ns since time zero, merged by time.
+//! 5. **Account** (`account`) with the simulator's types and metrics, the counters from the
+//!    trace (`schedlab_trace::counts`), the overheads; the result.
 //!
 //! Every thread returns to SCHED_OTHER when it leaves (a guard, also on panic); the caller's
 //! class is restored when the run returns.
 
-use crate::config::{validate_tasks, Arch, RtTask, RunConfig, PRIO_DISPATCH, PRIO_JOB, PRIO_MAIN};
-use crate::dispatch::{Dispatcher, Domain, Doorbell, Shared, Timing};
+mod account;
+mod validate;
+
+pub(crate) use account::account;
+pub(crate) use validate::{validate, validate_cpus};
+pub use validate::{MAX_EVENTS_PER_BUFFER, MAX_RUN_JOBS, MAX_TRACE_BYTES};
+
+use crate::arch::{Architecture, Cx, Harvest, Jobs, Setup};
+use crate::config::{RtTask, RunConfig};
+use crate::dispatch::Doorbell;
 use crate::error::RuntimeError;
-use crate::job::{job_loop, InlineCompletion, JobCtl, JobEnv};
+use crate::job::JobCtl;
 use crate::mech::clock::{monotonic_ns, TickClock};
-use crate::mech::lock::Locked;
 use crate::mech::sched::{self, Class, ClassGuard};
 use crate::mech::{futex, preempt, signals, MechError};
-use crate::mp::client::Client;
-use crate::mp::dsp::Dsp;
-use crate::mp::MpShared;
-use crate::overheads::Overheads;
-use crate::state::{RawRecord, Sched, TaskSpec, Threads};
+use crate::state::Threads;
 use crate::watchdog::{
     join_until, setup_outcome, start_and_watch, warn_left_behind, Flags, Outcome,
 };
-use schedlab_model::{Duration, Time};
-use schedlab_policy::{build, Placement, PolicyTask};
-use schedlab_trace::metrics::{summarize, JobRecord, TaskAcc, TaskMetrics, Totals};
-use schedlab_trace::Event;
+use schedlab_model::Time;
+use schedlab_trace::metrics::{JobRecord, TaskMetrics, Totals};
+use schedlab_trace::overheads::Overheads;
+use schedlab_trace::{Event, Kind};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 
 /// Everything a run produced.
 #[derive(Clone, Debug)]
@@ -53,7 +64,7 @@ pub struct RunResult {
     pub totals: Totals,
     /// The trace, ns since time zero, in time order.
     pub trace: Vec<Event>,
-    /// Overhead samples by name (see [`crate::overheads`]).
+    /// Overhead samples by name (see [`schedlab_trace::overheads`]).
     pub overheads: Overheads,
     /// Policy callbacks made.
     pub events_processed: u64,
@@ -75,622 +86,246 @@ pub struct RunResult {
     pub warnings: Vec<String>,
 }
 
-/// Jobs released in a run of `duration` ns (an upper bound).
-fn expected_jobs(tasks: &[RtTask], duration: u64) -> usize {
-    tasks
-        .iter()
-        .map(|t| (duration / t.period.as_ns().max(1)) as usize + 2)
-        .sum()
+/// A periodic task's release timing.
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    /// First release after time zero (ns).
+    pub offset: u64,
+    /// Period (ns).
+    pub period: u64,
 }
 
-/// Estimated events per job thread / dispatcher buffer.
-pub(crate) fn capacities(tasks: &[RtTask], duration: u64, cfg: &RunConfig) -> (Vec<usize>, usize) {
-    const CAP: usize = 1 << 21;
-    let jobs: Vec<usize> = tasks
-        .iter()
-        .map(|t| (duration / t.period.as_ns().max(1)) as usize + 2)
-        .collect();
-    let per_job: Vec<usize> = jobs
-        .iter()
-        .map(|j| cfg.trace_capacity.unwrap_or((j * 8 + 64).min(CAP)))
-        .collect();
-    let total: usize = jobs.iter().sum();
-    let disp = cfg
-        .trace_capacity
-        .unwrap_or((total.saturating_mul(32) + 4096).min(CAP));
-    (per_job, disp)
+/// What all threads of a run share.
+pub struct Shared {
+    /// The run's clock.
+    pub clock: TickClock,
+    /// Time zero, CLOCK_MONOTONIC ns (valid once `go` was bumped).
+    pub t0: AtomicU64,
+    /// Bumped once when time zero is set.
+    pub go: AtomicU32,
+    /// The run is over.
+    pub stop: AtomicBool,
+    /// Bumped once at the stop (after `stop`): threads sleeping on it wake.
+    pub stop_word: AtomicU32,
+    /// One doorbell per logical CPU.
+    pub bells: Vec<Doorbell>,
+    /// Release timing by task.
+    pub timing: Vec<Timing>,
+    /// Releases at `t < horizon_ns` (ns since time zero).
+    pub horizon_ns: u64,
+    /// Early wake-up before a release (ns).
+    pub release_spin_ns: u64,
+    /// Earliest armed policy timer per logical CPU that owns timers (`u64::MAX`: none).
+    pub next_timer: Vec<AtomicU64>,
+    /// Threads run under SCHED_FIFO (false: SCHED_OTHER, `allow_non_rt`).
+    pub real_time: bool,
+    /// Threads count up here when set up.
+    ready: AtomicU32,
+    /// Setup errors of the threads, and failures during the run.
+    errors: Mutex<Vec<String>>,
+    /// A thread failed during the run: end it.
+    failed: AtomicBool,
 }
 
-/// Checks that the CPUs exist and are allowed; returns the allowed set (for messages).
-pub(crate) fn validate_cpus(cpus: &[u32]) -> Result<(), RuntimeError> {
-    if cpus.is_empty() {
-        return Err(RuntimeError::InvalidConfig {
-            field: "cpus",
-            message: "no CPU given".into(),
-        });
-    }
-    let allowed = sched::allowed_cpus()?;
-    let list = allowed
-        .iter()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join(",");
-    for (i, c) in cpus.iter().enumerate() {
-        if cpus.get(..i).is_some_and(|p| p.contains(c)) {
-            return Err(RuntimeError::InvalidConfig {
-                field: "cpu-list",
-                message: format!("CPU {c} is listed twice"),
-            });
-        }
-        if !allowed.contains(c) {
-            return Err(RuntimeError::CpuNotAllowed {
-                cpu: *c,
-                allowed: list,
-            });
+impl Shared {
+    fn new(clock: TickClock, tasks: &[RtTask], config: &RunConfig, real_time: bool) -> Shared {
+        let m = config.cpus.len();
+        Shared {
+            clock,
+            t0: AtomicU64::new(0),
+            go: AtomicU32::new(0),
+            stop: AtomicBool::new(false),
+            stop_word: AtomicU32::new(0),
+            bells: (0..m).map(|_| Doorbell::default()).collect(),
+            timing: tasks
+                .iter()
+                .map(|t| Timing {
+                    offset: t.offset.as_ns(),
+                    period: t.period.as_ns(),
+                })
+                .collect(),
+            horizon_ns: config.duration.as_ns(),
+            release_spin_ns: config.release_spin.as_ns(),
+            next_timer: (0..m).map(|_| AtomicU64::new(u64::MAX)).collect(),
+            real_time,
+            ready: AtomicU32::new(0),
+            errors: Mutex::new(Vec::new()),
+            failed: AtomicBool::new(false),
         }
     }
-    Ok(())
+
+    /// A thread finished its setup (`Err`: why it failed, naming the thread).
+    pub(crate) fn report_ready(&self, setup: Result<(), String>) {
+        if let Err(msg) = setup {
+            self.error(msg);
+        }
+        self.ready.fetch_add(1, Ordering::Release);
+        signals::notify();
+    }
+
+    /// Waits for time zero; false if the run stopped before it started.
+    pub(crate) fn wait_go(&self) -> bool {
+        while self.go.load(Ordering::Acquire) == 0 {
+            futex::wait(&self.go, 0, None);
+        }
+        !self.stop.load(Ordering::Acquire)
+    }
+
+    /// A thread failed during the run (e.g. a custom job body panicked): the watchdog ends
+    /// the run now and `msg` becomes a warning.
+    pub(crate) fn fail(&self, msg: String) {
+        self.error(msg);
+        self.failed.store(true, Ordering::Release);
+        signals::notify();
+    }
+
+    /// Records an error of a thread (before time zero: the run does not start).
+    pub(crate) fn error(&self, msg: String) {
+        if let Ok(mut e) = self.errors.lock() {
+            e.push(msg);
+        }
+    }
+
+    fn flags(&self) -> Flags<'_> {
+        Flags {
+            ready: &self.ready,
+            errors: &self.errors,
+            failed: &self.failed,
+            t0: &self.t0,
+            go: &self.go,
+            stop: &self.stop,
+        }
+    }
+
+    /// After the watchdog raised `stop`: wakes every sleeping worker.
+    fn wake_all(&self) {
+        for b in &self.bells {
+            b.ring();
+        }
+        self.stop_word.fetch_add(1, Ordering::Release);
+        futex::wake(&self.stop_word, u32::MAX);
+    }
 }
 
 /// Runs `tasks` under `config` (see the module doc), with the cache-thrashing background load
 /// of [`RunConfig::background_load`] around the run if one is asked for.
 pub fn run(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeError> {
+    let run_arch = config.arch.def().run;
     let Some(bytes) = config.background_load else {
-        return run_architecture(tasks, config);
+        return run_arch(tasks, config);
     };
     validate_cpus(&config.cpus)?;
+    validate::background_load(bytes)?;
     // Started before the run raises this thread to SCHED_FIFO, so the background threads are
     // created under SCHED_OTHER (they demote themselves as well).
     let mut load = crate::background::BackgroundLoad::start(&config.cpus, bytes)?;
-    let result = run_architecture(tasks, config);
+    let result = run_arch(tasks, config);
     load.stop();
     result
 }
 
-fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, RuntimeError> {
+/// The run skeleton (module doc), for architecture `A`.
+pub(crate) fn run_with<A: Architecture>(
+    tasks: &[RtTask],
+    config: &RunConfig,
+) -> Result<RunResult, RuntimeError> {
     let started = std::time::Instant::now();
-    validate_tasks(tasks)?;
-    validate_cpus(&config.cpus)?;
-    if config.duration.is_zero() {
-        return Err(RuntimeError::InvalidConfig {
-            field: "duration",
-            message: "must be greater than zero".into(),
-        });
-    }
-    let n = tasks.len();
-    let m = config.m();
-    if config.dedicated_irq_cpu && !matches!(config.arch, Arch::GlobalLock(_)) {
-        return Err(RuntimeError::InvalidConfig {
-            field: "dedicated-irq-cpu",
-            message: format!(
-                "applies to --arch global-lock only, not `{}` (message-passing has its DSP by design)",
-                config.arch.name()
-            ),
-        });
-    }
-    if config.dl_cpuset && config.arch != Arch::LinuxDeadline {
-        return Err(RuntimeError::InvalidConfig {
-            field: "dl-cpuset",
-            message: format!(
-                "applies to --arch linux-deadline only, not `{}` (the other architectures pin their threads themselves)",
-                config.arch.name()
-            ),
-        });
-    }
-    if config.ranks.len() != n {
-        return Err(RuntimeError::InvalidConfig {
-            field: "ranks",
-            message: format!("{} priority ranks for {n} tasks", config.ranks.len()),
-        });
-    }
-    let policy_tasks: Vec<PolicyTask> = tasks
-        .iter()
-        .zip(&config.ranks)
-        .map(|(t, &rank)| PolicyTask {
-            wcet: t.wcet,
-            deadline: t.deadline,
-            period: t.period,
-            rank,
-            utility: None,
-        })
-        .collect();
-    let spec: Arc<[TaskSpec]> = tasks
-        .iter()
-        .map(|t| TaskSpec {
-            wcet: t.wcet.as_ns(),
-            deadline: t.deadline.as_ns(),
-        })
-        .collect();
+    // 1. Validate, prepare.
+    let input = validate(tasks, config)?;
+    let mut warnings = crate::throttle::warnings(tasks, config);
+    let Setup {
+        arch,
+        workers,
+        jobs,
+    } = A::prepare(&input, &mut warnings)?;
+    let arch = Arc::new(arch);
 
-    // Domains: one per CPU (partitioned) or one for all (global-lock).
-    let mut warnings = Vec::new();
-    let mut domains: Vec<(u32, Domain, Vec<u32>)> = Vec::new(); // (cpu, domain, releases)
-    let mut pinned: Vec<Option<u32>> = vec![None; n];
-    let mut mp_sched: Option<Sched> = None;
-    match config.arch {
-        Arch::Partitioned => {
-            let Some(p) = config.placement.as_ref().filter(|p| p.domain_size == 1) else {
-                return Err(RuntimeError::InvalidConfig {
-                    field: "arch",
-                    message: format!(
-                        "`partitioned` needs a partitioned policy (pedf, pfp) with a placement of every task on a CPU, not `{}`",
-                        config.policy
-                    ),
-                });
-            };
-            if p.domain_of_task.len() != n {
-                return Err(RuntimeError::InvalidConfig {
-                    field: "placement",
-                    message: format!("{} entries for {n} tasks", p.domain_of_task.len()),
-                });
-            }
-            if let Some((i, c)) = p.domain_of_task.iter().enumerate().find(|(_, c)| **c >= m) {
-                return Err(RuntimeError::InvalidTask {
-                    task: i,
-                    field: "cpu",
-                    message: format!("is {c}, but the run has CPUs 0..{m}"),
-                });
-            }
-            if !matches!(config.policy.as_str(), "pedf" | "pfp") {
-                return Err(RuntimeError::InvalidConfig {
-                    field: "policy",
-                    message: format!(
-                        "`partitioned` runs `pedf` or `pfp`, not `{}` (use --arch global-lock for global policies)",
-                        config.policy
-                    ),
-                });
-            }
-            let local = Placement {
-                domain_of_task: vec![0; n],
-                domain_size: 1,
-            };
-            for c in 0..m {
-                let policy = build(&config.policy, &policy_tasks, 1, Some(local.clone()))?;
-                let mine: Vec<u32> = (0..n as u32)
-                    .filter(|&i| p.domain_of_task.get(i as usize) == Some(&c))
-                    .collect();
-                for &i in &mine {
-                    if let Some(s) = pinned.get_mut(i as usize) {
-                        *s = Some(c);
-                    }
-                }
-                let st = Sched::new(policy, c, spec.clone());
-                domains.push((c, Domain::Own(Box::new(st)), mine));
-            }
-        }
-        Arch::GlobalLock(kind) => {
-            let first = config.job_cpus().start;
-            let k = policy_cpus(config)?;
-            let policy = build(&config.policy, &policy_tasks, k, config.placement.clone())?;
-            let st = Arc::new(Locked::new(
-                kind,
-                m as usize,
-                Sched::new(policy, first, spec.clone()),
-            ));
-            for c in 0..m {
-                // GSN-EDF-DI: CPU 0 owns every release; else task i → CPU i mod m.
-                let mine: Vec<u32> = (0..n as u32)
-                    .filter(|i| if first == 1 { c == 0 } else { i % m == c })
-                    .collect();
-                domains.push((c, Domain::Locked(st.clone()), mine));
-            }
-        }
-        Arch::MessagePassing => {
-            let k = policy_cpus(config)?;
-            if n > crate::mp::slot::MAX_TASKS {
-                return Err(RuntimeError::InvalidConfig {
-                    field: "arch",
-                    message: format!(
-                        "message-passing names at most {} tasks, the set has {n}",
-                        crate::mp::slot::MAX_TASKS
-                    ),
-                });
-            }
-            let policy = build(&config.policy, &policy_tasks, k, config.placement.clone())?;
-            let mut st = Sched::new(policy, 1, spec.clone());
-            st.set_message_passing();
-            // Room for every job record: no reallocation while the DSP handles messages.
-            st.records
-                .reserve(expected_jobs(tasks, config.duration.as_ns()));
-            mp_sched = Some(st);
-        }
-        Arch::LinuxDeadline | Arch::LinuxFifo => {
-            return crate::kernel::run_kernel(tasks, config, started);
-        }
-    }
-    warnings.extend(crate::throttle::warnings(tasks, config));
-
-    // Real-time permission (the caller's class is restored when `_restore` drops).
+    // 2. Start: the watchdog's class (the caller's is restored when `_restore` drops), the
+    //    threads.
     let _restore = ClassGuard::new();
-    let real_time = match sched::set_class(0, Class::Fifo(PRIO_MAIN)) {
-        Ok(()) => true,
-        Err(MechError::NotPermitted { what }) => {
-            if !config.allow_non_rt {
-                return Err(MechError::NotPermitted { what }.into());
-            }
-            warnings.push(
-                "SCHED_FIFO not permitted: ran under SCHED_OTHER (--allow-non-rt); timing results are not real-time".into(),
-            );
-            false
+    let real_time = become_watchdog(A::WATCHDOG_PRIORITY, config)?;
+    if !real_time {
+        warnings.push(A::NOT_REAL_TIME.into());
+    }
+    if matches!(jobs, Jobs::Threads { .. }) {
+        preempt::install()?;
+    }
+    let capture = signals::Capture::new()?;
+    let shared = Arc::new(Shared::new(
+        TickClock::new(20_000_000),
+        tasks,
+        config,
+        real_time,
+    ));
+    let threads = RunThreads {
+        ctls: match &jobs {
+            Jobs::Threads { pinned } => crate::job::control_blocks(&input, pinned, shared.clock),
+            Jobs::None => Vec::new(),
         }
-        Err(e) => return Err(e.into()),
+        .into(),
+        shared,
+        phys: config.cpus.clone().into(),
     };
-    preempt::install()?;
-    let _capture = signals::Capture::new()?;
-
-    let clock = TickClock::new(20_000_000);
-    let duration = config.duration.as_ns();
-    let (job_caps, disp_cap) = capacities(tasks, duration, config);
-    let ctls: Vec<Arc<JobCtl>> = (0..n)
-        .map(|i| {
-            let cap = job_caps.get(i).copied().unwrap_or(1024);
-            Arc::new(JobCtl::new(i as u32, cap, clock, &config.cpus))
-        })
-        .collect();
-    for (i, p) in pinned.iter().enumerate() {
-        if let (Some(c), Some(ctl)) = (p, ctls.get(i)) {
-            ctl.pinned.store(*c, Ordering::Relaxed);
-        }
-    }
-    let shared = Arc::new(Shared {
-        clock,
-        t0: AtomicU64::new(0),
-        go: AtomicU32::new(0),
-        stop: AtomicBool::new(false),
-        bells: (0..m).map(|_| Doorbell::default()).collect(),
-        timing: tasks
-            .iter()
-            .map(|t| Timing {
-                offset: t.offset.as_ns(),
-                period: t.period.as_ns(),
-            })
-            .collect(),
-        horizon_ns: duration,
-        release_spin_ns: config.release_spin.as_ns(),
-        next_timer: (0..m).map(|_| AtomicU64::new(u64::MAX)).collect(),
-    });
-    let phys: Arc<Vec<u32>> = Arc::new(config.cpus.clone());
-    let ready = Arc::new(AtomicU32::new(0));
-    let errors: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
-    let failed = Arc::new(AtomicBool::new(false));
-    let class = |p: u8| {
-        if real_time {
-            Class::Fifo(p)
-        } else {
-            Class::Other
-        }
+    let job_threads = match &jobs {
+        Jobs::Threads { pinned } => crate::job::start(&arch, &input, pinned, &threads),
+        Jobs::None => Vec::new(),
     };
-    let report = |errors: &Mutex<Vec<String>>, msg: String| {
-        if let Ok(mut e) = errors.lock() {
-            e.push(msg);
-        }
-    };
+    let worker_threads = start_workers(&arch, workers, &threads);
+    let RunThreads { shared, ctls, phys } = threads;
 
-    let mut mp_state = MpShared::new(
-        m.saturating_sub(1) as usize,
-        n,
-        // The DSP's CPU runs no job: it always spins at least the default margin.
-        config
-            .release_spin
-            .as_ns()
-            .max(crate::config::DEFAULT_DSP_SPIN_NS),
-        config.release_spin.as_ns(),
-        config.dsp_poll,
-    );
-    mp_state.inline_completion = config.arch == Arch::MessagePassing && config.inline_completion;
-    let mp_shared = Arc::new(mp_state);
-    // Every thread that dispatches jobs reads every control block: one shared list.
-    let all_ctls: Arc<[Arc<JobCtl>]> = ctls.clone().into();
-    // Job threads.
-    let mut job_handles = Vec::with_capacity(n);
-    for (i, t) in tasks.iter().enumerate() {
-        let Some(ctl) = ctls.get(i).cloned() else {
-            continue;
-        };
-        let (sh, phys, ready, errors, failed, mp) = (
-            shared.clone(),
-            phys.clone(),
-            ready.clone(),
-            errors.clone(),
-            failed.clone(),
-            mp_shared.clone(),
-        );
-        // The control blocks, for a completion handled inline (it dispatches the next job).
-        let peers = all_ctls.clone();
-        let body = t.body.clone();
-        let (wcet_ns, wss) = (t.wcet.as_ns(), t.wss);
-        let cls = class(PRIO_JOB);
-        let affinity: Vec<u32> = match pinned.get(i).copied().flatten() {
-            Some(c) => vec![phys.get(c as usize).copied().unwrap_or(0)],
-            None => config
-                .job_cpus()
-                .filter_map(|c| phys.get(c as usize).copied())
-                .collect(),
-        };
-        let h = std::thread::Builder::new()
-            .name(format!("sl-task{i}"))
-            .spawn(move || {
-                let _other = ClassGuard::to_other();
-                ctl.tid.store(sched::gettid(), Ordering::Relaxed);
-                let setup =
-                    sched::set_affinity(0, &affinity).and_then(|()| sched::set_class(0, cls));
-                let _reg = preempt::Registration::new(ctl.clone() as Arc<dyn preempt::OnPreempt>);
-                if let Err(e) = setup {
-                    report(&errors, format!("task {i}: {e}"));
-                }
-                ready.fetch_add(1, Ordering::Release);
-                signals::notify();
-                let ring = |cpu: u32| {
-                    if let Some(b) = sh.bells.get(cpu as usize) {
-                        b.ring();
-                    }
-                };
-                let inline = |me: &JobCtl, cpu: u32| {
-                    let th = Threads {
-                        ctls: &peers,
-                        phys: &phys,
-                    };
-                    crate::mp::client::complete_inline(me, cpu, &sh, &mp, &th)
-                };
-                let env = JobEnv {
-                    body: &body,
-                    wcet_ns,
-                    wss,
-                    ring: &ring,
-                    complete_inline: mp
-                        .inline_completion
-                        .then_some(&inline as &InlineCompletion<'_>),
-                };
-                if let Err(msg) = job_loop(&ctl, &env) {
-                    report(&errors, msg);
-                    failed.store(true, Ordering::Release);
-                    signals::notify();
-                }
-                drop(phys);
-            });
-        match h {
-            Ok(h) => job_handles.push(h),
-            Err(e) => {
-                shared.stop.store(true, Ordering::Release);
-                for c in &ctls {
-                    c.stop();
-                }
-                return Err(RuntimeError::Setup(format!(
-                    "spawn the thread of task {i}: {e}"
-                )));
-            }
-        }
-    }
-
-    // Dispatchers (or the DSP and its clients).
-    let mut workers: Vec<Worker> = Vec::with_capacity(m as usize);
-    let first = config.job_cpus().start;
-    for (cpu, domain, releases) in domains {
-        let base = match &domain {
-            Domain::Own(_) => cpu,
-            Domain::Locked(_) => first,
-        };
-        let (local, slot, timer_owner) = match &domain {
-            Domain::Own(_) => (Some(0), 0, cpu),
-            Domain::Locked(_) => (
-                (cpu >= first).then(|| (cpu - first) as usize),
-                cpu as usize,
-                0,
-            ),
-        };
-        workers.push(Worker::Disp(Dispatcher {
-            cpu,
-            base,
-            local,
-            slot,
-            releases,
-            timer_owner,
-            timers: cpu == timer_owner,
-            domain,
-            buf: crate::tracebuf::TraceBuf::new(disp_cap),
-        }));
-    }
-    if let Some(st) = mp_sched.take() {
-        let k = m.saturating_sub(1) as usize;
-        workers.push(Worker::Dsp(Dsp::new(
-            0,
-            st,
-            k,
-            crate::tracebuf::TraceBuf::new(disp_cap),
-        )));
-        for c in 1..m {
-            workers.push(Worker::Client(Client::new(
-                c,
-                crate::tracebuf::TraceBuf::new(disp_cap),
-            )));
-        }
-    }
-    let mut disp_handles = Vec::with_capacity(m as usize);
-    for w in workers {
-        let cpu = w.cpu();
-        let (shared, ctls, phys, ready, errors, mp) = (
-            shared.clone(),
-            all_ctls.clone(),
-            phys.clone(),
-            ready.clone(),
-            errors.clone(),
-            mp_shared.clone(),
-        );
-        let cls = class(PRIO_DISPATCH);
-        let h = std::thread::Builder::new()
-            .name(w.thread_name())
-            .spawn(move || {
-                let _other = ClassGuard::to_other();
-                let p = phys.get(cpu as usize).copied().unwrap_or(0);
-                if let Err(e) = sched::set_affinity(0, &[p]).and_then(|()| sched::set_class(0, cls))
-                {
-                    report(&errors, format!("dispatcher of CPU {cpu}: {e}"));
-                }
-                ready.fetch_add(1, Ordering::Release);
-                signals::notify();
-                while shared.go.load(Ordering::Acquire) == 0 {
-                    futex::wait(&shared.go, 0, None);
-                }
-                if shared.stop.load(Ordering::Acquire) {
-                    return w;
-                }
-                let th = Threads {
-                    ctls: &ctls,
-                    phys: &phys,
-                };
-                match w {
-                    Worker::Disp(d) => Worker::Disp(d.run(&shared, &th)),
-                    Worker::Dsp(d) => Worker::Dsp(d.run(&shared, &mp, &th)),
-                    Worker::Client(c) => Worker::Client(c.run(&shared, &mp, &th)),
-                }
-            });
-        match h {
-            Ok(h) => disp_handles.push(h),
-            Err(e) => {
-                warnings.push(format!("spawn the dispatcher of CPU {cpu}: {e}"));
-                failed.store(true, Ordering::Release);
-            }
-        }
-    }
-
-    // Synchronous start at time zero, then the watchdog until the horizon.
-    let total = (job_handles.len() + disp_handles.len()) as u32;
-    let flags = Flags {
-        ready: &ready,
-        errors: &errors,
-        failed: &failed,
-        t0: &shared.t0,
-        go: &shared.go,
-        stop: &shared.stop,
-    };
+    // 3. Watchdog, stop, join.
+    let total = (job_threads.len() + worker_threads.len()) as u32;
     let Outcome {
         t0,
         setup_failed,
         interrupted,
         horizon_ns,
-    } = start_and_watch(&flags, total, duration);
-    // Stop: dispatchers first (no new decisions), then the jobs.
-    for b in &shared.bells {
-        b.ring();
-    }
-    let grace_end = monotonic_ns() + config.grace.as_ns();
+    } = start_and_watch(&shared.flags(), total, config.duration.as_ns());
+    shared.wake_all();
+    let grace_end = monotonic_ns().saturating_add(config.grace.as_ns());
     let mut left_behind = 0usize;
-    let dispatchers = join_until(
-        disp_handles,
+    let workers = join_until(
+        worker_threads,
         grace_end,
-        "dispatcher",
+        A::WORKER,
         &mut warnings,
         &mut left_behind,
     );
-    for c in &ctls {
+    for c in ctls.iter() {
         c.stop();
     }
     join_until(
-        job_handles,
+        job_threads,
         grace_end,
         "job thread",
         &mut warnings,
         &mut left_behind,
     );
     warn_left_behind(left_behind, &mut warnings);
-    setup_outcome(&errors, setup_failed, &mut warnings)?;
-    drop(_capture);
+    setup_outcome(&shared.errors, setup_failed, &mut warnings)?;
+    drop(capture);
 
-    // Drain.
+    // 4. Drain.
+    let th = Threads {
+        ctls: &ctls,
+        phys: &phys,
+    };
+    let mut h = Harvest::default();
+    arch.drain(workers, &th, &mut h);
+    let mut misplaced = 0u64;
+    for c in ctls.iter() {
+        h.trace(&c.buf);
+        misplaced += c.misplaced.load(Ordering::Relaxed);
+    }
+    drain_warnings(&mut h, misplaced, &mut warnings);
     let mut clock = shared.clock;
     clock.refit();
     let conv = |ticks: u64| clock.to_mono_ns(ticks).saturating_sub(t0);
-    let mut trace: Vec<Event> = Vec::new();
-    let mut dropped = 0u64;
-    let mut raw: Vec<RawRecord> = Vec::new();
-    let (mut calls, mut switches) = (0u64, 0u64);
-    let mut mech_errors = (0u64, None::<String>);
-    let mut shared_state: Option<Arc<Locked<Sched>>> = None;
-    let mut client_errors = (0u64, None::<String>);
-    let mut take = |s: &mut Sched, raw: &mut Vec<RawRecord>| {
-        raw.append(&mut s.records);
-        raw.extend(s.unfinished(&ctls));
-        calls += s.policy_calls;
-        switches += s.context_switches;
-        mech_errors.0 += s.mech_errors.0;
-        if mech_errors.1.is_none() {
-            mech_errors.1 = s.mech_errors.1.take();
-        }
-    };
-    for w in dispatchers {
-        match w {
-            Worker::Disp(d) => {
-                dropped += d.buf.dropped();
-                trace.extend(d.buf.events());
-                match d.domain {
-                    Domain::Own(mut s) => take(&mut s, &mut raw),
-                    Domain::Locked(l) => shared_state = Some(l),
-                }
-            }
-            Worker::Dsp(mut d) => {
-                dropped += d.buf.dropped();
-                trace.extend(d.buf.events());
-                take(&mut d.sched, &mut raw);
-            }
-            Worker::Client(c) => {
-                dropped += c.buf.dropped();
-                trace.extend(c.buf.events());
-                client_errors.0 += c.mech_errors.0;
-                if client_errors.1.is_none() {
-                    client_errors.1 = c.mech_errors.1;
-                }
-            }
-        }
-    }
+    let trace = trace_of(std::mem::take(&mut h.events), &conv);
 
-    if let Some(l) = shared_state {
-        let mut g = l.lock(0);
-        take(&mut g, &mut raw);
-    }
-    if let Ok(mut e) = mp_shared.inline_errors.lock() {
-        client_errors.0 += e.0;
-        if client_errors.1.is_none() {
-            client_errors.1 = e.1.take();
-        }
-    }
-    mech_errors.0 += client_errors.0;
-    if mech_errors.1.is_none() {
-        mech_errors.1 = client_errors.1.take();
-    }
-    let mut misplaced = 0u64;
-    for c in &ctls {
-        dropped += c.buf.dropped();
-        trace.extend(c.buf.events());
-        misplaced += c.misplaced.load(Ordering::Relaxed);
-    }
-    if misplaced > 0 {
-        warnings.push(format!(
-            "{misplaced} job switch-ins happened on another physical CPU than the one the job was dispatched to"
-        ));
-    }
-    for e in &mut trace {
-        e.time = conv(e.time);
-        if e.kind == schedlab_trace::Kind::Complete {
-            e.arg = conv(e.arg);
-        }
-    }
-    trace.sort_by_key(|e| e.time);
-    if dropped > 0 {
-        warnings.push(format!(
-            "{dropped} trace events were dropped (full buffers): overheads and trace checks are incomplete; raise the trace capacity"
-        ));
-    }
-    if mech_errors.0 > 0 {
-        warnings.push(format!(
-            "{} mechanism calls failed, first: {}",
-            mech_errors.0,
-            mech_errors.1.unwrap_or_default()
-        ));
-    }
-
-    // Records and metrics (the simulator's accounting).
-    let horizon = Time::from_ns(horizon_ns);
-    let (jobs, per_task, totals) = account(raw, &conv, horizon_ns, tasks, switches);
+    // 5. Account.
+    let records = std::mem::take(&mut h.records);
+    let (jobs, per_task, totals) = account(records, &conv, horizon_ns, tasks, &trace);
     let overheads = Overheads::from_trace(&trace);
     Ok(RunResult {
         jobs,
@@ -698,11 +333,11 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
         totals,
         trace,
         overheads,
-        events_processed: calls,
-        horizon,
+        events_processed: h.policy_calls,
+        horizon: Time::from_ns(horizon_ns),
         real_time,
         interrupted,
-        dropped_events: dropped,
+        dropped_events: h.dropped,
         tick_hz: clock.frequency_hz(),
         tsc: clock.is_tsc(),
         wall_seconds: started.elapsed().as_secs_f64(),
@@ -710,178 +345,111 @@ fn run_architecture(tasks: &[RtTask], config: &RunConfig) -> Result<RunResult, R
     })
 }
 
-/// A scheduler thread of a run.
-enum Worker {
-    /// A per-CPU dispatcher (`partitioned`, `global-lock`).
-    Disp(Dispatcher),
-    /// The dedicated scheduling processor (`message-passing`).
-    Dsp(Dsp),
-    /// A client of the DSP (`message-passing`).
-    Client(Client),
-}
-
-impl Worker {
-    fn cpu(&self) -> u32 {
-        match self {
-            Worker::Disp(d) => d.cpu,
-            Worker::Dsp(d) => d.cpu,
-            Worker::Client(c) => c.cpu,
-        }
+/// The warnings of what the drain found: job switch-ins on another CPU than dispatched to,
+/// dropped trace events, failed mechanism calls.
+fn drain_warnings(h: &mut Harvest, misplaced: u64, warnings: &mut Vec<String>) {
+    if misplaced > 0 {
+        warnings.push(format!(
+            "{misplaced} job switch-ins happened on another physical CPU than the one the job was dispatched to"
+        ));
     }
-    fn thread_name(&self) -> String {
-        match self {
-            Worker::Disp(d) => format!("sl-cpu{}", d.cpu),
-            Worker::Dsp(_) => "sl-dsp".into(),
-            Worker::Client(c) => format!("sl-client{}", c.cpu),
-        }
+    if h.dropped > 0 {
+        warnings.push(format!(
+            "{} trace events were dropped (full buffers): overheads, trace checks and the preemption, migration and context-switch counts are incomplete; raise the trace capacity",
+            h.dropped
+        ));
+    }
+    if h.mech_errors.0 > 0 {
+        warnings.push(format!(
+            "{} mechanism calls failed, first: {}",
+            h.mech_errors.0,
+            h.mech_errors.1.take().unwrap_or_default()
+        ));
     }
 }
 
-/// Number of CPUs the policy schedules: all, or all but logical CPU 0 (the DSP / the
-/// dedicated interrupt CPU), which needs at least two CPUs.
-fn policy_cpus(config: &RunConfig) -> Result<u32, RuntimeError> {
-    let k = config.job_cpus().len() as u32;
-    if k == 0 {
-        return Err(RuntimeError::InvalidConfig {
-            field: "cpus",
-            message: format!(
-                "{} needs at least 2 CPUs (CPU 0 schedules, the others run jobs)",
-                if config.arch == Arch::MessagePassing {
-                    "message-passing"
-                } else {
-                    "--dedicated-irq-cpu"
-                }
-            ),
+/// The drained events as the run's trace: ticks → ns since time zero (`conv`; also the `arg`
+/// of `complete`, the completion time the job's thread measured), merged by time (a stable
+/// sort: events of one instant keep their drain order).
+fn trace_of(mut events: Vec<Event>, conv: &impl Fn(u64) -> u64) -> Vec<Event> {
+    for e in &mut events {
+        e.time = conv(e.time);
+        if e.kind == Kind::Complete {
+            e.arg = conv(e.arg);
+        }
+    }
+    events.sort_by_key(|e| e.time);
+    events
+}
+
+/// Raises the calling thread to SCHED_FIFO `priority` (the watchdog); returns whether the run
+/// is real-time: without permission it is an error, or false with `allow_non_rt`.
+fn become_watchdog(priority: u8, config: &RunConfig) -> Result<bool, RuntimeError> {
+    match sched::set_class(0, Class::Fifo(priority)) {
+        Ok(()) => Ok(true),
+        Err(MechError::NotPermitted { what }) if !config.allow_non_rt => {
+            Err(MechError::NotPermitted { what }.into())
+        }
+        Err(MechError::NotPermitted { .. }) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The threads' view of a run: its shared state, the job threads' control blocks and the
+/// physical CPU of each logical CPU.
+pub(crate) struct RunThreads {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) ctls: Arc<[Arc<JobCtl>]>,
+    pub(crate) phys: Arc<[u32]>,
+}
+
+impl RunThreads {
+    /// Spawns a thread of the run named `name`: it returns to SCHED_OTHER when it leaves
+    /// (also on panic) and runs `f` with the run's context. A thread that cannot be spawned
+    /// is a setup error (the run does not start); then `None`.
+    pub(crate) fn spawn<T: Send + 'static>(
+        &self,
+        name: String,
+        f: impl FnOnce(&Cx<'_>) -> T + Send + 'static,
+    ) -> Option<JoinHandle<T>> {
+        let (sh, ctls, phys) = (self.shared.clone(), self.ctls.clone(), self.phys.clone());
+        let spawned = std::thread::Builder::new()
+            .name(name.clone())
+            .spawn(move || {
+                let _other = ClassGuard::to_other();
+                f(&Cx {
+                    shared: &sh,
+                    th: Threads {
+                        ctls: &ctls,
+                        phys: &phys,
+                    },
+                })
+            });
+        spawned
+            .map_err(|e| self.shared.error(format!("spawn the thread {name}: {e}")))
+            .ok()
+    }
+}
+
+/// Starts one thread per worker: it sets itself up (`Architecture::set_up`), reports ready,
+/// waits for time zero and works until the stop.
+fn start_workers<A: Architecture>(
+    arch: &Arc<A>,
+    workers: Vec<A::Worker>,
+    threads: &RunThreads,
+) -> Vec<JoinHandle<A::Worker>> {
+    let mut handles = Vec::with_capacity(workers.len());
+    for w in workers {
+        let arch = arch.clone();
+        let spawned = threads.spawn(A::thread_name(&w), move |cx| {
+            cx.shared.report_ready(arch.set_up(&w, cx));
+            if !cx.shared.wait_go() {
+                return w;
+            }
+            arch.work(w, cx)
         });
+        let Some(h) = spawned else { break };
+        handles.push(h);
     }
-    Ok(k)
-}
-
-/// The job records of the jobs released before the horizon, by (task, seq), and the
-/// simulator's per-task and whole-run metrics of them.
-///
-/// A periodic job whose intended release lies before the horizon but that the run never
-/// released (its releasing thread was kept off its CPU — e.g. by another program's real-time
-/// thread — until the run stopped) is accounted too, as released and never started: every
-/// job of the horizon is counted once, none is lost.
-pub(crate) fn account(
-    raw: Vec<RawRecord>,
-    conv: &impl Fn(u64) -> u64,
-    horizon_ns: u64,
-    tasks: &[RtTask],
-    context_switches: u64,
-) -> (Vec<JobRecord>, Vec<TaskMetrics>, Totals) {
-    let n = tasks.len();
-    let horizon = Time::from_ns(horizon_ns);
-    let mut jobs: Vec<JobRecord> = raw
-        .into_iter()
-        .filter(|r| r.release_ns < horizon_ns)
-        .map(|r| to_record(r, conv, horizon_ns))
-        .collect();
-    let mut released = vec![0u64; n];
-    for j in &jobs {
-        if let Some(k) = released.get_mut(j.task as usize) {
-            *k = (*k).max(j.seq + 1);
-        }
-    }
-    for (i, (t, &k)) in tasks.iter().zip(&released).enumerate() {
-        let (offset, period) = (t.offset.as_ns(), t.period.as_ns().max(1));
-        let due = horizon_ns.saturating_sub(offset).div_ceil(period);
-        for seq in k..due {
-            let release_ns = offset.saturating_add(seq.saturating_mul(period));
-            let deadline_ns = release_ns.saturating_add(t.deadline.as_ns());
-            let mut rec = JobRecord::fresh(
-                i as u32,
-                seq,
-                Time::from_ns(release_ns),
-                Time::from_ns(deadline_ns),
-                Vec::new(),
-            );
-            rec.tardiness =
-                schedlab_model::Duration::from_ns(horizon_ns.saturating_sub(deadline_ns));
-            jobs.push(rec);
-        }
-    }
-    jobs.sort_unstable_by_key(|j| (j.task, j.seq));
-    let mut accs = vec![TaskAcc::default(); n];
-    for j in &jobs {
-        if let Some(a) = accs.get_mut(j.task as usize) {
-            a.add(j, horizon);
-        }
-    }
-    let (per_task, totals) = summarize(&accs, &vec![None; n], context_switches);
-    (jobs, per_task, totals)
-}
-
-pub(crate) fn to_record(r: RawRecord, conv: &impl Fn(u64) -> u64, horizon: u64) -> JobRecord {
-    let completion = r.completion_ticks.map(conv).filter(|&c| c <= horizon);
-    let tardiness = match completion {
-        Some(c) => c.saturating_sub(r.deadline_ns),
-        None if r.deadline_ns <= horizon => horizon - r.deadline_ns,
-        None => 0,
-    };
-    JobRecord {
-        task: r.task,
-        seq: r.seq,
-        release: Time::from_ns(r.release_ns),
-        deadline: Time::from_ns(r.deadline_ns),
-        start: r.start_ticks.map(|t| Time::from_ns(conv(t))),
-        completion: completion.map(Time::from_ns),
-        cpus_used: if r.cpus_used.is_empty() {
-            (0..64).filter(|c| r.cpus_mask & (1 << c) != 0).collect()
-        } else {
-            r.cpus_used
-        },
-        preemptions: r.preemptions,
-        migrations: r.migrations,
-        executed: Duration::from_ns(r.executed_ns),
-        tardiness: Duration::from_ns(tardiness),
-        aborted: false,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn raw(task: u32, seq: u64, period: u64, done: bool) -> RawRecord {
-        let release_ns = seq * period;
-        RawRecord {
-            task,
-            seq,
-            release_ns,
-            deadline_ns: release_ns + period,
-            start_ticks: done.then_some(release_ns + 1),
-            completion_ticks: done.then_some(release_ns + 2),
-            executed_ns: if done { 1 } else { 0 },
-            preemptions: 0,
-            migrations: 0,
-            cpus_used: vec![0],
-            cpus_mask: 0,
-        }
-    }
-
-    /// τ0 = (C 1, T = D = 10), horizon 35: releases at 0, 10, 20, 30 are due. The run
-    /// processed only 0 and 10 (its releasing thread starved from then on): jobs 2 and 3 are
-    /// accounted as released and never started; job 2 (deadline 30 ≤ 35) is a miss with
-    /// tardiness 5, job 3 (deadline 40) is not.
-    #[test]
-    fn releases_the_run_never_processed_are_accounted() {
-        let task = RtTask::new(
-            schedlab_model::Duration::from_ns(1),
-            schedlab_model::Duration::from_ns(10),
-            schedlab_model::Duration::from_ns(10),
-        );
-        let records = vec![raw(0, 0, 10, true), raw(0, 1, 10, true)];
-        let (jobs, per_task, totals) = account(records, &|t| t, 35, &[task], 2);
-        let seqs: Vec<u64> = jobs.iter().map(|j| j.seq).collect();
-        assert_eq!(seqs, vec![0, 1, 2, 3]);
-        assert_eq!(jobs[2].release, Time::from_ns(20));
-        assert_eq!((jobs[2].start, jobs[2].completion), (None, None));
-        assert_eq!(jobs[2].tardiness, schedlab_model::Duration::from_ns(5));
-        assert_eq!(jobs[3].tardiness, schedlab_model::Duration::ZERO);
-        assert_eq!(totals.jobs, 4);
-        assert_eq!(totals.deadline_misses, 1);
-        assert_eq!(per_task[0].jobs, 4);
-    }
+    handles
 }

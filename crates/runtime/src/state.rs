@@ -21,13 +21,13 @@
 //!   decision time under the lock, all events of one operation (a release, a timer, a
 //!   scheduling step) with one timestamp taken at its end — they become visible to the other
 //!   CPUs atomically, when the lock is released — so the trace shows the scheduler's view as
-//!   it changed; [`crate::check::invariant`] checks the global scheduling invariant on it.
+//!   it changed; [`schedlab_trace::check::invariant`] checks the global scheduling invariant on it.
 
 use crate::job::{JobCtl, IDLE, PARK, RUN};
 use crate::mech::{futex, preempt, sched};
-use crate::tracebuf::TraceBuf;
 use schedlab_model::Duration;
 use schedlab_policy::{CpuId, Ctx, Decisions, JobId, JobInfo, Policy, Progress, TaskId, TimerId};
+use schedlab_trace::tracebuf::TraceBuf;
 use schedlab_trace::Kind;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::Ordering;
@@ -61,16 +61,6 @@ pub struct RawRecord {
     pub completion_ticks: Option<u64>,
     /// CPU time it consumed (ns).
     pub executed_ns: u64,
-    /// Times it was unlinked and parked before completing.
-    pub preemptions: u32,
-    /// Times it was made runnable on another CPU than the last one.
-    pub migrations: u32,
-    /// Logical CPUs it was made runnable on, in order of first use.
-    pub cpus_used: Vec<u32>,
-    /// The same as a bit set (CPUs < 64), where the order is not known (`message-passing`:
-    /// counted by the clients; turned into `cpus_used` after the run, no allocation while it
-    /// lasts).
-    pub cpus_mask: u64,
 }
 
 #[derive(Debug)]
@@ -78,7 +68,6 @@ struct Live {
     rec: RawRecord,
     /// Given to its thread (`seq` written) already.
     dispatched: bool,
-    last_cpu: Option<u32>,
     /// Dispatcher-side estimate of executed time: sum of closed run segments …
     acc_ns: u64,
     /// … plus the open one since this time (ns since time zero).
@@ -137,8 +126,6 @@ pub struct Sched {
 
     /// Policy callbacks made.
     pub policy_calls: u64,
-    /// Switch-ins enacted.
-    pub context_switches: u64,
     /// Mechanism failures (e.g. a failed `sched_setaffinity`), counted, first message kept.
     pub mech_errors: (u64, Option<String>),
     /// Local CPUs whose dispatcher must reschedule (filled by the methods, drained by the
@@ -199,7 +186,6 @@ impl Sched {
             timer_serial: 0,
             records: Vec::new(),
             policy_calls: 0,
-            context_switches: 0,
             mech_errors: (0, None),
             need: vec![false; k],
             staged: Vec::with_capacity(64 + 4 * k),
@@ -300,7 +286,6 @@ impl Sched {
                 ..RawRecord::default()
             },
             dispatched: false,
-            last_cpu: None,
             acc_ns: 0,
             since_ns: None,
         });
@@ -482,7 +467,6 @@ impl Sched {
                 *slot = None;
             }
             if let Some(live) = self.live_mut(a) {
-                live.rec.preemptions += 1;
                 if let Some(s) = live.since_ns.take() {
                     live.acc_ns += now.saturating_sub(s);
                 }
@@ -517,13 +501,6 @@ impl Sched {
             ctl.first_run.store(0, Ordering::Relaxed);
             live.dispatched = true;
         }
-        if live.last_cpu.is_some_and(|l| l != cpu) {
-            live.rec.migrations += 1;
-        }
-        live.last_cpu = Some(cpu);
-        if !live.rec.cpus_used.contains(&cpu) {
-            live.rec.cpus_used.push(cpu);
-        }
         live.since_ns = Some(now);
         ctl.cpu.store(cpu, Ordering::Release);
         let prev = ctl.state.swap(RUN, Ordering::AcqRel);
@@ -535,7 +512,6 @@ impl Sched {
         if let Some(slot) = self.scheduled.get_mut(c) {
             *slot = Some(b);
         }
-        self.context_switches += 1;
         true
     }
 
@@ -577,9 +553,6 @@ impl Sched {
                         if fr != 0 {
                             live.rec.start_ticks = Some(fr);
                             live.rec.executed_ns = ctl.executed.load(Ordering::Relaxed);
-                            if self.mp {
-                                mp::copy_counters(&mut live.rec, ctl);
-                            }
                         }
                     }
                 }

@@ -8,12 +8,15 @@
 //! half of its deadlines, docs/runtime.md). The run keeps the throttling on (a safety net of
 //! the machine), so it warns before the result is read as a scheduling result.
 //!
-//! The load of a CPU is the sum of `C/T` of the tasks placed on it (partitioned), or the
-//! total utilisation over the CPUs that run jobs (global architectures) — the scheduler's own
-//! threads add to it. A single task above the limit is throttled under any architecture.
-//! `linux-deadline` is checked by the kernel's own admission control instead.
+//! The load of a CPU is the sum of `C/T` of the tasks placed on it (an architecture of
+//! [`RtLoad::ByPlacement`] with a placement of every task on a CPU), or the total
+//! utilisation over the CPUs that run jobs (global scheduling) — the scheduler's own threads
+//! add to it. A single task above the limit is throttled under any architecture.
+//! `linux-deadline` ([`RtLoad::Admission`]) is checked by the kernel's own admission control
+//! instead.
 
-use crate::config::{Arch, RtTask, RunConfig};
+use crate::arch::RtLoad;
+use crate::config::{RtTask, RunConfig};
 
 /// The kernel's limit as a fraction of a CPU (`None`: unlimited, or unreadable).
 pub fn rt_limit() -> Option<(f64, i64, i64)> {
@@ -54,10 +57,11 @@ pub fn warnings_for(
     );
     let phys = |c: u32| config.cpus.get(c as usize).copied().unwrap_or(c);
     let mut out = Vec::new();
-    if config.arch == Arch::LinuxDeadline {
+    let rt_load = config.arch.def().rt_load;
+    if rt_load == RtLoad::Admission {
         return out;
     }
-    let partitioned = matches!(config.arch, Arch::Partitioned | Arch::LinuxFifo)
+    let partitioned = rt_load == RtLoad::ByPlacement
         && config
             .placement
             .as_ref()
@@ -119,9 +123,10 @@ mod tests {
     #[test]
     fn names_the_overloaded_cpu() {
         let tasks = vec![t(5_000, 10), t(12_200, 25), t(2_000, 10)];
+        let arch = |name| crate::arch::Arch::named(name, "ticket").unwrap();
         let mut c = RunConfig::new(
             vec![0, 1],
-            Arch::Partitioned,
+            arch("partitioned"),
             "pedf",
             3,
             Duration::from_ns(1),
@@ -136,10 +141,10 @@ mod tests {
             w[0].starts_with("CPU 0 carries a real-time load of 0.988 (tasks [0, 1])"),
             "{w:?}"
         );
-        c.arch = Arch::GlobalLock(crate::LockKind::Ticket);
+        c.arch = arch("global-lock");
         c.placement = None;
         assert!(warnings_for(&tasks, &c, 0.95, 950_000, 1_000_000).is_empty());
-        c.arch = Arch::MessagePassing;
+        c.arch = arch("message-passing");
         let w = warnings_for(&tasks, &c, 0.95, 950_000, 1_000_000);
         assert_eq!(w.len(), 1);
         assert!(w[0].contains("per CPU is 1.188"), "{w:?}");

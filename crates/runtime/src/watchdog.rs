@@ -69,7 +69,7 @@ pub(crate) fn start_and_watch(flags: &Flags<'_>, total: u32, duration: u64) -> O
     futex::wake(flags.go, u32::MAX);
 
     let interrupts0 = signals::INTERRUPTS.load(Ordering::Acquire);
-    let end = t0 + duration;
+    let end = t0.saturating_add(duration);
     let mut interrupted = false;
     if !setup_failed {
         loop {

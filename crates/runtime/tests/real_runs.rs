@@ -1,7 +1,10 @@
 //! Real short runs on two CPUs (1–2 s each). Pass/fail depends only on correctness properties
-//! (every job accounted for, no job on two CPUs at once, no migration under partitioning,
-//! the global invariant holding most of the time), never on timing; the measured numbers are
-//! printed (`cargo test -- --nocapture`) and reported in docs/runtime.md.
+//! (every job accounted for, the run really real-time, no job on two CPUs at once, no
+//! migration under partitioning, the global invariant holding most of the time, the run's
+//! counters equal to `trace stats`'), never on timing; the measured numbers are printed
+//! (`cargo test -- --nocapture`) and reported in docs/runtime.md. A test that cannot run here
+//! (fewer than two CPUs, no permission for real-time scheduling, no cgroup-v1 cpuset) is
+//! skipped loudly (`schedlab_testkit::skip`: printed, and counted by `scripts/test.sh`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -9,11 +12,21 @@ use schedlab_model::Duration;
 use schedlab_policy::Placement;
 use schedlab_runtime::config::{Arch, RtTask, RunConfig};
 use schedlab_runtime::front::primary_key;
-use schedlab_runtime::{check, run, LockKind, RunResult};
+use schedlab_runtime::mech::sched::{self, Class, ClassGuard};
+use schedlab_runtime::{run, LockKind, RunResult};
+use schedlab_trace::check;
+use schedlab_trace::metrics::JobRecord;
+use schedlab_trace::{Meta, TaskMeta};
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 /// Real runs must not overlap each other (they would compete for the same two CPUs).
 static SERIAL: Mutex<()> = Mutex::new(());
+
+/// The architecture `name` of the registry.
+fn arch(name: &str) -> Arch {
+    Arch::named(name, "ticket").unwrap()
+}
 
 fn ms(x: u64) -> Duration {
     Duration::from_ns(x * 1_000_000)
@@ -23,10 +36,44 @@ fn us(x: u64) -> Duration {
     Duration::from_ns(x * 1_000)
 }
 
-/// The two CPUs of the run: the first two this process may use (skips if fewer).
-fn cpus() -> Option<Vec<u32>> {
-    let allowed = schedlab_runtime::mech::sched::allowed_cpus().ok()?;
-    (allowed.len() >= 2).then(|| allowed[..2].to_vec())
+/// Whether this process may schedule a thread under SCHED_FIFO (tried on a thread of its
+/// own, which then ends).
+fn rt_permitted() -> bool {
+    std::thread::spawn(|| {
+        let _other = ClassGuard::to_other();
+        sched::set_class(0, Class::Fifo(1)).is_ok()
+    })
+    .join()
+    .unwrap_or(false)
+}
+
+/// The two CPUs of a real run — the first two this process may use — where this machine can
+/// run one for real: two CPUs and permission for real-time scheduling. Otherwise `test` is
+/// skipped loudly and `None`.
+fn machine(test: &str) -> Option<Vec<u32>> {
+    let allowed = sched::allowed_cpus().unwrap_or_default();
+    if allowed.len() < 2 {
+        let reason = format!("needs 2 CPUs, this process may use {allowed:?}");
+        schedlab_testkit::skip(test, &reason);
+        return None;
+    }
+    if !rt_permitted() {
+        schedlab_testkit::skip(
+            test,
+            "real-time scheduling (SCHED_FIFO) is not permitted to this process: the run would not be real-time",
+        );
+        return None;
+    }
+    Some(allowed[..2].to_vec())
+}
+
+/// Runs `tasks` under `c`, which must be real-time (no SCHED_OTHER fallback: the run fails
+/// instead, and the result says so).
+fn run_rt(tasks: &[RtTask], c: &RunConfig) -> RunResult {
+    assert!(!c.allow_non_rt);
+    let r = run(tasks, c).unwrap();
+    assert!(r.real_time, "the run was not real-time: {:?}", r.warnings);
+    r
 }
 
 /// U = 0.6 per CPU with periods 10–50 ms (the reference load), implicit deadlines.
@@ -42,10 +89,15 @@ fn taskset() -> Vec<RtTask> {
     ]
 }
 
-fn config(arch: Arch, policy: &str, n: usize, secs: u64) -> Option<RunConfig> {
-    let mut c = RunConfig::new(cpus()?, arch, policy, n, ms(secs * 1000));
-    c.allow_non_rt = true;
-    Some(c)
+/// A real-time run of `secs` on the two CPUs of [`machine`] (`None`: `test` skipped).
+fn config(test: &str, arch: Arch, policy: &str, n: usize, secs: u64) -> Option<RunConfig> {
+    Some(RunConfig::new(
+        machine(test)?,
+        arch,
+        policy,
+        n,
+        ms(secs * 1000),
+    ))
 }
 
 /// Every released job is accounted for exactly once: jobs of a task are 0..k without gaps,
@@ -75,6 +127,49 @@ fn every_job_once(r: &RunResult, tasks: &[RtTask]) {
     }
     let unfinished = r.jobs.iter().filter(|j| j.completion.is_none()).count() as u64;
     assert_eq!(r.totals.completed + unfinished, r.totals.jobs);
+    counters_match_trace_stats(r, tasks);
+}
+
+/// One definition of preemptions, migrations, CPUs used and context switches
+/// (`schedlab_trace::counts`): `schedlab trace stats` on the run's own trace finds exactly
+/// the run's. (The runtime used to count a preemption wherever a dispatcher parked a job,
+/// also one parked again before its thread ran, which records no `preempt`: `run` printed 47
+/// where `trace stats` found 46.)
+fn counters_match_trace_stats(r: &RunResult, tasks: &[RtTask]) {
+    let mut meta = Meta {
+        engine: Some("runtime".into()),
+        tasks: tasks
+            .iter()
+            .map(|t| TaskMeta {
+                name: None,
+                deadline_ns: Some(t.deadline.as_ns()),
+            })
+            .collect(),
+        ..Meta::default()
+    };
+    meta.extra
+        .insert("duration_ns".into(), r.horizon.as_ns().into());
+    let s = schedlab_trace::stats::analyze(&meta, &r.trace).unwrap();
+    let from_trace: HashMap<(u32, u64), &JobRecord> =
+        s.jobs.iter().map(|j| ((j.task, j.seq), j)).collect();
+    for j in &r.jobs {
+        let (p, m, cpus) = from_trace
+            .get(&(j.task, j.seq))
+            .map_or((0, 0, &[][..]), |t| {
+                (t.preemptions, t.migrations, &t.cpus_used[..])
+            });
+        assert_eq!(
+            (j.preemptions, j.migrations, &j.cpus_used[..]),
+            (p, m, cpus),
+            "task {} job {}: run vs trace stats",
+            j.task,
+            j.seq
+        );
+    }
+    let t = (&r.totals, &s.totals);
+    assert_eq!(t.0.preemptions, t.1.preemptions);
+    assert_eq!(t.0.migrations, t.1.migrations);
+    assert_eq!(t.0.context_switches, t.1.context_switches);
 }
 
 fn print(name: &str, r: &RunResult) {
@@ -101,7 +196,8 @@ fn print(name: &str, r: &RunResult) {
 fn partitioned_pedf_runs_every_job_without_migrating() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tasks = taskset();
-    let Some(mut c) = config(Arch::Partitioned, "pedf", tasks.len(), 1) else {
+    let test = "partitioned_pedf_runs_every_job_without_migrating";
+    let Some(mut c) = config(test, arch("partitioned"), "pedf", tasks.len(), 1) else {
         return;
     };
     // 0.30+0.30+0.20 on CPU 0, 0.20+0.20+0.20 on CPU 1.
@@ -109,7 +205,7 @@ fn partitioned_pedf_runs_every_job_without_migrating() {
         domain_of_task: vec![0, 1, 0, 1, 0, 1],
         domain_size: 1,
     });
-    let r = run(&tasks, &c).unwrap();
+    let r = run_rt(&tasks, &c);
     print("partitioned pedf", &r);
     every_job_once(&r, &tasks);
     assert!(check::parallel_execution(&r.trace).is_empty());
@@ -125,13 +221,19 @@ fn partitioned_pedf_runs_every_job_without_migrating() {
     assert!(r.jobs.iter().all(|j| j.cpus_used.len() <= 1));
 }
 
-fn global(kind: LockKind, policy: &str) {
+fn global(test: &str, kind: LockKind, policy: &str) {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tasks = taskset();
-    let Some(c) = config(Arch::GlobalLock(kind), policy, tasks.len(), 2) else {
+    let Some(c) = config(
+        test,
+        arch("global-lock").with_lock(kind),
+        policy,
+        tasks.len(),
+        2,
+    ) else {
         return;
     };
-    let r = run(&tasks, &c).unwrap();
+    let r = run_rt(&tasks, &c);
     print(&format!("global-lock {} {policy}", kind.name()), &r);
     every_job_once(&r, &tasks);
     let par = check::parallel_execution(&r.trace);
@@ -154,17 +256,17 @@ fn global(kind: LockKind, policy: &str) {
 
 #[test]
 fn global_lock_gedf_ticket() {
-    global(LockKind::Ticket, "gedf");
+    global("global_lock_gedf_ticket", LockKind::Ticket, "gedf");
 }
 
 #[test]
 fn global_lock_gfp_mcs() {
-    global(LockKind::Mcs, "gfp");
+    global("global_lock_gfp_mcs", LockKind::Mcs, "gfp");
 }
 
 #[test]
 fn global_lock_gedf_mutex() {
-    global(LockKind::Mutex, "gedf");
+    global("global_lock_gedf_mutex", LockKind::Mutex, "gedf");
 }
 
 /// U = 0.6 on the one client of a two-CPU message-passing run (the reference load per
@@ -180,14 +282,14 @@ fn taskset_one_cpu() -> Vec<RtTask> {
     ]
 }
 
-fn message_passing(policy: &str, inline_completion: bool) {
+fn message_passing(test: &str, policy: &str, inline_completion: bool) {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tasks = taskset_one_cpu();
-    let Some(mut c) = config(Arch::MessagePassing, policy, tasks.len(), 2) else {
+    let Some(mut c) = config(test, arch("message-passing"), policy, tasks.len(), 2) else {
         return;
     };
     c.inline_completion = inline_completion;
-    let r = run(&tasks, &c).unwrap();
+    let r = run_rt(&tasks, &c);
     print(
         &format!("message-passing {policy} (inline completion: {inline_completion})"),
         &r,
@@ -232,34 +334,35 @@ fn message_passing(policy: &str, inline_completion: bool) {
 
 #[test]
 fn message_passing_gedf() {
-    message_passing("gedf", true);
+    message_passing("message_passing_gedf", "gedf", true);
 }
 
 #[test]
 fn message_passing_edzl() {
-    message_passing("edzl", true);
+    message_passing("message_passing_edzl", "edzl", true);
 }
 
 /// Completions processed by the client's dispatcher thread (`--no-inline-completion`).
 #[test]
 fn message_passing_gedf_dispatcher_completes() {
-    message_passing("gedf", false);
+    message_passing("message_passing_gedf_dispatcher_completes", "gedf", false);
 }
 
 #[test]
 fn message_passing_edzl_dispatcher_completes() {
-    message_passing("edzl", false);
+    message_passing("message_passing_edzl_dispatcher_completes", "edzl", false);
 }
 
 #[test]
 fn global_lock_dedicated_irq_cpu_never_runs_a_job_on_cpu0() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tasks = taskset_one_cpu();
-    let Some(mut c) = config(Arch::GlobalLock(LockKind::Ticket), "gedf", tasks.len(), 1) else {
+    let test = "global_lock_dedicated_irq_cpu_never_runs_a_job_on_cpu0";
+    let Some(mut c) = config(test, arch("global-lock"), "gedf", tasks.len(), 1) else {
         return;
     };
     c.dedicated_irq_cpu = true;
-    let r = run(&tasks, &c).unwrap();
+    let r = run_rt(&tasks, &c);
     print("global-lock gedf DI", &r);
     every_job_once(&r, &tasks);
     assert!(check::parallel_execution(&r.trace).is_empty());
@@ -281,15 +384,22 @@ fn global_lock_dedicated_irq_cpu_never_runs_a_job_on_cpu0() {
     assert!(inv.held_fraction() >= 0.999, "{inv:?}");
 }
 
-fn kernel(arch: Arch, placement: Option<Vec<u32>>, secs: u64) -> Option<(RunResult, Vec<RtTask>)> {
+/// A kernel baseline's run: real-time (asserted: under SCHED_OTHER it would not be the
+/// baseline) with the user-space observations of it.
+fn kernel(
+    test: &str,
+    arch: Arch,
+    placement: Option<Vec<u32>>,
+    secs: u64,
+) -> Option<(RunResult, Vec<RtTask>)> {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tasks = taskset();
-    let mut c = config(arch, arch.name(), tasks.len(), secs)?;
+    let mut c = config(test, arch, arch.name(), tasks.len(), secs)?;
     c.placement = placement.map(|domain_of_task| Placement {
         domain_of_task,
         domain_size: 1,
     });
-    let r = run(&tasks, &c).unwrap();
+    let r = run_rt(&tasks, &c);
     print(arch.name(), &r);
     every_job_once(&r, &tasks);
     let par = check::parallel_execution(&r.trace);
@@ -303,17 +413,23 @@ fn kernel(arch: Arch, placement: Option<Vec<u32>>, secs: u64) -> Option<(RunResu
 fn linux_deadline_accounts_every_job() {
     // SCHED_DEADLINE needs the affinity to span the root domain: on a machine with more
     // CPUs than the two of the run the kernel refuses, which the error explains.
-    let all = schedlab_runtime::mech::sched::allowed_cpus().unwrap_or_default();
+    let test = "linux_deadline_accounts_every_job";
+    let all = sched::allowed_cpus().unwrap_or_default();
     if all.len() != 2 {
+        let reason = format!(
+            "linux-deadline on the run's CPUs needs them to be the whole root domain, and this process may use {all:?} (the --dl-cpuset test runs on a subset)"
+        );
+        schedlab_testkit::skip(test, &reason);
         return;
     }
-    kernel(Arch::LinuxDeadline, None, 1);
+    kernel(test, arch("linux-deadline"), None, 1);
 }
 
 #[test]
 fn linux_fifo_partitioned_keeps_tasks_on_their_cpu() {
     let place = vec![0, 1, 0, 1, 0, 1];
-    let Some((r, _)) = kernel(Arch::LinuxFifo, Some(place.clone()), 1) else {
+    let test = "linux_fifo_partitioned_keeps_tasks_on_their_cpu";
+    let Some((r, _)) = kernel(test, arch("linux-fifo"), Some(place.clone()), 1) else {
         return;
     };
     for (task, cpus) in check::cpus_per_task(&r.trace) {
@@ -325,29 +441,32 @@ fn linux_fifo_partitioned_keeps_tasks_on_their_cpu() {
     assert_eq!(r.totals.migrations, 0);
 }
 
-/// Runs linux-deadline on the second CPU only (`dl_cpuset`); `None` (skipped, with the
-/// reason printed) where the machine cannot split its root domain: no cgroup-v1 cpuset
-/// hierarchy (ENOTSUP) or no permission.
-fn deadline_on_one_cpu(tasks: &[RtTask]) -> Option<RunResult> {
+/// Runs linux-deadline on the second CPU only (`dl_cpuset`); `None` (`test` skipped loudly)
+/// where the machine cannot split its root domain: no cgroup-v1 cpuset hierarchy (ENOTSUP)
+/// or no permission.
+fn deadline_on_one_cpu(test: &str, tasks: &[RtTask]) -> Option<RunResult> {
     use schedlab_runtime::mech::MechError;
     use schedlab_runtime::RuntimeError;
-    let cpu = *cpus()?.last()?;
+    let cpu = *machine(test)?.last()?;
     let mut c = RunConfig::new(
         vec![cpu],
-        Arch::LinuxDeadline,
+        arch("linux-deadline"),
         "linux-deadline",
         tasks.len(),
         ms(1000),
     );
     c.dl_cpuset = true;
     match run(tasks, &c) {
-        Ok(r) => Some(r),
+        Ok(r) => {
+            assert!(r.real_time, "{:?}", r.warnings);
+            Some(r)
+        }
         Err(RuntimeError::Mech(e @ MechError::NotPermitted { .. })) => {
-            eprintln!("skipped: {e}");
+            schedlab_testkit::skip(test, &format!("cannot split the root domain: {e}"));
             None
         }
         Err(RuntimeError::Mech(e @ MechError::Os { errno, .. })) if errno == libc::ENOTSUP => {
-            eprintln!("skipped: {e}");
+            schedlab_testkit::skip(test, &format!("no cgroup-v1 cpuset hierarchy: {e}"));
             None
         }
         Err(e) => panic!("{e}"),
@@ -367,7 +486,8 @@ fn linux_deadline_in_its_own_root_domain_stays_on_its_cpu_and_restores_the_machi
     // U = 0.7 (+ the 500 µs margins: 0.79), admitted on one CPU.
     let all = taskset();
     let tasks = vec![all[0].clone(), all[1].clone(), all[3].clone()];
-    let Some(r) = deadline_on_one_cpu(&tasks) else {
+    let test = "linux_deadline_in_its_own_root_domain_stays_on_its_cpu_and_restores_the_machine";
+    let Some(r) = deadline_on_one_cpu(test, &tasks) else {
         return;
     };
     print("linux-deadline on one CPU", &r);
@@ -387,12 +507,16 @@ fn linux_deadline_in_its_own_root_domain_stays_on_its_cpu_and_restores_the_machi
 #[test]
 fn a_root_domain_left_by_a_killed_run_is_repaired() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let test = "a_root_domain_left_by_a_killed_run_is_repaired";
     let Some(root) = root_balance().map(|_| std::path::PathBuf::from("/sys/fs/cgroup/cpuset"))
     else {
-        eprintln!("skipped: no cgroup-v1 cpuset hierarchy at /sys/fs/cgroup/cpuset");
+        schedlab_testkit::skip(
+            test,
+            "no cgroup-v1 cpuset hierarchy at /sys/fs/cgroup/cpuset",
+        );
         return;
     };
-    let Some(cpu) = cpus().and_then(|c| c.last().copied()) else {
+    let Some(cpu) = machine(test).and_then(|c| c.last().copied()) else {
         return;
     };
     // The state a run killed by SIGKILL leaves: its cpuset, and load balancing off. The pid
@@ -401,8 +525,8 @@ fn a_root_domain_left_by_a_killed_run_is_repaired() {
     let pid = child.id();
     child.wait().unwrap();
     let stale = root.join(format!("{}{pid}", schedlab_runtime::mech::cpuset::PREFIX));
-    if std::fs::create_dir(&stale).is_err() {
-        eprintln!("skipped: cannot create cpusets here");
+    if let Err(e) = std::fs::create_dir(&stale) {
+        schedlab_testkit::skip(test, &format!("cannot create a cpuset here: {e}"));
         return;
     }
     let mems = std::fs::read_to_string(root.join("cpuset.mems")).unwrap();
@@ -411,7 +535,7 @@ fn a_root_domain_left_by_a_killed_run_is_repaired() {
     std::fs::write(root.join("cpuset.sched_load_balance"), "0").unwrap();
     let all = taskset();
     let tasks = vec![all[0].clone(), all[1].clone()];
-    let r = deadline_on_one_cpu(&tasks);
+    let r = deadline_on_one_cpu(test, &tasks);
     // Whatever happened, leave the machine as it was.
     let _ = std::fs::remove_dir(&stale);
     let _ = std::fs::write(root.join("cpuset.sched_load_balance"), "1");

@@ -10,7 +10,7 @@ use crate::engine::{simulate, SimResult};
 use crate::error::SimError;
 use schedlab_model::TaskSet;
 use schedlab_policy::{build, Placement, PolicyError, PolicyTask};
-use schedlab_trace::{Meta, TaskMeta};
+use schedlab_trace::Meta;
 use serde_json::{json, Value};
 
 /// Why a simulation could not run.
@@ -66,22 +66,9 @@ pub fn run(
         })
         .collect();
     let result = simulate(&sim_tasks, p.as_mut(), config)?;
-    let mut meta = Meta {
-        engine: Some("sim".into()),
-        cpus: Some(config.cpus),
-        policy: Some(policy.into()),
-        tasks: tasks
-            .iter()
-            .map(|t| TaskMeta {
-                name: t.name.clone(),
-                deadline_ns: Some(t.deadline.as_ns()),
-            })
-            .collect(),
-        ..Meta::default()
-    };
-    // The horizon, so that trace tools account jobs as the simulator did.
-    meta.extra
-        .insert("duration_ns".into(), json!(config.duration.as_ns()));
+    // Task names and deadlines, and the horizon, so that trace tools account jobs as the
+    // simulator did.
+    let meta = Meta::of_run("sim", policy, config.cpus, tasks, config.duration);
     Ok((result, meta))
 }
 

@@ -108,6 +108,35 @@ pub struct Meta {
 }
 
 impl Meta {
+    /// The metadata of a run of either engine, built here once for both: `engine` (`"sim"` or
+    /// `"runtime"`), the number of CPUs, the policy, every task's name and relative deadline
+    /// (the trace tools' job accounting needs them), and `duration_ns` (the horizon, so the
+    /// tools account jobs as the engine did). An engine adds its own keys to `extra`.
+    pub fn of_run(
+        engine: &str,
+        policy: &str,
+        cpus: u32,
+        tasks: &schedlab_model::TaskSet,
+        duration: schedlab_model::Duration,
+    ) -> Meta {
+        let mut meta = Meta {
+            engine: Some(engine.into()),
+            cpus: Some(cpus),
+            policy: Some(policy.into()),
+            tasks: tasks
+                .iter()
+                .map(|t| TaskMeta {
+                    name: t.name.clone(),
+                    deadline_ns: Some(t.deadline.as_ns()),
+                })
+                .collect(),
+            ..Meta::default()
+        };
+        meta.extra
+            .insert("duration_ns".into(), Value::from(duration.as_ns()));
+        meta
+    }
+
     /// The display name of task `task`: its name from the metadata, else `τ{task}`.
     pub fn task_name(&self, task: u32) -> String {
         usize::try_from(task)

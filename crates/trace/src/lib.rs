@@ -1,10 +1,15 @@
 //! # schedlab-trace
 //!
 //! The trace event vocabulary shared by the simulator and the runtime ([`Event`], [`Kind`]),
-//! the `.trace` file format ([`file`](mod@file), specified byte by byte in `docs/traces.md`), execution
-//! intervals ([`intervals`]) and the exports built on them: Perfetto / Chrome trace-event JSON
-//! ([`perfetto`]) and Gantt charts as SVG ([`gantt`]), and the files a run leaves behind
-//! ([`outputs`]).
+//! the `.trace` file format ([`file`](mod@file), specified byte by byte in `docs/traces.md`)
+//! and its metadata ([`Meta::of_run`], built here for both engines), the runtime's wait-free
+//! per-thread trace buffers ([`tracebuf`]), and everything computed from a trace of either
+//! engine: execution intervals ([`intervals`]), the per-job counters (preemptions,
+//! migrations, context switches: [`counts`], the one definition both engines report),
+//! the overhead samples of [MP §IV-A] ([`overheads`]), trace statistics ([`stats`]),
+//! properties of a schedule ([`check`]), the fit of measured overheads into the overhead
+//! file ([`fit`]), the exports: Perfetto / Chrome trace-event JSON ([`perfetto`]) and
+//! Gantt charts as SVG ([`gantt`]), and the files a run leaves behind ([`outputs`]).
 //!
 //! ```
 //! use schedlab_trace::{file, gantt, perfetto, Event, Kind, Meta, NO_CPU};
@@ -24,14 +29,21 @@
 //! # Ok::<(), schedlab_trace::TraceError>(())
 //! ```
 
+pub mod check;
+pub mod counts;
 pub mod event;
 pub mod file;
+pub mod fit;
 pub mod gantt;
 pub mod intervals;
 pub mod metrics;
 pub mod outputs;
+pub mod overheads;
 pub mod perfetto;
+pub mod stats;
+pub mod tracebuf;
 
 pub use event::{Event, Kind, NO_CPU};
 pub use file::{Meta, TaskMeta, Trace, TraceError, TraceReader, TraceWriter};
 pub use intervals::Interval;
+pub use overheads::{OverheadStats, Overheads};

@@ -26,13 +26,13 @@
 
 use super::slot::{linked, pack, scheduled, token, token_task};
 use super::MpShared;
-use crate::dispatch::Shared;
 use crate::job::{IDLE, PARK, RUN, STOP};
 use crate::mailbox::{kind, Message};
 use crate::mech::clock::{monotonic_ns, sleep_until};
 use crate::mech::{futex, preempt, sched};
+use crate::run::Shared;
 use crate::state::Threads;
-use crate::tracebuf::TraceBuf;
+use schedlab_trace::tracebuf::TraceBuf;
 use schedlab_trace::Kind;
 use std::borrow::Borrow;
 use std::sync::atomic::Ordering;
@@ -282,7 +282,6 @@ impl<B: Borrow<TraceBuf>> Client<B> {
             }
             if let (Some(ctl), false) = (old, done) {
                 let seq = ctl.seq.load(Ordering::Relaxed);
-                ctl.preempted.fetch_add(1, Ordering::Relaxed);
                 // Only a job whose code (re)started since it was made runnable has an
                 // interval to close (see `JobCtl::on_signal`).
                 if ctl.take_ran() {
@@ -364,7 +363,6 @@ impl<B: Borrow<TraceBuf>> Client<B> {
                 Err(e) => self.error(e.to_string()),
             }
         }
-        ctl.count_dispatch(self.cpu);
         ctl.cpu.store(self.cpu, Ordering::Release);
         let prev = ctl.state.swap(RUN, Ordering::AcqRel);
         if prev == STOP {

@@ -27,11 +27,11 @@
 
 use super::slot::{linked, pack, scheduled};
 use super::MpShared;
-use crate::dispatch::{Shared, Timing};
 use crate::mailbox::{kind, Message};
 use crate::mech::clock::{monotonic_ns, sleep_until, TickClock};
+use crate::run::{Shared, Timing};
 use crate::state::{Emit, Sched, Threads};
-use crate::tracebuf::TraceBuf;
+use schedlab_trace::tracebuf::TraceBuf;
 use schedlab_trace::Kind;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

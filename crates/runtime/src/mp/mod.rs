@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 use steplock::StepLock;
 
-/// What the DSP and its clients share besides the run's [`crate::dispatch::Shared`] (whose
+/// What the DSP and its clients share besides the run's [`crate::run::Shared`] (whose
 /// doorbell 0 is the DSP's and doorbell `c` client `c`'s).
 #[derive(Debug)]
 pub struct MpShared {

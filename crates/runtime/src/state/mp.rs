@@ -3,23 +3,16 @@
 //! client's `linked` slot and `scheduled` its copy of each client's `scheduled` slot,
 //! refreshed from the shared slots before every decision (so link swaps see which jobs are
 //! still scheduled, [MP §III-C]). Completions arrive as messages; the clients enact the links
-//! (`crate::mp::client`), so the per-job preemption/migration counters are kept in the job
-//! control blocks and copied into the record when the DSP processes the completion.
+//! (`crate::mp::client`); a job's preemptions, migrations and CPUs are counted from the trace
+//! after the run (`schedlab_trace::counts`), as under every architecture.
 
-use super::{Live, RawRecord, Sched};
+use super::{Live, Sched};
 use crate::job::JobCtl;
 use crate::mp::slot::{token, token_task};
 use crate::state::Emit;
 use schedlab_policy::JobId;
 use schedlab_trace::Kind;
 use std::sync::atomic::Ordering;
-
-/// Copies the client-side counters of the job of `ctl` into `rec`.
-pub(super) fn copy_counters(rec: &mut RawRecord, ctl: &JobCtl) {
-    rec.preemptions = ctl.preempted.load(Ordering::Relaxed);
-    rec.migrations = ctl.migrated.load(Ordering::Relaxed);
-    rec.cpus_mask = ctl.cpus_mask.load(Ordering::Relaxed);
-}
 
 impl Sched {
     /// Switches this state to `message-passing` mode (see the module doc).
@@ -72,7 +65,6 @@ impl Sched {
             if let Some(ctl) = ctls.get(task as usize) {
                 ctl.seq.store(live.rec.seq, Ordering::Relaxed);
                 ctl.first_run.store(0, Ordering::Relaxed);
-                ctl.reset_counters();
             }
             live.dispatched = true;
         }
@@ -112,8 +104,6 @@ impl Sched {
         live.rec.completion_ticks = Some(done);
         live.rec.start_ticks = Some(ctl.first_run.load(Ordering::Relaxed));
         live.rec.executed_ns = ctl.executed.load(Ordering::Relaxed);
-        copy_counters(&mut live.rec, ctl);
-        self.context_switches += u64::from(live.rec.preemptions) + 1;
         let cpu = self.base + c as u32;
         self.stage(Kind::Complete, cpu, task, seq, done);
         self.records.push(live.rec);

@@ -13,8 +13,8 @@
 //! Host stalls make strict timing assertions flaky, so [`invariant`] reports; tests compare
 //! the fraction, not windows.
 
-use schedlab_trace::intervals::intervals;
-use schedlab_trace::{Event, Kind};
+use crate::intervals::intervals;
+use crate::{Event, Kind};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A job executing on two CPUs at once: (task, seq, cpu a, cpu b, overlap start, overlap

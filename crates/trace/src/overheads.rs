@@ -17,7 +17,7 @@
 //! filter, as in [MP §IV]); percentiles by the nearest-rank rule (`p`-quantile = the
 //! `⌈p·n⌉`-th smallest sample).
 
-use schedlab_trace::{Event, Kind};
+use crate::{Event, Kind};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 

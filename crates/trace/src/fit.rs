@@ -24,8 +24,8 @@
 
 use crate::overheads::Overheads;
 use crate::stats::{arch_of, task_count};
+use crate::{Event, Meta};
 use schedlab_model::overheads::{Curve, Measured, OverheadFile, OverheadName};
-use schedlab_trace::{Event, Meta};
 use std::collections::BTreeMap;
 
 /// Why traces cannot be fitted.
@@ -44,6 +44,9 @@ pub enum FitError {
     /// The metadata lists no task and the trace has no job event.
     #[error("the trace gives no number of tasks (metadata `tasks` is empty)")]
     NoTasks,
+    /// The number of tasks of a trace is out of bounds ([`crate::stats::MAX_TASKS`]).
+    #[error("{0}")]
+    Tasks(String),
     /// No overhead sample at all in any trace.
     #[error("no overhead samples in the traces")]
     NoSamples,
@@ -89,7 +92,7 @@ impl Measurement {
             .map(str::to_string)
             .or_else(|| arch_of(meta))
             .ok_or(FitError::NoArch)?;
-        let n = task_count(meta, events) as u64;
+        let n = task_count(meta, events).map_err(|e| FitError::Tasks(e.to_string()))? as u64;
         if n == 0 {
             return Err(FitError::NoTasks);
         }
@@ -219,8 +222,8 @@ pub fn merge(file: &mut OverheadFile, fitted: BTreeMap<String, BTreeMap<Overhead
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::TaskMeta;
     use schedlab_model::overheads::{CpmdKind, Stat};
-    use schedlab_trace::TaskMeta;
     use serde_json::json;
 
     fn m(arch: &str, n: u64, samples: &[(&'static str, Vec<u64>)]) -> Measurement {

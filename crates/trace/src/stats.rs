@@ -8,12 +8,12 @@
 //! before the horizon:
 //! - release = the `release` event's `arg`; deadline = release + the task's relative
 //!   deadline from the metadata (`tasks[i].deadline_ns`, required);
-//! - start = its first `switch-in`; CPUs = the CPUs of its `switch-in`s, in order of first
-//!   use; preemptions = its `preempt` events; migrations = its `switch-in`s on a CPU other than
-//!   its previous `switch-in`'s (a runtime trace's `migrate` events are per thread: they
-//!   also mark a job starting on another CPU than its task's previous job); executed =
-//!   the total length of its execution intervals (wall time; the runtime's own records use
-//!   CPU time);
+//! - start, CPUs, preemptions and migrations by the one definition of [`crate::counts`]
+//!   (start = first `switch-in`, preemptions = `preempt` events, migrations = `switch-in`s on
+//!   another CPU than the previous one; a runtime trace's `migrate` events are per thread:
+//!   they also mark a job starting on another CPU than its task's previous job, so they are
+//!   not counted); executed = the total length of its execution intervals (wall time; the
+//!   runtime's own records use CPU time);
 //! - completion = its `complete` event: `arg` in a runtime trace (the time the job's thread
 //!   measured), `time` in a simulated one; a completion after the horizon counts as
 //!   unfinished (the simulator's horizon rule); `abort` marks it aborted;
@@ -21,7 +21,7 @@
 //!   deadline within it: horizon − deadline; aborted: 0).
 //!
 //! The horizon is the metadata's `duration_ns` (both engines write it), else the last
-//! event's time. Context switches = `switch-in` events. A simulated trace without
+//! event's time. Context switches = `switch-in` events ([`crate::counts`]). A simulated trace without
 //! overheads gives exactly the simulator's metrics (a test checks it). Jobs whose release
 //! never reached the trace (a simulation with release overheads stopped before the release
 //! handler finished) are not counted.
@@ -39,15 +39,16 @@
 //!
 //! Cost: linear in the number of events (hash maps per job), plus sorting per statistic.
 
+use crate::counts::{context_switches, JobCounts};
+use crate::intervals::intervals;
+use crate::metrics::{summarize, JobRecord, TaskAcc, TaskMetrics, Totals};
 use crate::overheads::{OverheadStats, Overheads};
+use crate::{Event, Kind, Meta};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use schedlab_model::overheads::OverheadName;
 use schedlab_model::{Duration, Time};
-use schedlab_trace::intervals::intervals;
-use schedlab_trace::metrics::{summarize, JobRecord, TaskAcc, TaskMetrics, Totals};
-use schedlab_trace::{Event, Kind, Meta};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -63,7 +64,23 @@ pub enum StatsError {
         /// Task index.
         task: u32,
     },
+    /// The trace names more tasks than [`MAX_TASKS`] (its per-task tables would be sized
+    /// from it).
+    #[error("the trace names {count} tasks ({what}); trace statistics handle at most {MAX_TASKS}")]
+    TooManyTasks {
+        /// The number of tasks the trace implies.
+        count: u64,
+        /// Where it comes from: the metadata's task list or the largest task index.
+        what: &'static str,
+    },
 }
+
+/// The most tasks a trace may name (its metadata `tasks`, or the largest task index of a job
+/// event + 1): the per-task tables of [`analyze`] are sized from it, so a corrupt index
+/// (e.g. 4,000,000,000) is an error instead of an out-of-memory abort. Ten times the
+/// generators' default largest set (100,000 tasks); a run with one thread per task stays far
+/// below it.
+pub const MAX_TASKS: usize = 1_000_000;
 
 /// Everything `schedlab trace stats` reports about one trace.
 #[derive(Clone, Debug)]
@@ -91,17 +108,23 @@ pub struct TraceStats {
 }
 
 /// The number of tasks of a trace: the metadata's task list, else the largest task index of
-/// a job event + 1.
-pub fn task_count(meta: &Meta, events: &[Event]) -> usize {
-    if !meta.tasks.is_empty() {
-        return meta.tasks.len();
-    }
-    events
-        .iter()
-        .filter(|e| e.task != u32::MAX)
-        .map(|e| e.task as usize + 1)
-        .max()
-        .unwrap_or(0)
+/// a job event + 1; at most [`MAX_TASKS`].
+pub fn task_count(meta: &Meta, events: &[Event]) -> Result<usize, StatsError> {
+    let (count, what) = if meta.tasks.is_empty() {
+        let largest = events
+            .iter()
+            .filter(|e| e.task != u32::MAX)
+            .map(|e| u64::from(e.task) + 1)
+            .max()
+            .unwrap_or(0);
+        (largest, "the largest task index of its events + 1")
+    } else {
+        (meta.tasks.len() as u64, "its metadata's task list")
+    };
+    usize::try_from(count)
+        .ok()
+        .filter(|&n| n <= MAX_TASKS)
+        .ok_or(StatsError::TooManyTasks { count, what })
 }
 
 /// The horizon of a trace: metadata `duration_ns`, else the last event's time.
@@ -118,16 +141,13 @@ pub fn arch_of(meta: &Meta) -> Option<String> {
         .map(str::to_string)
 }
 
-/// A job as it is being rebuilt.
+/// A job as it is being rebuilt (its start, CPUs, preemptions and migrations are
+/// [`crate::counts`]'s).
 #[derive(Default)]
 struct Partial {
     release: Option<u64>,
-    start: Option<u64>,
     completion: Option<u64>,
-    cpus: Vec<u32>,
-    last_cpu: Option<u32>,
-    preemptions: u32,
-    migrations: u32,
+    counts: JobCounts,
     executed: u64,
     aborted: bool,
 }
@@ -142,21 +162,11 @@ pub fn jobs_from_trace(
     let mut jobs: BTreeMap<(u32, u64), Partial> = BTreeMap::new();
     for e in events.iter().filter(|e| e.task != u32::MAX) {
         let p = jobs.entry((e.task, e.seq)).or_default();
+        p.counts.add(e);
         match e.kind {
             Kind::Release => {
                 p.release.get_or_insert(e.arg);
             }
-            Kind::SwitchIn => {
-                p.start.get_or_insert(e.time);
-                if !p.cpus.contains(&e.cpu) {
-                    p.cpus.push(e.cpu);
-                }
-                if p.last_cpu.is_some_and(|c| c != e.cpu) {
-                    p.migrations += 1;
-                }
-                p.last_cpu = Some(e.cpu);
-            }
-            Kind::Preempt => p.preemptions += 1,
             Kind::Complete => {
                 p.completion = Some(if runtime { e.arg } else { e.time });
             }
@@ -166,7 +176,7 @@ pub fn jobs_from_trace(
     }
     for iv in intervals(events) {
         if let Some(p) = jobs.get_mut(&(iv.task, iv.seq)) {
-            p.executed += iv.end.saturating_sub(iv.start);
+            p.executed = p.executed.saturating_add(iv.end.saturating_sub(iv.start));
         }
     }
     let h = horizon.as_ns();
@@ -193,11 +203,11 @@ pub fn jobs_from_trace(
             seq,
             release: Time::from_ns(release),
             deadline: Time::from_ns(deadline),
-            start: p.start.map(Time::from_ns),
+            start: p.counts.start.map(Time::from_ns),
             completion: completion.map(Time::from_ns),
-            cpus_used: p.cpus,
-            preemptions: p.preemptions,
-            migrations: p.migrations,
+            cpus_used: p.counts.cpus,
+            preemptions: p.counts.preemptions,
+            migrations: p.counts.migrations,
             executed: Duration::from_ns(p.executed),
             tardiness: Duration::from_ns(tardiness),
             aborted: p.aborted,
@@ -208,7 +218,7 @@ pub fn jobs_from_trace(
 
 /// Summarises a trace: job records, metrics and overhead samples.
 pub fn analyze(meta: &Meta, events: &[Event]) -> Result<TraceStats, StatsError> {
-    let n = task_count(meta, events);
+    let n = task_count(meta, events)?;
     let h = horizon(meta, events);
     let jobs = jobs_from_trace(meta, events, h)?;
     let mut accs = vec![TaskAcc::default(); n];
@@ -217,7 +227,7 @@ pub fn analyze(meta: &Meta, events: &[Event]) -> Result<TraceStats, StatsError> 
             a.add(j, h);
         }
     }
-    let switches = events.iter().filter(|e| e.kind == Kind::SwitchIn).count() as u64;
+    let switches = context_switches(events);
     let (per_task, totals) = summarize(&accs, &vec![None; n], switches);
     Ok(TraceStats {
         engine: meta.engine.clone(),
@@ -359,7 +369,7 @@ impl TraceStats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use schedlab_trace::{TaskMeta, NO_CPU};
+    use crate::{TaskMeta, NO_CPU};
 
     fn meta(engine: &str, deadlines: &[u64], duration: u64) -> Meta {
         let mut m = Meta {
@@ -441,6 +451,61 @@ mod tests {
             analyze(&m, &trace).unwrap_err(),
             StatsError::NoDeadline { task: 3 }
         );
+    }
+
+    /// The per-task tables are sized from the task count: a task index from a corrupt file
+    /// (no metadata task list) above the limit is an error, not an allocation.
+    #[test]
+    fn a_huge_task_index_is_an_error_not_an_allocation() {
+        let trace = [Event::new(0, Kind::Release, NO_CPU, 4_000_000_000, 0)];
+        let mut m = meta("runtime", &[], 100);
+        m.tasks.clear();
+        assert_eq!(
+            analyze(&m, &trace).unwrap_err(),
+            StatsError::TooManyTasks {
+                count: 4_000_000_001,
+                what: "the largest task index of its events + 1"
+            }
+        );
+        let ok = [Event::new(0, Kind::Release, NO_CPU, 2, 0)];
+        assert_eq!(task_count(&m, &ok), Ok(3));
+    }
+
+    proptest::proptest! {
+        /// Statistics of an arbitrary trace — any times, kinds, CPUs, tasks (also beyond the
+        /// metadata's), job numbers and arguments, with or without metadata — are an error
+        /// or a value, never a panic (also with overflow checks, `cargo test` in debug).
+        #[test]
+        fn any_trace_is_an_error_or_statistics(
+            events in proptest::collection::vec(
+                (proptest::num::u64::ANY, 1u16..=23, 0u32..4, 0u32..6, 0u64..4, proptest::num::u64::ANY),
+                0..60,
+            ),
+            with_tasks in proptest::bool::ANY,
+            duration in proptest::option::of(proptest::num::u64::ANY),
+        ) {
+            let mut trace: Vec<Event> = events
+                .iter()
+                .filter_map(|&(t, k, cpu, task, seq, arg)| {
+                    let kind = Kind::from_code(k)?;
+                    let cpu = if cpu == 3 { NO_CPU } else { cpu };
+                    let task = if task == 5 { u32::MAX } else { task };
+                    Some(Event::new(t, kind, cpu, task, seq).with_arg(arg))
+                })
+                .collect();
+            trace.sort_by_key(|e| e.time);
+            let mut m = meta("runtime", &[u64::MAX, 0, 7], 0);
+            if !with_tasks {
+                m.tasks.clear();
+            }
+            match duration {
+                Some(d) => { m.extra.insert("duration_ns".into(), json!(d)); }
+                None => { m.extra.remove("duration_ns"); }
+            }
+            if let Ok(s) = analyze(&m, &trace) {
+                let _ = s.to_json();
+            }
+        }
     }
 
     /// Equal counts: sets of 5, 3 and 8 become 3, 3, 3; each kept sample comes from its own

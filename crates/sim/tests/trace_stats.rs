@@ -1,5 +1,6 @@
-//! `stats` on simulated traces: the job records rebuilt from the events, accounted with the
-//! simulator's metric code, equal the simulator's own metrics (per task and in total) for
+//! `schedlab_trace::stats` on simulated traces: the job records rebuilt from the events
+//! (counters by `schedlab_trace::counts`), accounted with the simulator's metric code, equal
+//! the simulator's own metrics (per task and in total) for
 //! every global and partitioned policy, periodic and sporadic arrivals, and with overloads
 //! (unfinished jobs at the horizon).
 
@@ -7,8 +8,8 @@
 
 use schedlab_model::{Duration, Task, TaskSet};
 use schedlab_policy::Placement;
-use schedlab_runtime::stats::analyze;
 use schedlab_sim::{run, Arrivals, SimConfig};
+use schedlab_trace::stats::analyze;
 
 fn ms(x: u64) -> Duration {
     Duration::from_ns(x * 1_000_000)

@@ -1,19 +1,19 @@
 //! Wait-free per-thread trace buffers.
 //!
-//! Every thread of a run (dispatcher or job thread) owns one [`TraceBuf`], preallocated and
-//! pre-touched before time zero, and records [`schedlab_trace::Event`]s into it with raw tick
-//! timestamps ([`crate::mech::clock::TickClock`]). Recording is a `fetch_add` on the buffer's
-//! own index plus five relaxed stores: no lock, no allocation, no system call, bounded steps
-//! (wait-free). A full buffer drops the event and counts it ([`TraceBuf::dropped`]). The
-//! buffers are drained (ticks converted to ns since time zero, merged by time) after every
-//! thread of the run has been joined.
+//! Every thread of a runtime run (dispatcher or job thread) owns one [`TraceBuf`],
+//! preallocated and pre-touched before time zero, and records [`Event`]s into it with raw
+//! tick timestamps (the runtime's TSC clock, converted to ns after the run). Recording is a
+//! `fetch_add` on the buffer's own index plus five relaxed stores: no lock, no allocation, no
+//! system call, bounded steps (wait-free). A full buffer drops the event and counts it
+//! ([`TraceBuf::dropped`]). The buffers are drained (ticks converted to ns since time zero,
+//! merged by time) after every thread of the run has been joined.
 //!
 //! Why per thread and not per CPU: job threads migrate, so a per-CPU buffer would need rseq
 //! or atomics contended across CPUs; a thread's own buffer is written by that thread only.
 //!
-//! Why the index is atomic although one thread writes: the preemption signal handler
-//! ([`crate::mech::preempt`]) records events on the thread it interrupts, possibly in the
-//! middle of another `record`. `fetch_add` reserves a slot in one instruction, so the handler
+//! Why the index is atomic although one thread writes: the runtime's preemption signal
+//! handler records events on the thread it interrupts, possibly in the middle of another
+//! `record`. `fetch_add` reserves a slot in one instruction, so the handler
 //! and the interrupted code always get distinct slots (the slots are atomics too, so no
 //! `unsafe` is needed).
 //!
@@ -22,7 +22,7 @@
 //! visible (happens-before); during the run only the owning thread (and its own signal
 //! handler, which runs on that thread) touches the buffer.
 
-use schedlab_trace::{Event, Kind};
+use crate::{Event, Kind};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 const WORDS: usize = 5;

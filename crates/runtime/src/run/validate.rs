@@ -1,0 +1,285 @@
+//! What the skeleton checks before any architecture sees a run, and the run's sizes: every
+//! size that input controls is bounded here with a clear error.
+//!
+//! - **Jobs**: task i releases `⌈(duration − offset_i) / period_i⌉` jobs; their records are
+//!   kept for the whole run (and some architectures reserve room for them up front), so the
+//!   total is at most [`MAX_RUN_JOBS`].
+//! - **Trace buffers** are preallocated per thread (wait-free recording never allocates). A
+//!   task's thread gets `16` events per own job (release, switch-in/out, completion, the
+//!   scheduler's events about it) plus `4` per job of every other task (each release of
+//!   another task may preempt it once: switch-out, preempt, switch-in, migrate) plus 256;
+//!   a scheduler thread (dispatcher, DSP, client) `32` per job of the run plus 4,096; each
+//!   at most [`MAX_EVENTS_PER_BUFFER`]. All buffers of a run together hold at most
+//!   [`MAX_TRACE_BYTES`]: an estimate above it is scaled down (events beyond a full buffer
+//!   are dropped and counted, and the run warns); an explicit `trace_capacity` above it is
+//!   an error.
+//! - **Time**: the run's end (now + the start lead + the duration + the grace period) must
+//!   fit the 64-bit nanosecond clock; a working set and the background load are at most
+//!   4 GiB per thread.
+
+use crate::arch::{Capacity, Run};
+use crate::config::{validate_tasks, RtTask, RunConfig};
+use crate::error::RuntimeError;
+use crate::mech::sched;
+use crate::state::TaskSpec;
+use schedlab_policy::PolicyTask;
+use schedlab_trace::file::RECORD_SIZE;
+use std::sync::Arc;
+
+/// The most jobs one run may release (all tasks together): their records live in memory for
+/// the whole run (about 200 bytes per job with its result: 4 GB at the limit). A run of 10 s
+/// at the limit would release 2 million jobs per second, far beyond what any architecture
+/// here dispatches (a job costs at least two context switches, several µs).
+pub const MAX_RUN_JOBS: u64 = 20_000_000;
+
+/// The most memory all trace buffers of one run may take together (bytes; 40 per event).
+pub const MAX_TRACE_BYTES: u64 = 1 << 30;
+
+/// The most events one trace buffer holds (80 MiB).
+pub const MAX_EVENTS_PER_BUFFER: u64 = 1 << 21;
+
+/// The largest working set of a task and background-load buffer per CPU (bytes).
+const MAX_BUFFER_BYTES: u64 = 1 << 32;
+
+fn invalid(field: &'static str, message: String) -> RuntimeError {
+    RuntimeError::InvalidConfig { field, message }
+}
+
+/// Checks the run (see the module doc) and derives what every architecture gets.
+pub(crate) fn validate<'a>(
+    tasks: &'a [RtTask],
+    config: &'a RunConfig,
+) -> Result<Run<'a>, RuntimeError> {
+    validate_tasks(tasks)?;
+    validate_cpus(&config.cpus)?;
+    let n = tasks.len();
+    let duration = config.duration.as_ns();
+    if duration == 0 {
+        return Err(invalid("duration", "must be greater than zero".into()));
+    }
+    // The run's clock values (time zero + a release, the end + the grace period) must not
+    // wrap: check the latest one once here, so the threads can add without overflow.
+    let end = crate::mech::clock::monotonic_ns()
+        .checked_add(10_000_000_000)
+        .and_then(|t| t.checked_add(duration))
+        .and_then(|t| t.checked_add(config.grace.as_ns()));
+    if end.is_none() {
+        return Err(invalid(
+            "duration",
+            format!(
+                "{} and a grace period of {} overflow the 64-bit nanosecond clock",
+                config.duration, config.grace
+            ),
+        ));
+    }
+    if config.ranks.len() != n {
+        return Err(invalid(
+            "ranks",
+            format!("{} priority ranks for {n} tasks", config.ranks.len()),
+        ));
+    }
+    misplaced_options(config)?;
+    let jobs = jobs_per_task(tasks, duration)?;
+    let capacity = capacities(&jobs, config.m(), config.trace_capacity)?;
+    let policy_tasks = tasks
+        .iter()
+        .zip(&config.ranks)
+        .map(|(t, &rank)| PolicyTask {
+            wcet: t.wcet,
+            deadline: t.deadline,
+            period: t.period,
+            rank,
+            utility: None,
+        })
+        .collect();
+    let spec: Arc<[TaskSpec]> = tasks
+        .iter()
+        .map(|t| TaskSpec {
+            wcet: t.wcet.as_ns(),
+            deadline: t.deadline.as_ns(),
+        })
+        .collect();
+    Ok(Run {
+        tasks,
+        config,
+        m: config.m(),
+        policy_tasks,
+        spec,
+        jobs,
+        capacity,
+    })
+}
+
+/// A switched-on option of another architecture is an error naming the ones that take it.
+fn misplaced_options(config: &RunConfig) -> Result<(), RuntimeError> {
+    let on = [
+        ("dedicated-irq-cpu", config.dedicated_irq_cpu),
+        ("dl-cpuset", config.dl_cpuset),
+    ];
+    for (option, set) in on {
+        if set && !config.arch.takes(option) {
+            return Err(invalid(
+                option,
+                format!(
+                    "applies to --arch {} only, not `{}`",
+                    crate::arch::taking(option).join(", "),
+                    config.arch.name()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Jobs released by each task before the horizon `duration` (ns), at most [`MAX_RUN_JOBS`]
+/// together.
+fn jobs_per_task(tasks: &[RtTask], duration: u64) -> Result<Vec<u64>, RuntimeError> {
+    let jobs: Vec<u64> = tasks
+        .iter()
+        .map(|t| {
+            duration
+                .saturating_sub(t.offset.as_ns())
+                .div_ceil(t.period.as_ns().max(1))
+        })
+        .collect();
+    let total = jobs.iter().fold(0u64, |a, &j| a.saturating_add(j));
+    if total > MAX_RUN_JOBS {
+        return Err(invalid(
+            "duration",
+            format!(
+                "the run would release {total} jobs (the tasks' duration/period summed), more than the runtime's limit of {MAX_RUN_JOBS} (job records and trace buffers are kept in memory): shorten the duration"
+            ),
+        ));
+    }
+    Ok(jobs)
+}
+
+/// Trace buffer capacities (module doc): per task's thread and per scheduler thread of a run
+/// on `m` CPUs; `explicit` is the caller's own capacity for every buffer.
+fn capacities(jobs: &[u64], m: u32, explicit: Option<usize>) -> Result<Capacity, RuntimeError> {
+    let buffers = jobs.len() as u64 + u64::from(m);
+    let budget = MAX_TRACE_BYTES / RECORD_SIZE as u64;
+    if let Some(c) = explicit {
+        let total = (c as u64).saturating_mul(buffers);
+        if total > budget {
+            return Err(invalid(
+                "trace-capacity",
+                format!(
+                    "{c} events per buffer × {buffers} buffers exceed the trace budget of {budget} events ({MAX_TRACE_BYTES} bytes)"
+                ),
+            ));
+        }
+        return Ok(Capacity {
+            task: vec![c; jobs.len()],
+            scheduler: c,
+        });
+    }
+    let all = jobs.iter().fold(0u64, |a, &j| a.saturating_add(j));
+    let cap = |x: u64| x.min(MAX_EVENTS_PER_BUFFER);
+    let task: Vec<u64> = jobs
+        .iter()
+        .map(|&j| {
+            cap(j
+                .saturating_mul(16)
+                .saturating_add(all.saturating_sub(j).saturating_mul(4))
+                .saturating_add(256))
+        })
+        .collect();
+    let scheduler = cap(all.saturating_mul(32).saturating_add(4096));
+    let total = task
+        .iter()
+        .fold(scheduler.saturating_mul(u64::from(m)), |a, &c| {
+            a.saturating_add(c)
+        });
+    // Over the budget: every buffer shrinks by the same factor (at least 64 events each).
+    let scale = |c: u64| -> usize {
+        let c = if total > budget {
+            (u128::from(c) * u128::from(budget) / u128::from(total)) as u64
+        } else {
+            c
+        };
+        usize::try_from(c.max(64)).unwrap_or(usize::MAX)
+    };
+    Ok(Capacity {
+        task: task.into_iter().map(scale).collect(),
+        scheduler: scale(scheduler),
+    })
+}
+
+/// Checks that the CPUs exist and are allowed to this process, and none is listed twice.
+pub(crate) fn validate_cpus(cpus: &[u32]) -> Result<(), RuntimeError> {
+    if cpus.is_empty() {
+        return Err(invalid("cpus", "no CPU given".into()));
+    }
+    let allowed = sched::allowed_cpus()?;
+    let list = allowed
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    for (i, c) in cpus.iter().enumerate() {
+        if cpus.get(..i).is_some_and(|p| p.contains(c)) {
+            return Err(invalid("cpu-list", format!("CPU {c} is listed twice")));
+        }
+        if !allowed.contains(c) {
+            return Err(RuntimeError::CpuNotAllowed {
+                cpu: *c,
+                allowed: list,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The background load's buffer size per CPU is at most 4 GiB.
+pub(crate) fn background_load(bytes: u64) -> Result<(), RuntimeError> {
+    if bytes > MAX_BUFFER_BYTES {
+        return Err(invalid(
+            "background-load",
+            format!("{bytes} bytes per CPU: at most {MAX_BUFFER_BYTES} (4 GiB)"),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schedlab_model::Duration;
+
+    fn task(period_ns: u64) -> RtTask {
+        let d = Duration::from_ns(period_ns);
+        RtTask::new(Duration::from_ns(1), d, d)
+    }
+
+    /// 1 s of a 1 ms task: 1,000 jobs; of a 1 ns task: 10⁹, beyond the limit: an error that
+    /// says what to do, not an allocation.
+    #[test]
+    fn the_number_of_jobs_is_bounded() {
+        let second = 1_000_000_000;
+        assert_eq!(
+            jobs_per_task(&[task(1_000_000)], second).unwrap(),
+            vec![1000]
+        );
+        let e = jobs_per_task(&[task(1_000_000), task(1)], second).unwrap_err();
+        assert!(e.to_string().contains("shorten the duration"), "{e}");
+        // Saturating, not wrapping: a huge duration with tiny periods.
+        assert!(jobs_per_task(&[task(1), task(1)], u64::MAX).is_err());
+    }
+
+    /// Capacities: 3 tasks with 10, 20 and 70 jobs on 2 CPUs: task 0 gets 16·10 + 4·90 + 256
+    /// = 776 events, the schedulers 32·100 + 4096 = 7296. A run whose estimate exceeds the
+    /// budget is scaled down proportionally; an explicit capacity over it is an error.
+    #[test]
+    fn trace_buffers_fit_the_budget() {
+        let c = capacities(&[10, 20, 70], 2, None).unwrap();
+        assert_eq!(c.task, vec![776, 896, 1496]);
+        assert_eq!(c.scheduler, 7296);
+        let big = capacities(&[MAX_RUN_JOBS / 100; 100], 2, None).unwrap();
+        let total: u64 = big.task.iter().map(|&c| c as u64).sum::<u64>() + 2 * big.scheduler as u64;
+        assert!(total * RECORD_SIZE as u64 <= MAX_TRACE_BYTES, "{total}");
+        assert!(big.task.iter().all(|&c| c >= 64));
+        assert_eq!(capacities(&[5], 1, Some(1000)).unwrap().task, vec![1000]);
+        assert!(capacities(&[5], 1, Some(usize::MAX)).is_err());
+    }
+}

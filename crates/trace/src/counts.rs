@@ -1,0 +1,117 @@
+//! Per-job execution counters read from a trace: the one definition of a job's start,
+//! preemptions, migrations and CPUs, and of a trace's context switches. `schedlab run` (the
+//! runtime's job records) and `schedlab trace stats` (records rebuilt from any trace file)
+//! both count with [`job_counts`] and [`context_switches`]; the simulator counts the same
+//! things as it emits the events (without overheads its counts equal these, a test of
+//! `schedlab-sim` checks it).
+//!
+//! For each job (task, seq), from its events in trace order:
+//! - **start**: its first `switch-in`;
+//! - **CPUs**: the CPUs of its `switch-in`s, in order of first use;
+//! - **preemptions**: its `preempt` events. An engine records one whenever a job stops
+//!   executing unfinished: the simulator when it switches a job out before its demand is
+//!   met; the runtime's dispatchers (and message-passing clients) when they park a job whose
+//!   code ran since it was last made runnable; the kernel baselines when the burn loop sees
+//!   the job lose its CPU (a gap, or a move to another CPU);
+//! - **migrations**: its `switch-in`s on another CPU than its previous `switch-in`.
+//!
+//! The **context switches** of a trace are its `switch-in` events.
+//!
+//! Why from the events and not from counters each engine keeps: the runtime used to count a
+//! preemption wherever a dispatcher parked a job — also a job parked again before its thread
+//! ran, for which no `preempt` is recorded — and a migration wherever a job was made runnable
+//! on another CPU, so `schedlab run` printed 47 preemptions where `schedlab trace stats`
+//! counted 46 in the same run's trace. Counted here, the two cannot differ. (A runtime trace
+//! that lost events to full buffers undercounts; the run warns about dropped events.)
+//!
+//! Cost: one pass, one hash-map entry per job.
+
+use crate::{Event, Kind};
+use std::collections::HashMap;
+
+/// The counters of one job.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JobCounts {
+    /// Time of its first `switch-in`.
+    pub start: Option<u64>,
+    /// CPUs of its `switch-in`s, in order of first use.
+    pub cpus: Vec<u32>,
+    /// Its `preempt` events.
+    pub preemptions: u32,
+    /// Its `switch-in`s on another CPU than its previous one.
+    pub migrations: u32,
+    /// CPU of its last `switch-in`.
+    last_cpu: Option<u32>,
+}
+
+impl JobCounts {
+    /// Counts one event of this job (events must come in trace order).
+    pub fn add(&mut self, e: &Event) {
+        match e.kind {
+            Kind::SwitchIn => {
+                self.start.get_or_insert(e.time);
+                if !self.cpus.contains(&e.cpu) {
+                    self.cpus.push(e.cpu);
+                }
+                if self.last_cpu.is_some_and(|c| c != e.cpu) {
+                    self.migrations = self.migrations.saturating_add(1);
+                }
+                self.last_cpu = Some(e.cpu);
+            }
+            Kind::Preempt => self.preemptions = self.preemptions.saturating_add(1),
+            _ => {}
+        }
+    }
+}
+
+/// The counters of every job that has a `switch-in` or a `preempt` in `events` (in trace
+/// order), by (task, seq).
+pub fn job_counts(events: &[Event]) -> HashMap<(u32, u64), JobCounts> {
+    let mut out: HashMap<(u32, u64), JobCounts> = HashMap::new();
+    for e in events
+        .iter()
+        .filter(|e| e.task != u32::MAX && matches!(e.kind, Kind::SwitchIn | Kind::Preempt))
+    {
+        out.entry((e.task, e.seq)).or_default().add(e);
+    }
+    out
+}
+
+/// The context switches of a trace: its `switch-in` events.
+pub fn context_switches(events: &[Event]) -> u64 {
+    events.iter().filter(|e| e.kind == Kind::SwitchIn).count() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// τ0#0 runs on CPU 0 (5–20), is preempted, resumes on CPU 1 (30–40): one preemption,
+    /// one migration, CPUs [0, 1]. τ1#0 runs from 20 on CPU 0 and is linked to CPU 1 at 25
+    /// (a link is a decision, not an execution): no preemption, no migration. Context
+    /// switches: the three `switch-in`s; events of no job are ignored.
+    #[test]
+    fn counts_follow_the_events() {
+        let ev = |t, k, cpu, task, seq| Event::new(t, k, cpu, task, seq);
+        let trace = [
+            ev(5, Kind::SwitchIn, 0, 0, 0),
+            ev(20, Kind::SwitchOut, 0, 0, 0),
+            ev(20, Kind::Preempt, 0, 0, 0),
+            ev(20, Kind::SwitchIn, 0, 1, 0),
+            ev(25, Kind::Link, 1, 1, 0),
+            ev(30, Kind::SwitchIn, 1, 0, 0),
+            ev(30, Kind::Migrate, 1, 0, 0),
+            ev(40, Kind::SwitchOut, 1, 0, 0),
+            ev(41, Kind::SchedBegin, 0, u32::MAX, 0),
+        ];
+        let c = job_counts(&trace);
+        let j0 = &c[&(0, 0)];
+        assert_eq!(j0.start, Some(5));
+        assert_eq!((j0.preemptions, j0.migrations), (1, 1));
+        assert_eq!(j0.cpus, vec![0, 1]);
+        let j1 = &c[&(1, 0)];
+        assert_eq!((j1.start, j1.preemptions, j1.migrations), (Some(20), 0, 0));
+        assert_eq!(c.len(), 2);
+        assert_eq!(context_switches(&trace), 3);
+    }
+}
