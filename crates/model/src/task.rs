@@ -93,9 +93,10 @@ impl Task {
         }
     }
 
-    /// An implicit-deadline task `(C, T, T)`, validated.
+    /// An implicit-deadline task `(C, T, T)`, validated (a WCET above the period is reported
+    /// as exceeding "period (the implicit deadline)").
     pub fn implicit(wcet: Duration, period: Duration) -> Result<Task, ModelError> {
-        Task::new(wcet, period, period)
+        Task::new(wcet, period, period).map_err(ModelError::with_implicit_deadline)
     }
 
     /// Builder: sets the name.
@@ -132,6 +133,7 @@ impl Task {
                 task: self.reference(index),
                 wcet: self.wcet.to_string(),
                 deadline: self.deadline.to_string(),
+                implicit: false,
             });
         }
         if let Some(u) = self.utility {
