@@ -21,9 +21,13 @@ fn first_repeated_name_hashed(tasks: &[Task], hash: fn(&str) -> u64) -> Option<(
     if named < 2 {
         return None;
     }
-    let bits = (2 * named).next_power_of_two().trailing_zeros();
+    // Task indices as `u32` (a set of more tasks sorts), at most 2/3 full.
+    let Ok(last) = u32::try_from(tasks.len()) else {
+        return first_repeated_name_by_sorting(tasks);
+    };
+    let bits = (named + named / 2).next_power_of_two().trailing_zeros();
     let mask = (1usize << bits) - 1;
-    let mut table = vec![usize::MAX; mask + 1];
+    let mut table = vec![u32::MAX; mask + 1];
     let mut probe_budget = 4 * named + 64;
     for (i, task) in tasks.iter().enumerate() {
         let Some(name) = task.name.as_deref() else {
@@ -32,11 +36,14 @@ fn first_repeated_name_hashed(tasks: &[Task], hash: fn(&str) -> u64) -> Option<(
         let mut slot = (hash(name) >> (64 - bits)) as usize;
         loop {
             match table[slot] {
-                usize::MAX => {
-                    table[slot] = i;
+                u32::MAX => {
+                    // `i < tasks.len() <= last`, so it fits.
+                    table[slot] = u32::try_from(i).unwrap_or(last);
                     break;
                 }
-                j if tasks[j].name.as_deref() == Some(name) => return Some((j, i)),
+                j if tasks[j as usize].name.as_deref() == Some(name) => {
+                    return Some((j as usize, i))
+                }
                 _ => {}
             }
             probe_budget = match probe_budget.checked_sub(1) {

@@ -121,7 +121,11 @@ impl Task {
 
     /// Checks the invariants of one task (`index` is used in messages).
     pub fn validate(&self, index: usize) -> Result<(), ModelError> {
-        if let Some(field) = zero_timing_field(self.wcet, self.period, self.deadline) {
+        let zero = self.wcet.is_zero() || self.period.is_zero() || self.deadline.is_zero();
+        if let Some(field) = zero
+            .then(|| zero_timing_field(self.wcet, self.period, self.deadline))
+            .flatten()
+        {
             return Err(ModelError::InvalidField {
                 task: self.reference(index),
                 field: field.to_string(),

@@ -73,6 +73,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The next byte that is not JSON whitespace, not consumed.
+    #[inline]
     fn peek(&mut self) -> Option<u8> {
         loop {
             let b = *self.bytes.get(self.pos)?;
@@ -86,6 +87,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Skips a run of spaces (the indentation of pretty-printed files) eight bytes at a time.
+    #[inline]
     fn skip_spaces(&mut self) {
         const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
         while let Some(chunk) = self.bytes.get(self.pos..self.pos + 8) {
@@ -102,11 +104,13 @@ impl<'a> Cursor<'a> {
     }
 
     /// Consumes `expected` (after whitespace).
+    #[inline]
     fn eat(&mut self, expected: u8) -> Option<()> {
         (self.peek()? == expected).then(|| self.pos += 1)
     }
 
     /// After an element of an object or list: `true` at a `,`, `false` at `close` (consumed).
+    #[inline]
     fn more(&mut self, close: u8) -> Option<bool> {
         let b = self.peek()?;
         self.pos += 1;
@@ -152,6 +156,7 @@ impl<'a> Cursor<'a> {
 
     /// A string without escapes (an escape or a control character declines). The quotes are
     /// ASCII, so the contents is a slice of the text on character boundaries.
+    #[inline]
     fn str(&mut self) -> Option<&'a str> {
         if self.peek()? != b'"' {
             return None;
@@ -180,6 +185,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The eight bytes at `at` as a little-endian word, if there are eight.
+    #[inline]
     fn word_at(&self, at: usize) -> Option<u64> {
         let chunk: [u8; 8] = self.bytes.get(at..at + 8)?.try_into().ok()?;
         Some(u64::from_le_bytes(chunk))
@@ -187,6 +193,7 @@ impl<'a> Cursor<'a> {
 
     /// A JSON integer `≥ 0` that fits in 64 bits: `0`, or digits without a leading zero, not
     /// followed by a fraction or an exponent (the precise path reads those as floats).
+    #[inline]
     fn uint(&mut self) -> Option<u64> {
         let first = self.peek()?;
         if !first.is_ascii_digit() {
@@ -211,11 +218,13 @@ impl<'a> Cursor<'a> {
     }
 
     /// An integer from 0 to 2^32-1.
+    #[inline]
     fn small_int(&mut self) -> Option<u32> {
         u32::try_from(self.uint()?).ok()
     }
 
     /// A time: an integer number of nanoseconds or a string with a unit.
+    #[inline]
     fn time(&mut self) -> Option<Duration> {
         let ns = if self.peek()? == b'"' {
             match self.plain_time() {
@@ -232,6 +241,7 @@ impl<'a> Cursor<'a> {
     /// `"1500"`), read in one pass. `None` for any other form, or on overflow, leaving the
     /// cursor where it was: [`parse_ns`] then reads the string (and gives the message). Where
     /// this answers, it answers as [`parse_ns`] does (tested).
+    #[inline]
     fn plain_time(&mut self) -> Option<u64> {
         let start = self.pos + 1;
         let mut end = start;
@@ -479,6 +489,7 @@ impl TaskField {
 /// `"`, `\\` or a control character below 0x20 — if any. Bit tricks on the whole word (the
 /// classic "has zero byte" test: `(x - 0x01…) & !x & 0x80…` flags the lowest zero byte
 /// exactly), so a short key costs a handful of instructions, not a loop.
+#[inline]
 fn first_special_byte(word: u64) -> Option<usize> {
     const ONES: u64 = u64::from_le_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
