@@ -251,8 +251,11 @@ impl Summary {
         self.failed += 1;
     }
 
-    fn fraction(&self, accepted: u64) -> Option<f64> {
-        (self.analysed > 0).then(|| accepted as f64 / self.analysed as f64)
+    /// The files a test ran on (every analysed file, but for `cedf-k*` tests with every test
+    /// on files of several CPU counts) and the fraction it accepts, if it ran at all.
+    fn accepted(counts: &[u64; 5]) -> (u64, Option<f64>) {
+        let ran: u64 = counts.iter().sum();
+        (ran, (ran > 0).then(|| counts[0] as f64 / ran as f64))
     }
 
     /// The summary as a table.
@@ -274,10 +277,9 @@ impl Summary {
         }
         out.push('\n');
         for (test, counts) in self.tests.iter().zip(&self.counts) {
-            let accepted = format!("{}/{}", counts[0], self.analysed);
-            let fraction = self
-                .fraction(counts[0])
-                .map_or_else(|| "-".to_string(), |f| format!("{f:.4}"));
+            let (ran, fraction) = Summary::accepted(counts);
+            let accepted = format!("{}/{ran}", counts[0]);
+            let fraction = fraction.map_or_else(|| "-".to_string(), |f| format!("{f:.4}"));
             let _ = write!(out, "  {test:<width$}  {accepted:>12}  {fraction:>8}");
             for count in &counts[1..] {
                 let _ = write!(out, "  {count:>14}");
@@ -302,7 +304,7 @@ impl Summary {
                 serde_json::json!({
                     "test": test,
                     "accepted": counts[0],
-                    "fraction": self.fraction(counts[0]),
+                    "fraction": Summary::accepted(counts).1,
                     "statuses": statuses,
                 })
             })
@@ -410,13 +412,16 @@ mod tests {
         assert_eq!(json["tests"][1]["fraction"], 2.0 / 3.0);
         let table = s.table();
         assert!(table.contains("4 files, 3 analysed, 1 failed"), "{table}");
-        assert!(table.contains("  gedf               2/3    0.6667"), "{table}");
+        assert!(
+            table.contains("  gedf               2/3    0.6667"),
+            "{table}"
+        );
         let empty = Summary::new(vec!["gedf".into()]);
         assert_eq!(
             empty.json()["tests"][0]["fraction"],
             serde_json::Value::Null
         );
-        assert!(empty.table().contains("0/0         -"));
+        assert!(empty.table().contains("0/0         -"), "{}", empty.table());
         // A test first met in a later file joins the list.
         let mut grown = Summary::new(Vec::new());
         grown.add(&names[..1], &[Status::Schedulable]);
@@ -424,5 +429,7 @@ mod tests {
         let json = grown.json();
         assert_eq!(json["tests"][0]["accepted"], 1);
         assert_eq!(json["tests"][1]["statuses"]["gave-up"], 1);
+        assert_eq!(json["tests"][1]["fraction"], 0.0);
+        assert_eq!(json["tests"][0]["fraction"], 0.5);
     }
 }

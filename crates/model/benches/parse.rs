@@ -7,12 +7,15 @@
 //!   (`"period": "393ns"`);
 //! - `compact`: one line with integer nanoseconds (`{"tasks":[{"name":"t0","wcet":3,"period":17},…]}`);
 //!
-//! and, for reference, the same set as TOML. Scenario and results: docs/benchmarks.md.
+//! and, for reference, the same set as TOML. `parse_str` allocates every task afresh;
+//! `reader-*` reads the same text through a `file::Reader` that is given back each set, as
+//! `schedlab analyze` reads one file after another (the list of tasks and their names' buffers
+//! are reused). Scenario and results: docs/benchmarks.md.
 
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use schedlab_model::file::{parse_str, to_string, Format, TaskFile};
+use schedlab_model::file::{parse_str, to_string, Format, Reader, TaskFile};
 use schedlab_model::{Duration, Task, TaskSet};
 use std::fmt::Write;
 
@@ -83,6 +86,19 @@ fn bench(c: &mut Criterion) {
             group.bench_with_input(BenchmarkId::new(shape, n), &text, |b, text| {
                 b.iter(|| parse_str(text, format).unwrap())
             });
+            let mut reader = Reader::default();
+            group.bench_with_input(
+                BenchmarkId::new(format!("reader-{shape}"), n),
+                &text,
+                |b, text| {
+                    b.iter(|| {
+                        let file = reader.parse(text, format).unwrap();
+                        let n = file.tasks.len();
+                        reader.recycle(file);
+                        n
+                    })
+                },
+            );
         }
     }
     group.finish();
