@@ -22,7 +22,7 @@ def test_error_is_a_value_error_naming_task_and_field():
         schedlab.TaskSet([{"name": "x", "wcet": "2ms", "perod": "10ms"}])
     assert isinstance(e.value, ValueError)
     assert "task 0 (`x`)" in str(e.value) and "did you mean `period`" in str(e.value)
-    with pytest.raises(ValueError, match="exceeds deadline"):
+    with pytest.raises(ValueError, match=r"exceeds period 10ms \(the implicit deadline\)"):
         schedlab.TaskSet([{"wcet": "20ms", "period": "10ms"}])
     with pytest.raises(ValueError, match="duplicate task name"):
         schedlab.TaskSet([{"name": "a", "wcet": 1, "period": 2}, {"name": "a", "wcet": 1, "period": 2}])

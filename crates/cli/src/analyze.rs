@@ -1,16 +1,24 @@
 //! `schedlab analyze FILE… --cpus M [--test NAME …] [--priorities dm|rm|given]
-//! [--format table|json] [--tardiness]`.
+//! [--format table|json] [--tardiness] [--summary]`.
 //!
 //! Several files (or folders of `.json`/`.toml` files) are analysed in one process, in parallel,
 //! and reported in the order given, so bulk analysis does not pay a process start per task set.
+//!
+//! The per-file path is lean because it runs once per task set and the faster tests take a few
+//! microseconds: each thread reuses one [`file::Reader`] (the text buffer and the previous
+//! file's tasks), the tests are built once, and results are written straight into a byte
+//! buffer; standard output is buffered for the whole run. Files are processed in chunks, in
+//! parallel within a chunk, each chunk printed in order before the next starts, so memory stays
+//! bounded however many files there are.
 
-use crate::output::out;
-use crate::report::{file_json, file_table, Row};
+use crate::report::{write_file_json, write_file_table, FileFacts, Row, Summary};
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use schedlab_analysis::json::tardiness_as_requested;
-use schedlab_analysis::{analyze, registry, Priorities, SchedTest, System};
+use schedlab_analysis::{analyze, registry, Priorities, SchedTest, Status, System};
 use schedlab_model::file;
+use std::cell::RefCell;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Options of `schedlab analyze`.
@@ -23,11 +31,17 @@ pub(crate) struct Options {
     pub(crate) tests: Vec<String>,
     /// Priority assignment for fixed-priority tests.
     pub(crate) priorities: Priorities,
-    /// Emit JSON Lines instead of a table.
+    /// Emit JSON Lines (or, with `summary`, one JSON object) instead of a table.
     pub(crate) json: bool,
     /// Add tardiness bounds where defined (0 for tasks a hard test shows schedulable).
     pub(crate) tardiness: bool,
+    /// Print only the summary over all files (how many sets each test accepts).
+    pub(crate) summary: bool,
 }
+
+/// Files per chunk: enough to keep every core busy and the output buffer's writes large, few
+/// enough that a chunk's results are small in memory.
+const CHUNK: usize = 512;
 
 /// Expands folders into their task files (sorted), keeps files as given.
 pub(crate) fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
@@ -51,19 +65,71 @@ pub(crate) fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-fn select_tests(names: &[String], cpus: u32) -> Result<Vec<Box<dyn SchedTest>>> {
-    if names.is_empty() {
-        return Ok(registry::all_for(cpus));
-    }
-    names
-        .iter()
-        .map(|n| registry::by_name(n).map_err(anyhow::Error::from))
-        .collect()
+/// The tests to run, each with its canonical name (computed once: a name is a `String`).
+type Tests = Vec<(String, Box<dyn SchedTest>)>;
+
+fn named(tests: Vec<Box<dyn SchedTest>>) -> Tests {
+    tests.into_iter().map(|t| (t.name(), t)).collect()
 }
 
-/// Runs the selected tests on one file; `Err` is the message for that file.
-fn analyze_file(path: &Path, opts: &Options) -> Result<String> {
-    let loaded = file::load(path)?;
+/// The tests `--test` names, or `None` for "every test", which depends on the CPU count.
+fn chosen_tests(names: &[String]) -> Result<Option<Tests>> {
+    if names.is_empty() {
+        return Ok(None);
+    }
+    let tests = names
+        .iter()
+        .map(|n| registry::by_name(n))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some(named(tests)))
+}
+
+/// What analysing one file gave: its report (table or JSON line), the CPU count and each test's
+/// status; or the message for that file.
+struct FileOutcome {
+    report: Result<(Vec<u8>, u32, Vec<Status>)>,
+}
+
+thread_local! {
+    /// Each thread's reader: its text buffer and the last file's tasks are reused.
+    static READER: RefCell<file::Reader> = RefCell::new(file::Reader::default());
+    /// Each thread's "every test" list and the CPU count it was made for.
+    static EVERY_TEST: RefCell<Option<(u32, Tests)>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with the tests for `cpus`: the chosen ones, or every test for that CPU count.
+fn with_tests<R>(chosen: Option<&Tests>, cpus: u32, f: impl FnOnce(&Tests) -> R) -> R {
+    match chosen {
+        Some(tests) => f(tests),
+        None => EVERY_TEST.with_borrow_mut(|every| {
+            if every.as_ref().is_none_or(|(m, _)| *m != cpus) {
+                *every = Some((cpus, named(registry::all_for(cpus))));
+            }
+            match every {
+                Some((_, tests)) => f(tests),
+                None => f(&Vec::new()),
+            }
+        }),
+    }
+}
+
+/// Reads one file, runs the tests, and writes its report.
+fn analyze_file(path: &Path, opts: &Options, chosen: Option<&Tests>) -> FileOutcome {
+    let report = READER.with_borrow_mut(|reader| {
+        let loaded = reader.load(path)?;
+        let result = analyze_loaded(path, &loaded, opts, chosen);
+        reader.recycle(loaded);
+        result
+    });
+    FileOutcome { report }
+}
+
+fn analyze_loaded(
+    path: &Path,
+    loaded: &file::TaskFile,
+    opts: &Options,
+    chosen: Option<&Tests>,
+) -> Result<(Vec<u8>, u32, Vec<Status>)> {
     let cpus = match (opts.cpus, &loaded.platform) {
         (Some(m), _) => m,
         (None, Some(p)) => p.cpus,
@@ -72,50 +138,105 @@ fn analyze_file(path: &Path, opts: &Options) -> Result<String> {
             path.display()
         ),
     };
-    let tests = select_tests(&opts.tests, cpus)?;
     let sys = System::new(&loaded.tasks, cpus, opts.priorities)?;
-    let rows: Vec<Row> = tests
-        .iter()
-        .map(|t| {
-            let test = t.name();
-            let verdict =
-                tardiness_as_requested(analyze(t.as_ref(), &sys), opts.tardiness, sys.len());
-            Row { test, verdict }
-        })
-        .collect();
-    let name = path.display().to_string();
-    let u = loaded.tasks.utilization();
-    let n = loaded.tasks.len();
-    Ok(if opts.json {
-        file_json(&name, cpus, n, u, &rows).to_string() + "\n"
-    } else {
-        file_table(&name, cpus, n, u, &rows)
+    with_tests(chosen, cpus, |tests| {
+        let rows: Vec<Row> = tests
+            .iter()
+            .map(|(name, test)| Row {
+                test: name,
+                verdict: tardiness_as_requested(
+                    analyze(test.as_ref(), &sys),
+                    opts.tardiness,
+                    sys.len(),
+                ),
+            })
+            .collect();
+        let statuses = rows.iter().map(|r| r.verdict.status).collect();
+        let mut out = Vec::new();
+        if !opts.summary {
+            let name = path.to_string_lossy();
+            let facts = FileFacts {
+                file: &name,
+                cpus,
+                tasks: loaded.tasks.len(),
+                utilization: loaded.tasks.utilization(),
+            };
+            if opts.json {
+                write_file_json(&mut out, &facts, &rows)?;
+            } else {
+                write_file_table(&mut out, &facts, &rows)?;
+            }
+        }
+        Ok((out, cpus, statuses))
     })
+}
+
+/// The names of every test on `cpus` CPUs, computed once per CPU count.
+fn every_test_names(cache: &mut Vec<(u32, Vec<String>)>, cpus: u32) -> &[String] {
+    let index = match cache.iter().position(|(m, _)| *m == cpus) {
+        Some(i) => i,
+        None => {
+            let names = registry::all_for(cpus).iter().map(|t| t.name()).collect();
+            cache.push((cpus, names));
+            cache.len() - 1
+        }
+    };
+    cache.get(index).map_or(&[], |(_, names)| names)
 }
 
 /// Runs the command; returns the number of files that failed.
 pub(crate) fn run(opts: &Options) -> Result<usize> {
     // Validate test names once up front so a typo is one message, not one per file.
-    for n in &opts.tests {
-        registry::by_name(n)?;
-    }
+    let chosen = chosen_tests(&opts.tests)?;
     let files = expand(&opts.paths)?;
-    let outputs: Vec<Result<String>> = files.par_iter().map(|p| analyze_file(p, opts)).collect();
+    let chosen_names: Option<Vec<String>> = chosen
+        .as_ref()
+        .map(|tests| tests.iter().map(|(name, _)| name.clone()).collect());
+    let mut every_names = Vec::new();
+    let mut summary = Summary::new(chosen_names.clone().unwrap_or_default());
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut failed = 0;
-    for (path, out) in files.iter().zip(outputs) {
-        match out {
-            Ok(text) => out!("{text}")?,
-            Err(e) => {
-                failed += 1;
-                let message = format!("{e:#}");
-                let message = if message.contains(&path.display().to_string()) {
-                    message
-                } else {
-                    format!("{}: {message}", path.display())
-                };
-                eprintln!("error: {message}");
+    for chunk in files.chunks(CHUNK) {
+        let outcomes: Vec<FileOutcome> = chunk
+            .par_iter()
+            .with_min_len(2)
+            .map(|p| analyze_file(p, opts, chosen.as_ref()))
+            .collect();
+        for (path, outcome) in chunk.iter().zip(outcomes) {
+            match outcome.report {
+                Ok((text, cpus, statuses)) => {
+                    stdout.write_all(&text)?;
+                    if opts.summary {
+                        let names = match &chosen_names {
+                            Some(names) => names.as_slice(),
+                            None => every_test_names(&mut every_names, cpus),
+                        };
+                        summary.add(names, &statuses);
+                    }
+                }
+                Err(e) => {
+                    failed += 1;
+                    summary.add_failure();
+                    let message = format!("{e:#}");
+                    let message = if message.contains(&path.display().to_string()) {
+                        message
+                    } else {
+                        format!("{}: {message}", path.display())
+                    };
+                    // Keep the order of results and errors on a terminal.
+                    stdout.flush()?;
+                    eprintln!("error: {message}");
+                }
             }
         }
     }
+    if opts.summary {
+        if opts.json {
+            writeln!(stdout, "{}", summary.json())?;
+        } else {
+            stdout.write_all(summary.table().as_bytes())?;
+        }
+    }
+    stdout.flush()?;
     Ok(failed)
 }

@@ -1,11 +1,17 @@
 //! `schedlab bench analysis`: task sets per second for each test on the benchmark workload
-//! (`schedlab_gen::workload::analysis_benchmark`), one thread, wall-clock time per set.
+//! (`schedlab_gen::workload::analysis_benchmark`), one thread, wall-clock time per set; or, with
+//! `--write-sets DIR`, the workload written as task files, so that the file path
+//! (`schedlab analyze DIR`) can be timed on exactly the same sets (`tools/analyze_speed.sh`).
 
 use crate::output::outln;
-use anyhow::Result;
+use anyhow::{bail, Context, Result};
 use schedlab_analysis::{analyze, registry, Priorities, SchedTest, System};
 use schedlab_gen::workload::analysis_benchmark;
+use schedlab_model::file::{self, Format, TaskFile};
+use schedlab_model::{Platform, TaskSet};
 use serde_json::json;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Options of `schedlab bench analysis`.
@@ -16,6 +22,79 @@ pub(crate) struct Options {
     pub(crate) seed: u64,
     pub(crate) tests: Vec<String>,
     pub(crate) json: bool,
+    /// Write the sets into this folder instead of timing the tests.
+    pub(crate) write_sets: Option<PathBuf>,
+    /// The text shape of the written files.
+    pub(crate) shape: SetShape,
+}
+
+/// How `--write-sets` writes a task set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SetShape {
+    /// Pretty-printed JSON with unit strings (`"period": "393ns"`), as `schedlab gen` writes.
+    Pretty,
+    /// One line of JSON with integer nanoseconds (`{"tasks":[{"name":"t0","wcet":3,"period":17}]}`).
+    Compact,
+}
+
+/// One line of JSON with integer nanoseconds: `{"platform":{"cpus":16},"tasks":[{"name":"t0",
+/// "wcet":3,"period":17},…]}` (`deadline` only where it differs from the period).
+fn compact_json(tasks: &TaskSet, cpus: u32) -> String {
+    let mut out = format!("{{\"platform\":{{\"cpus\":{cpus}}},\"tasks\":[");
+    for (i, t) in tasks.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('{');
+        if let Some(name) = &t.name {
+            // Generated names are `t<i>`; serde_json quotes any other name correctly.
+            let _ = write!(out, "\"name\":{},", serde_json::Value::from(name.as_str()));
+        }
+        let _ = write!(
+            out,
+            "\"wcet\":{},\"period\":{}",
+            t.wcet.as_ns(),
+            t.period.as_ns()
+        );
+        if t.deadline != t.period {
+            let _ = write!(out, ",\"deadline\":{}", t.deadline.as_ns());
+        }
+        out.push('}');
+    }
+    out.push_str("]}\n");
+    out
+}
+
+/// Writes sets `0..o.sets` of the workload for one `m` and one `n` into `dir` as
+/// `set-0000.json`, `set-0001.json`, … (zero-padded so that they sort in order).
+fn write_sets(o: &Options, dir: &Path) -> Result<()> {
+    let (&[m], &[n]) = (o.cpus.as_slice(), o.tasks.as_slice()) else {
+        bail!("--write-sets writes one workload: give one --cpus value and one --tasks value");
+    };
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let width = o.sets.saturating_sub(1).to_string().len().max(4);
+    for k in 0..o.sets {
+        let tasks = analysis_benchmark(m, n, o.seed, k)?;
+        let text = match o.shape {
+            SetShape::Pretty => file::to_string(
+                &TaskFile {
+                    tasks,
+                    platform: Some(Platform::new(m)?),
+                },
+                Format::Json,
+            )?,
+            SetShape::Compact => compact_json(&tasks, m),
+        };
+        let path = dir.join(format!("set-{k:0width$}.json"));
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    outln!(
+        "wrote {} task sets (m = {m}, n = {n}, seed {}) to {}",
+        o.sets,
+        o.seed,
+        dir.display()
+    )?;
+    Ok(())
 }
 
 /// The G-EDF tests benchmarked by default: every member of the `gedf` battery, then the
@@ -38,6 +117,9 @@ fn median(v: &mut [f64]) -> f64 {
 
 /// Runs the benchmark and prints one row per (m, n, test).
 pub(crate) fn run(o: &Options) -> Result<()> {
+    if let Some(dir) = &o.write_sets {
+        return write_sets(o, dir);
+    }
     let names: Vec<String> = if o.tests.is_empty() {
         default_tests()
     } else {

@@ -81,6 +81,10 @@ enum Command {
         /// Include tardiness bounds (soft tests; zero for tasks a hard test shows schedulable).
         #[arg(long)]
         tardiness: bool,
+        /// Print only a summary over all files: how many sets each test accepts (and every
+        /// other outcome), and how many files failed to load.
+        #[arg(long)]
+        summary: bool,
     },
     /// Generate task sets (see docs/generators.md for every distribution and method).
     Gen {
@@ -272,7 +276,21 @@ enum BenchCommand {
         /// Output format.
         #[arg(long, value_enum, default_value = "table")]
         format: OutputFormat,
+        /// Write the sets as task files set-0000.json, … into DIR instead of timing the tests
+        /// (one --cpus and one --tasks value).
+        #[arg(long, value_name = "DIR")]
+        write_sets: Option<PathBuf>,
+        /// Shape of the written files: pretty (unit strings, as `gen` writes) or compact (one
+        /// line, integer ns).
+        #[arg(long, value_enum, default_value = "pretty", requires = "write_sets")]
+        shape: ShapeArg,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ShapeArg {
+    Pretty,
+    Compact,
 }
 
 fn parse_format(name: Option<&str>) -> Result<Option<schedlab_model::file::Format>> {
@@ -293,6 +311,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             priorities,
             format,
             tardiness,
+            summary,
         } => {
             let failed = analyze::run(&analyze::Options {
                 paths: files,
@@ -301,6 +320,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 priorities: priorities.into(),
                 json: matches!(format, OutputFormat::Json),
                 tardiness,
+                summary,
             })?;
             Ok(if failed == 0 {
                 ExitCode::SUCCESS
@@ -349,6 +369,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     seed,
                     tests,
                     format,
+                    write_sets,
+                    shape,
                 },
         } => {
             bench_cmd::run(&bench_cmd::Options {
@@ -358,6 +380,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 seed,
                 tests,
                 json: matches!(format, OutputFormat::Json),
+                write_sets,
+                shape: match shape {
+                    ShapeArg::Pretty => bench_cmd::SetShape::Pretty,
+                    ShapeArg::Compact => bench_cmd::SetShape::Compact,
+                },
             })?;
             Ok(ExitCode::SUCCESS)
         }

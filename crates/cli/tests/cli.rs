@@ -480,3 +480,157 @@ fn run_message_passing_json() {
     }
     assert!(v["per_task"].as_array().unwrap().len() == 2);
 }
+
+#[test]
+fn summary_counts_what_each_test_accepts_over_all_files() {
+    let dir = temp_dir("summary");
+    write(&dir, "a.json", DHALL);
+    write(
+        &dir,
+        "b.json",
+        r#"{"tasks": [{"wcet": "1ms", "period": "4ms"}, {"wcet": "1ms", "period": "4ms"}]}"#,
+    );
+    write(&dir, "c.json", r#"{"tasks": [{"wcet": 1, "perod": 2}]}"#);
+    let args = [
+        "analyze",
+        dir.to_str().unwrap(),
+        "--cpus",
+        "2",
+        "--test",
+        "gedf",
+        "--test",
+        "pedf-ffd",
+        "--summary",
+    ];
+    let out = schedlab(&[&args[..], &["--format", "json"]].concat());
+    // A file failed to load: the exit code says so, the summary counts it.
+    assert!(!out.status.success());
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["files"], 3);
+    assert_eq!(summary["analysed"], 2);
+    assert_eq!(summary["failed"], 1);
+    let tests = summary["tests"].as_array().unwrap();
+    assert_eq!(tests[0]["test"], "gedf");
+    // Dhall's set is not shown schedulable by G-EDF; the light set is.
+    assert_eq!(tests[0]["accepted"], 1);
+    assert_eq!(tests[0]["fraction"], 0.5);
+    assert_eq!(tests[0]["statuses"]["not-shown"], 1);
+    assert_eq!(tests[1]["test"], "pedf-ffd");
+    assert_eq!(tests[1]["accepted"], 2);
+    assert_eq!(tests[1]["fraction"], 1.0);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("c.json"));
+
+    let out = schedlab(&args);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        table.starts_with("summary: 3 files, 2 analysed, 1 failed"),
+        "{table}"
+    );
+    assert!(table.contains("  gedf      "), "{table}");
+    assert!(table.contains("1/2    0.5000"), "{table}");
+    assert!(table.contains("2/2    1.0000"), "{table}");
+    // No per-file output with --summary.
+    assert!(!table.contains("a.json"), "{table}");
+}
+
+#[test]
+fn an_empty_task_set_is_refused_by_every_command() {
+    let dir = temp_dir("empty");
+    let empty = write(
+        &dir,
+        "empty.json",
+        r#"{"tasks": [], "platform": {"cpus": 2}}"#,
+    );
+    let message = "empty task set: a task set needs at least one task";
+    let out = schedlab(&["analyze", &empty]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains(message));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("-0.0000"));
+    let out = schedlab(&["simulate", &empty, "--policy", "gedf", "--duration", "1ms"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains(message));
+}
+
+#[test]
+fn an_implicit_deadline_is_named_as_the_period() {
+    let dir = temp_dir("implicit");
+    let f = write(
+        &dir,
+        "x.json",
+        r#"{"tasks": [{"name": "x", "wcet": "20ms", "period": "10ms"}]}"#,
+    );
+    let out = schedlab(&["analyze", &f, "--cpus", "1"]);
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("task 0 (`x`): wcet 20ms exceeds period 10ms (the implicit deadline)"));
+}
+
+#[test]
+fn the_benchmark_workload_written_as_files_analyses_alike_in_both_shapes() {
+    let dir = temp_dir("write-sets");
+    let mut verdicts = Vec::new();
+    for shape in ["pretty", "compact"] {
+        let sets = dir.join(shape);
+        let out = schedlab(&[
+            "bench",
+            "analysis",
+            "--cpus",
+            "16",
+            "--tasks",
+            "40",
+            "--sets",
+            "12",
+            "--write-sets",
+            sets.to_str().unwrap(),
+            "--shape",
+            shape,
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut names: Vec<String> = std::fs::read_dir(&sets)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), 12);
+        assert_eq!(
+            (names[0].as_str(), names[11].as_str()),
+            ("set-0000.json", "set-0011.json")
+        );
+        let out = schedlab(&[
+            "analyze",
+            sets.to_str().unwrap(),
+            "--test",
+            "gedf",
+            "--test",
+            "gedf-bcl",
+            "--format",
+            "json",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines: Vec<Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 12);
+        // platform.cpus is written, so no --cpus is needed.
+        assert!(lines.iter().all(|l| l["cpus"] == 16 && l["tasks"] == 40));
+        verdicts.push(
+            lines
+                .iter()
+                .map(|l| l["results"].clone())
+                .collect::<Vec<_>>(),
+        );
+    }
+    assert_eq!(verdicts[0], verdicts[1]);
+    let out = schedlab(&["bench", "analysis", "--tasks", "40,80", "--write-sets", "x"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("one --tasks value"));
+}

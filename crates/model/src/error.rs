@@ -54,8 +54,9 @@ pub enum ModelError {
         /// All known field names, comma-separated.
         known: String,
     },
-    /// WCET exceeds the relative deadline: the task can never meet its deadline.
-    #[error("{task}: wcet {wcet} exceeds deadline {deadline}")]
+    /// WCET exceeds the relative deadline: the task can never meet its deadline. When no
+    /// deadline was written, the deadline is the period, and the message says so.
+    #[error("{task}: wcet {wcet} exceeds {}", if *.implicit { format!("period {deadline} (the implicit deadline)") } else { format!("deadline {deadline}") })]
     WcetExceedsDeadline {
         /// The task.
         task: TaskRef,
@@ -63,6 +64,8 @@ pub enum ModelError {
         wcet: String,
         /// Its deadline, formatted.
         deadline: String,
+        /// No deadline was given: it is the period.
+        implicit: bool,
     },
     /// Two tasks share a name.
     #[error("duplicate task name `{name}` (tasks {first} and {second})")]
@@ -74,6 +77,9 @@ pub enum ModelError {
         /// Index of the second.
         second: usize,
     },
+    /// A task set without tasks: every front end (files, the CLI, Python) refuses it.
+    #[error("empty task set: a task set needs at least one task")]
+    EmptyTaskSet,
     /// The platform description is invalid.
     #[error("platform: field `{field}`: {message}")]
     InvalidPlatform {
@@ -96,6 +102,27 @@ pub enum ModelError {
         /// The operating system's message.
         message: String,
     },
+}
+
+impl ModelError {
+    /// The same error, saying that the deadline a WCET exceeds is the period (for tasks whose
+    /// deadline was not given); other errors unchanged.
+    pub fn with_implicit_deadline(self) -> ModelError {
+        match self {
+            ModelError::WcetExceedsDeadline {
+                task,
+                wcet,
+                deadline,
+                ..
+            } => ModelError::WcetExceedsDeadline {
+                task,
+                wcet,
+                deadline,
+                implicit: true,
+            },
+            other => other,
+        }
+    }
 }
 
 /// Edit distance between two short strings (for "did you mean" suggestions).

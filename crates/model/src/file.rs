@@ -5,16 +5,24 @@
 //!  "tasks": [{"name": "t1", "wcet": "2ms", "period": "10ms", "deadline": "8ms"}]}
 //! ```
 //!
-//! Both formats are read into one JSON value and walked by one validator, so that they accept
-//! exactly the same files and give the same messages. Unknown fields are errors that name the
-//! likely intended field. Times are integers (ns) or strings with a unit (see [`crate::time`]).
+//! Both formats accept exactly the same files and give the same messages: a typed fast path
+//! ([`typed`]) reads well-formed files without building an intermediate value, and the precise
+//! validator ([`precise`]) reads whatever the fast path declines and says what is wrong. Unknown
+//! fields are errors that name the likely intended field. Times are integers (ns) or strings
+//! with a unit (see [`crate::time`]).
 
-use crate::error::{suggest, ModelError, TaskRef};
+mod precise;
+mod scan;
+mod typed;
+
+pub use precise::{from_value, task_from_value};
+
+use crate::error::ModelError;
 use crate::platform::Platform;
-use crate::size::{format_bytes, parse_bytes};
+use crate::size::format_bytes;
 use crate::task::Task;
 use crate::taskset::TaskSet;
-use crate::time::{format_ns, Duration};
+use crate::time::format_ns;
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -60,232 +68,87 @@ pub const TASK_FIELDS: &[&str] = &[
     "name", "wcet", "period", "deadline", "offset", "priority", "utility", "wss", "cpu", "cluster",
     "affinity",
 ];
-const TOP_FIELDS: &[&str] = &["tasks", "platform"];
-const PLATFORM_FIELDS: &[&str] = &["cpus", "cluster_size"];
+/// Field names the top level accepts.
+pub const TOP_FIELDS: &[&str] = &["tasks", "platform"];
+/// Field names `platform` accepts.
+pub const PLATFORM_FIELDS: &[&str] = &["cpus", "cluster_size"];
 
 /// Parses a task-set file from text.
+///
+/// Two paths, one behaviour: a fast path reads well-formed files straight into tasks (JSON: the
+/// scanner of [`scan`]; TOML: the typed visitors of [`typed`]); anything it declines is read
+/// again by the precise validator ([`precise`]), which gives the message naming the task and
+/// the field.
 pub fn parse_str(text: &str, format: Format) -> Result<TaskFile, ModelError> {
-    let value: Value = match format {
-        Format::Json => serde_json::from_str(text)
-            .map_err(|e| ModelError::Syntax(format!("malformed JSON: {e}")))?,
-        Format::Toml => toml::from_str(text).map_err(|e| {
-            ModelError::Syntax(format!("malformed TOML: {}", e.to_string().trim_end()))
-        })?,
+    parse_reusing(text, format, Vec::new())
+}
+
+/// [`parse_str`], filling the tasks of `spare` (a previous file's) in place.
+fn parse_reusing(text: &str, format: Format, spare: Vec<Task>) -> Result<TaskFile, ModelError> {
+    let fast = match format {
+        Format::Json => scan::parse_json(text, spare),
+        Format::Toml => typed::parse_toml(text),
     };
-    from_value(&value)
+    match fast {
+        Some(file) => Ok(file),
+        None => precise::parse_str(text, format),
+    }
 }
 
 /// Reads a task-set file; the format comes from the extension, else from the content.
 pub fn load(path: &Path) -> Result<TaskFile, ModelError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ModelError::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
-    let format = Format::from_path(path).unwrap_or_else(|| Format::sniff(&text));
-    parse_str(&text, format).map_err(|e| match e {
-        ModelError::Syntax(m) => ModelError::Syntax(format!("{}: {m}", path.display())),
-        other => other,
-    })
+    Reader::default().load(path)
 }
 
-/// Builds a task file from an already-parsed JSON value (also used by the Python bindings).
-pub fn from_value(value: &Value) -> Result<TaskFile, ModelError> {
-    let top = value.as_object().ok_or_else(|| {
-        ModelError::Syntax("a task-set file is a table/object with a `tasks` list".into())
-    })?;
-    check_fields(top, TOP_FIELDS, "top level")?;
-    let list = top
-        .get("tasks")
-        .ok_or_else(|| ModelError::Syntax("missing `tasks` list".into()))?
-        .as_array()
-        .ok_or_else(|| ModelError::Syntax("`tasks` must be a list".into()))?;
-    let mut tasks = Vec::with_capacity(list.len());
-    for (index, entry) in list.iter().enumerate() {
-        tasks.push(task_from_value(index, entry)?);
-    }
-    let tasks = TaskSet::new(tasks)?;
-    let platform = match top.get("platform") {
-        None => None,
-        Some(p) => Some(platform_from_value(p)?),
-    };
-    Ok(TaskFile { tasks, platform })
+/// Reads many task-set files one after another, reusing memory: the text buffer, and the tasks
+/// of the file given back with [`Reader::recycle`] (their list and their names' buffers), so
+/// that reading a file of the same size as the last allocates nothing. This is how
+/// `schedlab analyze` reads thousands of files; each result is the same as [`load`]'s.
+///
+/// ```
+/// # use schedlab_model::file::{Reader, Format};
+/// let mut reader = Reader::default();
+/// for text in [r#"{"tasks": [{"name": "a", "wcet": 1, "period": 4}]}"#,
+///              r#"{"tasks": [{"name": "b", "wcet": 2, "period": 5}]}"#] {
+///     let file = reader.parse(text, Format::Json).unwrap();
+///     assert_eq!(file.tasks.len(), 1);
+///     reader.recycle(file);
+/// }
+/// ```
+#[derive(Debug, Default)]
+pub struct Reader {
+    text: String,
+    spare: Vec<Task>,
 }
 
-fn check_fields(obj: &Map<String, Value>, known: &[&str], place: &str) -> Result<(), ModelError> {
-    for key in obj.keys() {
-        if !known.contains(&key.as_str()) {
-            return Err(ModelError::UnknownField {
-                place: place.to_string(),
-                field: key.clone(),
-                suggestion: suggest(key, known),
-                known: known.join(", "),
-            });
-        }
-    }
-    Ok(())
-}
-
-fn task_from_value(index: usize, entry: &Value) -> Result<Task, ModelError> {
-    let anonymous = TaskRef { index, name: None };
-    let obj = entry
-        .as_object()
-        .ok_or_else(|| ModelError::Syntax(format!("{anonymous}: a task must be a table/object")))?;
-    let name = match obj.get("name") {
-        None => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => {
-            return Err(ModelError::InvalidField {
-                task: anonymous,
-                field: "name".into(),
-                message: format!("must be a string, got {other}"),
-            })
-        }
-    };
-    let who = TaskRef { index, name };
-    check_fields(obj, TASK_FIELDS, &who.to_string())?;
-    let invalid = |field: &str, message: String| ModelError::InvalidField {
-        task: who.clone(),
-        field: field.to_string(),
-        message,
-    };
-    let time = |field: &str| -> Result<Option<Duration>, ModelError> {
-        match obj.get(field) {
-            None => Ok(None),
-            Some(v) => read_time(v).map(Some).map_err(|m| invalid(field, m)),
-        }
-    };
-    let required = |field: &str| -> Result<Duration, ModelError> {
-        time(field)?.ok_or_else(|| ModelError::MissingField {
-            task: who.clone(),
-            field: field.to_string(),
+impl Reader {
+    /// Reads a task-set file; the format comes from the extension, else from the content.
+    pub fn load(&mut self, path: &Path) -> Result<TaskFile, ModelError> {
+        let io = |e: std::io::Error| ModelError::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        };
+        self.text.clear();
+        std::fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read_to_string(&mut f, &mut self.text))
+            .map_err(io)?;
+        let format = Format::from_path(path).unwrap_or_else(|| Format::sniff(&self.text));
+        let spare = std::mem::take(&mut self.spare);
+        parse_reusing(&self.text, format, spare).map_err(|e| match e {
+            ModelError::Syntax(m) => ModelError::Syntax(format!("{}: {m}", path.display())),
+            other => other,
         })
-    };
-    let wcet = required("wcet")?;
-    let period = required("period")?;
-    let deadline = time("deadline")?.unwrap_or(period);
-    let mut task = Task::new_unchecked(wcet, deadline, period);
-    task.name = who.name.clone();
-    task.offset = time("offset")?.unwrap_or(Duration::ZERO);
-    let small_int = |field: &str| -> Result<Option<u32>, ModelError> {
-        match obj.get(field) {
-            None => Ok(None),
-            Some(v) => v
-                .as_u64()
-                .and_then(|x| u32::try_from(x).ok())
-                .map(Some)
-                .ok_or_else(|| {
-                    invalid(
-                        field,
-                        format!("must be an integer from 0 to 4294967295, got {v}"),
-                    )
-                }),
-        }
-    };
-    task.priority = small_int("priority")?;
-    task.cpu = small_int("cpu")?;
-    task.cluster = small_int("cluster")?;
-    task.utility = match obj.get("utility") {
-        None => None,
-        Some(v) => match v.as_f64() {
-            Some(u) if u.is_finite() && u >= 0.0 => Some(u),
-            _ => return Err(invalid("utility", format!("must be a number ≥ 0, got {v}"))),
-        },
-    };
-    task.wss = match obj.get("wss") {
-        None => None,
-        Some(Value::String(s)) => Some(parse_bytes(s).map_err(|m| invalid("wss", m))?),
-        Some(v) => Some(v.as_u64().ok_or_else(|| {
-            invalid(
-                "wss",
-                format!("must be a size such as \"64KiB\" or a byte count, got {v}"),
-            )
-        })?),
-    };
-    task.affinity = match obj.get("affinity") {
-        None => None,
-        Some(Value::Array(cpus)) => {
-            let mut list = Vec::with_capacity(cpus.len());
-            for c in cpus {
-                list.push(
-                    c.as_u64()
-                        .and_then(|x| u32::try_from(x).ok())
-                        .ok_or_else(|| {
-                            invalid("affinity", format!("CPU numbers are integers ≥ 0, got {c}"))
-                        })?,
-                );
-            }
-            Some(list)
-        }
-        Some(v) => {
-            return Err(invalid(
-                "affinity",
-                format!("must be a list of CPU numbers, got {v}"),
-            ))
-        }
-    };
-    task.validate(index)?;
-    Ok(task)
-}
-
-fn read_time(v: &Value) -> Result<Duration, String> {
-    match v {
-        Value::String(s) => s.parse::<Duration>().map_err(|e| e.to_string()),
-        Value::Number(n) => {
-            if let Some(ns) = n.as_u64() {
-                Ok(Duration::from_ns(ns))
-            } else if n.as_i64().is_some_and(|x| x < 0) || n.as_f64().is_some_and(|x| x < 0.0) {
-                Err(format!("negative time {n}"))
-            } else if n
-                .as_f64()
-                .is_some_and(|x| x.fract() == 0.0 && x >= u64::MAX as f64)
-            {
-                Err(format!(
-                    "time {n} ns is too large (the limit is 2^64-1 ns, about 584 years)"
-                ))
-            } else {
-                Err(format!(
-                    "{n} is not an integer number of nanoseconds (write \"{n}ms\" or similar for other units)"
-                ))
-            }
-        }
-        Value::Object(o) if o.keys().any(|k| k.contains("datetime")) => {
-            Err("expected a time length such as \"2ms\", got a date-time".to_string())
-        }
-        other => Err(format!(
-            "expected a time such as \"2ms\" or an integer number of nanoseconds, got {other}"
-        )),
     }
-}
 
-fn platform_from_value(v: &Value) -> Result<Platform, ModelError> {
-    let obj = v.as_object().ok_or_else(|| ModelError::InvalidPlatform {
-        field: "platform".into(),
-        message: "must be a table/object such as {\"cpus\": 4}".into(),
-    })?;
-    check_fields(obj, PLATFORM_FIELDS, "platform")?;
-    let int = |field: &str| -> Result<Option<u32>, ModelError> {
-        match obj.get(field) {
-            None => Ok(None),
-            Some(x) => x
-                .as_u64()
-                .and_then(|n| u32::try_from(n).ok())
-                .map(Some)
-                .ok_or_else(|| ModelError::InvalidPlatform {
-                    field: field.into(),
-                    message: format!("must be a positive integer, got {x}"),
-                }),
-        }
-    };
-    let cpus = int("cpus")?.ok_or_else(|| ModelError::InvalidPlatform {
-        field: "cpus".into(),
-        message: "missing".into(),
-    })?;
-    let p = Platform {
-        cpus,
-        cluster_size: int("cluster_size")?,
-    };
-    p.validate()?;
-    Ok(p)
+    /// Parses a task-set file from text, as [`parse_str`].
+    pub fn parse(&mut self, text: &str, format: Format) -> Result<TaskFile, ModelError> {
+        parse_reusing(text, format, std::mem::take(&mut self.spare))
+    }
+
+    /// Gives back a file read earlier, whose memory the next file's tasks reuse.
+    pub fn recycle(&mut self, file: TaskFile) {
+        self.spare = file.tasks.into_tasks();
+    }
 }
 
 /// The file's JSON value (times as exact strings in the most readable unit).
@@ -364,7 +227,95 @@ pub fn save(file: &TaskFile, path: &Path) -> Result<(), ModelError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::Duration;
     use proptest::prelude::*;
+
+    /// The fast path accepts `text` and reads exactly what the precise path reads.
+    fn both_paths_read(text: &str, format: Format) -> TaskFile {
+        let fast = match format {
+            Format::Json => scan::parse_json(text, Vec::new()),
+            Format::Toml => typed::parse_toml(text),
+        };
+        let precise = precise::parse_str(text, format).unwrap();
+        assert_eq!(fast.as_ref(), Some(&precise), "{text}");
+        precise
+    }
+
+    #[test]
+    fn the_fast_path_reads_what_the_precise_path_reads() {
+        let every_field = r#"{"platform": {"cpus": 4, "cluster_size": 2}, "tasks": [
+            {"name": "a", "wcet": "1.5ms", "period": "10ms", "deadline": "8ms", "offset": 7,
+             "priority": 3, "utility": 2.5, "wss": "64KiB", "cpu": 1, "cluster": 0,
+             "affinity": [0, 2]},
+            {"name": "bé", "wcet": 1000, "period": "1_000us", "utility": 4, "wss": 4096},
+            {"wcet": "2 ms", "period": "1s", "deadline": "2s"}]}"#;
+        let f = both_paths_read(every_field, Format::Json);
+        assert_eq!(f.tasks[1].name.as_deref(), Some("bé"));
+        assert_eq!(f.tasks[0].affinity, Some(vec![0, 2]));
+        let toml_text = to_string(&f, Format::Toml).unwrap();
+        assert_eq!(both_paths_read(&toml_text, Format::Toml), f);
+        // An escaped name is read by the precise path alone, alike.
+        let escaped = r#"{"tasks": [{"name": "b\u00e9", "wcet": 1, "period": 2}]}"#;
+        assert_eq!(scan::parse_json(escaped, Vec::new()), None);
+        assert_eq!(
+            parse_str(escaped, Format::Json).unwrap().tasks[0]
+                .name
+                .as_deref(),
+            Some("bé")
+        );
+        let compact =
+            r#"{"tasks":[{"name":"t0","wcet":3,"period":17},{"name":"t1","wcet":1,"period":10}]}"#;
+        both_paths_read(compact, Format::Json);
+        let toml_ints = "[[tasks]]\nwcet = 3\nperiod = 17\npriority = 1\nutility = 2\n";
+        both_paths_read(toml_ints, Format::Toml);
+    }
+
+    #[test]
+    fn a_reader_reads_what_parse_str_reads() {
+        let texts = [
+            r#"{"tasks": [{"name": "a", "wcet": 1, "period": 4}, {"name": "bb", "wcet": 2, "period": 5, "wss": 64}]}"#,
+            r#"{"tasks": [{"wcet": 3, "period": 9, "priority": 2}, {"name": "a much longer name", "wcet": 1, "period": 2}, {"name": "c", "wcet": 1, "period": 3}]}"#,
+            r#"{"tasks": [{"name": "z", "wcet": "1ms", "period": "3ms", "affinity": [1]}]}"#,
+            r#"{"tasks": [{"name": "z", "wcet": 5, "period": 3}]}"#,
+            r#"{"tasks": [{"name": "y", "wcet": 1, "period": 3}, {"name": "x", "wcet": 1, "period": 3}]}"#,
+            "[[tasks]]\nname = \"t\"\nwcet = 1\nperiod = 2\n",
+        ];
+        let mut reader = Reader::default();
+        for text in texts.iter().chain(texts.iter().rev()) {
+            let format = Format::sniff(text);
+            let read = reader.parse(text, format);
+            assert_eq!(read, parse_str(text, format), "{text}");
+            if let Ok(file) = read {
+                reader.recycle(file);
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_path_declines_what_it_does_not_read_the_same_way() {
+        // Repeated keys (the precise path keeps the last), null, a float time, a negative
+        // integer, a date-time: all go to the precise path.
+        for text in [
+            r#"{"tasks": [{"wcet": 1, "period": 5, "period": 6}]}"#,
+            r#"{"tasks": [{"wcet": 1, "period": 5, "deadline": null}]}"#,
+            r#"{"tasks": [{"wcet": 1.0, "period": 5}]}"#,
+            r#"{"tasks": [{"wcet": 1, "period": 5, "priority": -1}]}"#,
+            r#"{"tasks": [{"wcet": 1, "period": 5}], "tasks": []}"#,
+        ] {
+            assert_eq!(scan::parse_json(text, Vec::new()), None, "{text}");
+        }
+        assert_eq!(
+            typed::parse_toml("[[tasks]]\nwcet = 1979-05-27T07:32:00Z\nperiod = 5\n"),
+            None
+        );
+        // …where a repeated key is read as its last value.
+        let f = parse_str(
+            r#"{"tasks": [{"wcet": 1, "period": 5, "period": 6}]}"#,
+            Format::Json,
+        )
+        .unwrap();
+        assert_eq!(f.tasks[0].period, Duration::from_ns(6));
+    }
 
     #[test]
     fn reads_the_documented_example() {
@@ -411,7 +362,17 @@ mod tests {
         );
         assert_eq!(
             error_of(r#"{"tasks": [{"name": "x", "wcet": "20ms", "period": "10ms"}]}"#),
+            "task 0 (`x`): wcet 20ms exceeds period 10ms (the implicit deadline)"
+        );
+        assert_eq!(
+            error_of(
+                r#"{"tasks": [{"name": "x", "wcet": "20ms", "period": "30ms", "deadline": "10ms"}]}"#
+            ),
             "task 0 (`x`): wcet 20ms exceeds deadline 10ms"
+        );
+        assert_eq!(
+            error_of("[[tasks]]\nwcet = \"2ms\"\nperiod = \"1ms\"\n"),
+            "task 0: wcet 2ms exceeds period 1ms (the implicit deadline)"
         );
         assert_eq!(
             error_of(r#"{"tasks": [{"name": "x", "wcet": "0ms", "period": "10ms"}]}"#),
@@ -428,7 +389,21 @@ mod tests {
                 .contains("too large")
         );
         assert!(error_of(r#"{"tasks": [], "platfrom": {}}"#).contains("did you mean `platform`"));
-        assert!(error_of(r#"{"tasks": [], "platform": {"cpus": 0}}"#).contains("cpus"));
+        assert!(
+            error_of(r#"{"tasks": [{"wcet": 1, "period": 2}], "platform": {"cpus": 0}}"#)
+                .contains("cpus")
+        );
+        // One rule for every front end: a task set has at least one task.
+        for empty in [
+            r#"{"tasks": []}"#,
+            r#"{"tasks": [], "platform": {"cpus": 0}}"#,
+            "tasks = []",
+        ] {
+            assert_eq!(
+                error_of(empty),
+                "empty task set: a task set needs at least one task"
+            );
+        }
         assert!(error_of(r#"{"tasks": [1, 2]"#).contains("malformed JSON"));
         assert!(error_of("tasks = 3").contains("must be a list"));
         assert!(error_of(r#"{"tasks": [{"name": "a", "wcet": 1, "period": 2}, {"name": "a", "wcet": 1, "period": 2}]}"#)
@@ -462,6 +437,26 @@ mod tests {
         ) {
             let text = format!(r#"{{"tasks": [{{"wcet": {wcet}, "period": {period}, "{extra}": {value}}}], "platform": {{"cpus": {value}}}}}"#);
             let _ = parse_str(&text, Format::Json);
+        }
+
+        #[test]
+        fn whatever_the_fast_path_reads_the_precise_path_reads_alike(
+            wcet in prop_oneof![Just("\"2ms\"".to_string()), "-?[0-9]{1,21}(\\.[0-9]{0,2})?", "\"[0-9._]{1,6}(ns|us|ms|s| ms|)\""],
+            period in prop_oneof!["[0-9]{1,21}", "\"[0-9._]{1,6}(ns|us|µs|ms|s)\""],
+            key in prop_oneof![Just("deadline"), Just("offset"), Just("priority"), Just("utility"), Just("wss"), Just("cpu"), Just("affinity"), Just("name"), Just("perod")],
+            value in prop_oneof![Just("null".to_string()), Just("[1, 2]".to_string()), Just("\"t\"".to_string()), "-?[0-9]{1,21}(\\.[0-9]{1,2})?(e[0-9])?", "\"[0-9.]{1,5}(KiB|ns|ms|x|)\""],
+            cpus in prop_oneof![Just("1".to_string()), "-?[0-9]{1,11}"],
+        ) {
+            let text = format!(r#"{{"tasks": [{{"wcet": {wcet}, "period": {period}, "{key}": {value}}}], "platform": {{"cpus": {cpus}}}}}"#);
+            if let Some(fast) = scan::parse_json(&text, Vec::new()) {
+                prop_assert_eq!(Ok(fast), precise::parse_str(&text, Format::Json));
+            }
+            if let Ok(file) = parse_str(&text, Format::Json) {
+                let toml_text = to_string(&file, Format::Toml).unwrap();
+                if let Some(fast) = typed::parse_toml(&toml_text) {
+                    prop_assert_eq!(Ok(fast), precise::parse_str(&toml_text, Format::Toml));
+                }
+            }
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod error;
 pub mod exact;
 pub mod extensions;
 pub mod file;
+mod names;
 pub mod overheads;
 pub mod platform;
 pub mod size;

@@ -93,9 +93,10 @@ impl Task {
         }
     }
 
-    /// An implicit-deadline task `(C, T, T)`, validated.
+    /// An implicit-deadline task `(C, T, T)`, validated (a WCET above the period is reported
+    /// as exceeding "period (the implicit deadline)").
     pub fn implicit(wcet: Duration, period: Duration) -> Result<Task, ModelError> {
-        Task::new(wcet, period, period)
+        Task::new(wcet, period, period).map_err(ModelError::with_implicit_deadline)
     }
 
     /// Builder: sets the name.
@@ -120,7 +121,11 @@ impl Task {
 
     /// Checks the invariants of one task (`index` is used in messages).
     pub fn validate(&self, index: usize) -> Result<(), ModelError> {
-        if let Some(field) = zero_timing_field(self.wcet, self.period, self.deadline) {
+        let zero = self.wcet.is_zero() || self.period.is_zero() || self.deadline.is_zero();
+        if let Some(field) = zero
+            .then(|| zero_timing_field(self.wcet, self.period, self.deadline))
+            .flatten()
+        {
             return Err(ModelError::InvalidField {
                 task: self.reference(index),
                 field: field.to_string(),
@@ -132,6 +137,7 @@ impl Task {
                 task: self.reference(index),
                 wcet: self.wcet.to_string(),
                 deadline: self.deadline.to_string(),
+                implicit: false,
             });
         }
         if let Some(u) = self.utility {

@@ -1,12 +1,16 @@
 //! Task sets: an ordered list of tasks (the order is the task index used everywhere: files, CSV,
-//! tie-breaking) with set-wide invariants (unique names) and aggregate quantities.
+//! tie-breaking) with set-wide invariants (at least one task, unique names) and aggregate
+//! quantities.
+//!
+//! One rule for every front end: a task set has at least one task. Files, the CLI (`analyze`,
+//! `simulate`, `run`) and Python all build their task sets through [`TaskSet::new`], which
+//! refuses an empty list with [`ModelError::EmptyTaskSet`].
 
 use crate::error::ModelError;
 use crate::exact::{cmp_sum, Frac};
 use crate::task::Task;
 use crate::time::Duration;
 use std::cmp::Ordering;
-use std::collections::HashMap;
 use std::ops::Deref;
 
 /// An ordered set of sporadic tasks. Dereferences to `[Task]`.
@@ -16,7 +20,7 @@ pub struct TaskSet {
 }
 
 impl TaskSet {
-    /// A validated task set: every task valid, names unique.
+    /// A validated task set: at least one task, every task valid, names unique.
     pub fn new(tasks: Vec<Task>) -> Result<TaskSet, ModelError> {
         let set = TaskSet { tasks };
         set.validate()?;
@@ -28,23 +32,22 @@ impl TaskSet {
         TaskSet { tasks }
     }
 
-    /// Checks every task and that names are unique.
+    /// Checks that there is at least one task, every task, and that names are unique.
     pub fn validate(&self) -> Result<(), ModelError> {
-        let mut seen: HashMap<&str, usize> = HashMap::new();
+        if self.tasks.is_empty() {
+            return Err(ModelError::EmptyTaskSet);
+        }
         for (i, t) in self.tasks.iter().enumerate() {
             t.validate(i)?;
-            if let Some(name) = &t.name {
-                if let Some(&first) = seen.get(name.as_str()) {
-                    return Err(ModelError::DuplicateName {
-                        name: name.clone(),
-                        first,
-                        second: i,
-                    });
-                }
-                seen.insert(name, i);
-            }
         }
-        Ok(())
+        match crate::names::first_repeated_name(&self.tasks) {
+            None => Ok(()),
+            Some((first, second)) => Err(ModelError::DuplicateName {
+                name: self.tasks[second].name.clone().unwrap_or_default(),
+                first,
+                second,
+            }),
+        }
     }
 
     /// The tasks.
@@ -56,13 +59,17 @@ impl TaskSet {
         self.tasks
     }
 
-    /// Total utilization `Σ Ci/Ti` as a float (reports only).
+    /// Total utilization `Σ Ci/Ti` as a float (reports only). Summed from `+0.0` (an empty
+    /// float sum is `-0.0`, which prints as `-0.0000`).
     pub fn utilization(&self) -> f64 {
-        self.tasks.iter().map(Task::utilization).sum()
+        self.tasks
+            .iter()
+            .map(Task::utilization)
+            .fold(0.0, |a, b| a + b)
     }
-    /// Total density `Σ Ci/min(Di,Ti)` as a float (reports only).
+    /// Total density `Σ Ci/min(Di,Ti)` as a float (reports only), summed from `+0.0`.
     pub fn density(&self) -> f64 {
-        self.tasks.iter().map(Task::density).sum()
+        self.tasks.iter().map(Task::density).fold(0.0, |a, b| a + b)
     }
     /// Largest task utilization as a float (reports only).
     pub fn max_utilization(&self) -> f64 {
@@ -184,6 +191,20 @@ mod tests {
             s.unwrap_err().to_string(),
             "duplicate task name `a` (tasks 0 and 1)"
         );
+    }
+
+    #[test]
+    fn a_task_set_needs_a_task() {
+        let err = TaskSet::new(Vec::new()).unwrap_err();
+        assert_eq!(err, ModelError::EmptyTaskSet);
+        assert_eq!(
+            err.to_string(),
+            "empty task set: a task set needs at least one task"
+        );
+        // Unchecked sets (generators) may be empty; their sums are +0, never -0.
+        let empty = TaskSet::new_unchecked(Vec::new());
+        assert!(empty.utilization().is_sign_positive());
+        assert_eq!(format!("{:.4}", empty.density()), "0.0000");
     }
 
     #[test]

@@ -1,0 +1,234 @@
+//! The precise path of reading a task file: the whole text as one JSON value (TOML is converted
+//! to the same value), walked by one validator, so that both formats accept exactly the same
+//! files and give the same messages. Every message about a task file comes from here: unknown
+//! fields name the likely intended one, values name the task and the field.
+//!
+//! Files that are well formed are read by the faster typed path ([`super::typed`]); this one
+//! runs on the rest, to say what is wrong, and on values that are already JSON (Python).
+
+use super::{TaskFile, PLATFORM_FIELDS, TASK_FIELDS, TOP_FIELDS};
+use crate::error::{suggest, ModelError, TaskRef};
+use crate::platform::Platform;
+use crate::size::parse_bytes;
+use crate::task::Task;
+use crate::taskset::TaskSet;
+use crate::time::Duration;
+use serde_json::{Map, Value};
+
+/// Reads a task file through the precise validator (see the module doc).
+pub(super) fn parse_str(text: &str, format: super::Format) -> Result<TaskFile, ModelError> {
+    let value: Value = match format {
+        super::Format::Json => serde_json::from_str(text)
+            .map_err(|e| ModelError::Syntax(format!("malformed JSON: {e}")))?,
+        super::Format::Toml => toml::from_str(text).map_err(|e| {
+            ModelError::Syntax(format!("malformed TOML: {}", e.to_string().trim_end()))
+        })?,
+    };
+    from_value(&value)
+}
+
+/// Builds a task file from an already-parsed JSON value (also used by the Python bindings).
+pub fn from_value(value: &Value) -> Result<TaskFile, ModelError> {
+    let top = value.as_object().ok_or_else(|| {
+        ModelError::Syntax("a task-set file is a table/object with a `tasks` list".into())
+    })?;
+    check_fields(top, TOP_FIELDS, "top level")?;
+    let list = top
+        .get("tasks")
+        .ok_or_else(|| ModelError::Syntax("missing `tasks` list".into()))?
+        .as_array()
+        .ok_or_else(|| ModelError::Syntax("`tasks` must be a list".into()))?;
+    let mut tasks = Vec::with_capacity(list.len());
+    for (index, entry) in list.iter().enumerate() {
+        tasks.push(task_from_value(index, entry)?);
+    }
+    let tasks = TaskSet::new(tasks)?;
+    let platform = match top.get("platform") {
+        None => None,
+        Some(p) => Some(platform_from_value(p)?),
+    };
+    Ok(TaskFile { tasks, platform })
+}
+
+fn check_fields(obj: &Map<String, Value>, known: &[&str], place: &str) -> Result<(), ModelError> {
+    for key in obj.keys() {
+        if !known.contains(&key.as_str()) {
+            return Err(ModelError::UnknownField {
+                place: place.to_string(),
+                field: key.clone(),
+                suggestion: suggest(key, known),
+                known: known.join(", "),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// One task of a file (the `index`-th, for messages) from its JSON object, validated on its
+/// own, with the file's messages. The Python bindings build tasks from dictionaries with it.
+pub fn task_from_value(index: usize, entry: &Value) -> Result<Task, ModelError> {
+    let anonymous = TaskRef { index, name: None };
+    let obj = entry
+        .as_object()
+        .ok_or_else(|| ModelError::Syntax(format!("{anonymous}: a task must be a table/object")))?;
+    let name = match obj.get("name") {
+        None => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => {
+            return Err(ModelError::InvalidField {
+                task: anonymous,
+                field: "name".into(),
+                message: format!("must be a string, got {other}"),
+            })
+        }
+    };
+    let who = TaskRef { index, name };
+    check_fields(obj, TASK_FIELDS, &who.to_string())?;
+    let invalid = |field: &str, message: String| ModelError::InvalidField {
+        task: who.clone(),
+        field: field.to_string(),
+        message,
+    };
+    let time = |field: &str| -> Result<Option<Duration>, ModelError> {
+        match obj.get(field) {
+            None => Ok(None),
+            Some(v) => read_time(v).map(Some).map_err(|m| invalid(field, m)),
+        }
+    };
+    let required = |field: &str| -> Result<Duration, ModelError> {
+        time(field)?.ok_or_else(|| ModelError::MissingField {
+            task: who.clone(),
+            field: field.to_string(),
+        })
+    };
+    let wcet = required("wcet")?;
+    let period = required("period")?;
+    let given_deadline = time("deadline")?;
+    let deadline = given_deadline.unwrap_or(period);
+    let mut task = Task::new_unchecked(wcet, deadline, period);
+    task.name = who.name.clone();
+    task.offset = time("offset")?.unwrap_or(Duration::ZERO);
+    let small_int = |field: &str| -> Result<Option<u32>, ModelError> {
+        match obj.get(field) {
+            None => Ok(None),
+            Some(v) => v
+                .as_u64()
+                .and_then(|x| u32::try_from(x).ok())
+                .map(Some)
+                .ok_or_else(|| {
+                    invalid(
+                        field,
+                        format!("must be an integer from 0 to 4294967295, got {v}"),
+                    )
+                }),
+        }
+    };
+    task.priority = small_int("priority")?;
+    task.cpu = small_int("cpu")?;
+    task.cluster = small_int("cluster")?;
+    task.utility = match obj.get("utility") {
+        None => None,
+        Some(v) => match v.as_f64() {
+            Some(u) if u.is_finite() && u >= 0.0 => Some(u),
+            _ => return Err(invalid("utility", format!("must be a number ≥ 0, got {v}"))),
+        },
+    };
+    task.wss = match obj.get("wss") {
+        None => None,
+        Some(Value::String(s)) => Some(parse_bytes(s).map_err(|m| invalid("wss", m))?),
+        Some(v) => Some(v.as_u64().ok_or_else(|| {
+            invalid(
+                "wss",
+                format!("must be a size such as \"64KiB\" or a byte count, got {v}"),
+            )
+        })?),
+    };
+    task.affinity = match obj.get("affinity") {
+        None => None,
+        Some(Value::Array(cpus)) => {
+            let mut list = Vec::with_capacity(cpus.len());
+            for c in cpus {
+                list.push(
+                    c.as_u64()
+                        .and_then(|x| u32::try_from(x).ok())
+                        .ok_or_else(|| {
+                            invalid("affinity", format!("CPU numbers are integers ≥ 0, got {c}"))
+                        })?,
+                );
+            }
+            Some(list)
+        }
+        Some(v) => {
+            return Err(invalid(
+                "affinity",
+                format!("must be a list of CPU numbers, got {v}"),
+            ))
+        }
+    };
+    task.validate(index).map_err(|e| match given_deadline {
+        Some(_) => e,
+        None => e.with_implicit_deadline(),
+    })?;
+    Ok(task)
+}
+
+fn read_time(v: &Value) -> Result<Duration, String> {
+    match v {
+        Value::String(s) => s.parse::<Duration>().map_err(|e| e.to_string()),
+        Value::Number(n) => {
+            if let Some(ns) = n.as_u64() {
+                Ok(Duration::from_ns(ns))
+            } else if n.as_i64().is_some_and(|x| x < 0) || n.as_f64().is_some_and(|x| x < 0.0) {
+                Err(format!("negative time {n}"))
+            } else if n
+                .as_f64()
+                .is_some_and(|x| x.fract() == 0.0 && x >= u64::MAX as f64)
+            {
+                Err(format!(
+                    "time {n} ns is too large (the limit is 2^64-1 ns, about 584 years)"
+                ))
+            } else {
+                Err(format!(
+                    "{n} is not an integer number of nanoseconds (write \"{n}ms\" or similar for other units)"
+                ))
+            }
+        }
+        Value::Object(o) if o.keys().any(|k| k.contains("datetime")) => {
+            Err("expected a time length such as \"2ms\", got a date-time".to_string())
+        }
+        other => Err(format!(
+            "expected a time such as \"2ms\" or an integer number of nanoseconds, got {other}"
+        )),
+    }
+}
+
+fn platform_from_value(v: &Value) -> Result<Platform, ModelError> {
+    let obj = v.as_object().ok_or_else(|| ModelError::InvalidPlatform {
+        field: "platform".into(),
+        message: "must be a table/object such as {\"cpus\": 4}".into(),
+    })?;
+    check_fields(obj, PLATFORM_FIELDS, "platform")?;
+    let int = |field: &str| -> Result<Option<u32>, ModelError> {
+        match obj.get(field) {
+            None => Ok(None),
+            Some(x) => x
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .map(Some)
+                .ok_or_else(|| ModelError::InvalidPlatform {
+                    field: field.into(),
+                    message: format!("must be a positive integer, got {x}"),
+                }),
+        }
+    };
+    let cpus = int("cpus")?.ok_or_else(|| ModelError::InvalidPlatform {
+        field: "cpus".into(),
+        message: "missing".into(),
+    })?;
+    let p = Platform {
+        cpus,
+        cluster_size: int("cluster_size")?,
+    };
+    p.validate()?;
+    Ok(p)
+}
