@@ -114,7 +114,7 @@ def test_a_task_is_checked_like_a_task_in_a_file():
     assert schedlab.Task(**t.to_dict()) == t and hash(schedlab.Task(**t.to_dict())) == hash(t)
     assert t.replace(wcet="1ms").wcet == 1_000_000 and t.wcet == 2_000_000
     assert "Task(wcet=2000000, period=10000000, deadline=8000000, name='t'" in repr(t)
-    with pytest.raises(schedlab.Error, match=r"^Task \(`x`\): wcet 20ms exceeds deadline 10ms"):
+    with pytest.raises(schedlab.Error, match=r"^Task \(`x`\): wcet 20ms exceeds period 10ms \(the implicit deadline\)"):
         schedlab.Task("20ms", "10ms", name="x")
     with pytest.raises(schedlab.Error, match=r"^Task: field `period`: cannot read `soon` as a time"):
         schedlab.Task(1, "soon")
