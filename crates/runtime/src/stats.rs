@@ -166,7 +166,8 @@ pub fn jobs_from_trace(
     }
     for iv in intervals(events) {
         if let Some(p) = jobs.get_mut(&(iv.task, iv.seq)) {
-            p.executed += iv.end.saturating_sub(iv.start);
+            // Saturating: a crafted trace's intervals can sum beyond 2^64 ns.
+            p.executed = p.executed.saturating_add(iv.end.saturating_sub(iv.start));
         }
     }
     let h = horizon.as_ns();
