@@ -46,7 +46,8 @@ failing_part() {
         inerr { print; if ($0 ~ /^$/) inerr = 0; next }
         /^failures:$/ { infail = 1 }
         infail { print; if ($0 ~ /^test result:/) { infail = 0; after_result = 1; nring = 0 } ; next }
-        /^error: test failed/ || /^error: [0-9]+ targets? failed/ {
+        /^error: [0-9]+ targets? failed/ { print; inerr = 1; next }
+        /^error: test failed/ {
             if (!after_result) { print "... last lines before the crash:"; flush_ring() }
             print; after_result = 0; nring = 0; next
         }
