@@ -125,15 +125,17 @@ count_passed() {
 
 stage fmt cargo fmt --all -- --check
 stage clippy cargo clippy --workspace --all-targets -- -D warnings
+# The floors of the test counts: the suite had 484 tests (cargo-test) and about 400 (the
+# overflow-checked subset) when they were set; a stage that silently ran far fewer fails.
 stage cargo-test cargo test --workspace --release --no-fail-fast
-require_at_least cargo-test 500
+require_at_least cargo-test 450
 count_passed cargo-test
 # The crates whose arithmetic runs on input values, rebuilt with overflow checks (profile
 # release-checked in Cargo.toml): an overflow panics here where a release build would wrap.
 stage overflow-checked cargo test --profile release-checked --no-fail-fast \
     -p schedlab-model -p schedlab-gen -p schedlab-analysis -p schedlab-policy \
     -p schedlab-trace -p schedlab-sim
-require_at_least overflow-checked 200
+require_at_least overflow-checked 350
 stage loom env RUSTFLAGS="--cfg loom" cargo test -p schedlab-runtime --lib \
     --target-dir target/loom loom_tests
 require_at_least loom 2
