@@ -19,6 +19,10 @@ pub enum AnalysisError {
     /// `m = 0`.
     #[error("the number of CPUs must be at least 1")]
     NoCpus,
+    /// `m` above [`schedlab_model::platform::MAX_CPUS`] (tests and partitioning heuristics
+    /// allocate per-CPU state).
+    #[error(transparent)]
+    TooManyCpus(#[from] schedlab_model::platform::TooManyCpus),
     /// A task's parameters are invalid.
     #[error("task {index}: {message}")]
     InvalidTask {

@@ -109,7 +109,8 @@ impl System {
         System::from_params(tasks.iter().map(Params::from).collect(), cpus, priorities)
     }
 
-    /// A system from raw parameters; checks `cpus ≥ 1` and `0 < c ≤ d`, `t > 0` for each task.
+    /// A system from raw parameters; checks `1 ≤ cpus ≤`
+    /// [`MAX_CPUS`](schedlab_model::platform::MAX_CPUS) and `0 < c ≤ d`, `t > 0` for each task.
     pub fn from_params(
         params: Vec<Params>,
         cpus: u32,
@@ -118,6 +119,7 @@ impl System {
         if cpus == 0 {
             return Err(AnalysisError::NoCpus);
         }
+        schedlab_model::platform::check_cpu_count(cpus)?;
         for (i, p) in params.iter().enumerate() {
             if p.c == 0 || p.d == 0 || p.t == 0 || p.c > p.d {
                 return Err(AnalysisError::InvalidTask {
@@ -265,6 +267,15 @@ mod tests {
     #[test]
     fn rejects_bad_systems() {
         assert!(System::from_params(vec![], 0, Priorities::Dm).is_err());
+        let max = schedlab_model::platform::MAX_CPUS;
+        assert!(System::from_params(vec![], max, Priorities::Dm).is_ok());
+        let err = System::from_params(vec![], max + 1, Priorities::Dm).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "4097 CPUs is more than schedlab supports (at most 4096)"
+        );
+        let one = System::from_params(vec![Params::new(1, 2, 2)], 1, Priorities::Dm).unwrap();
+        assert!(one.with_cpus(u32::MAX).is_err());
         assert!(System::from_params(vec![Params::new(5, 4, 10)], 1, Priorities::Dm).is_err());
     }
 }

@@ -247,6 +247,10 @@ fn ref_gfb(p: &[Params], m: u32) -> bool {
 #[derive(Default, Debug)]
 struct Tally {
     cases: u64,
+    /// Sets with `n ≤ m`: every task has a CPU of its own, so `gedf-rta` and `gedf-bcl-iter`
+    /// must accept them (the interference of at most `m − 1` tasks, each capped at
+    /// `R − C + 1` or `D − C + 1`, divided by `m`, rounds down to 0: `R = C ≤ D`).
+    within_m: u64,
     rta: u64,
     rta_step5: u64,
     bcl_iter: u64,
@@ -337,6 +341,16 @@ fn compare(p: &[Params], m: u32, tally: &mut Tally) -> Result<(), String> {
         }
     }
 
+    if p.len() <= m as usize {
+        tally.within_m += 1;
+        if !ours.is_schedulable() || !accepted("gedf-bcl-iter", &sys)? {
+            return Err(format!(
+                "n ≤ m but gedf-rta or gedf-bcl-iter does not accept; {}",
+                ctx()
+            ));
+        }
+    }
+
     for (name, reference) in [
         ("gedf-bcl-iter", ref_bcl_iter(p, m, 0)),
         ("gedf-bak", ref_bak(p, m)),
@@ -403,18 +417,33 @@ fn recipe_sweep(constrained: bool, seed: u64, sets: u64) -> Tally {
     tally
 }
 
+/// What a sweep must have compared: every drawn set (no set is skipped: a disagreement fails
+/// the sweep), among them the sets with `n ≤ m` (n is uniform in 1..=4m+4, so about one set
+/// in five; 1500 sets give about 300, and fewer than 100 would mean the generator changed),
+/// which `gedf-rta` and `gedf-bcl-iter` accept set by set; BAK and GFB must accept some.
+fn assert_compared(tally: &Tally, drawn: u64) {
+    assert_eq!(tally.cases, drawn, "every drawn set is compared");
+    assert!(
+        tally.within_m >= drawn / 15,
+        "only {} of {drawn} sets have n ≤ m",
+        tally.within_m
+    );
+    assert!(tally.rta >= tally.within_m && tally.bcl_iter >= tally.within_m);
+    assert!(tally.bak > 0 && tally.gfb > 0);
+}
+
 #[test]
 fn implicit_recipe_sets_agree_with_schedcat() {
     let tally = recipe_sweep(false, 11, 1500);
     eprintln!("implicit: {tally:?}");
-    assert!(tally.rta > 0 && tally.bcl_iter > 0 && tally.bak > 0 && tally.gfb > 0);
+    assert_compared(&tally, scaled(1500));
 }
 
 #[test]
 fn constrained_recipe_sets_agree_with_schedcat() {
     let tally = recipe_sweep(true, 23, 1500);
     eprintln!("constrained: {tally:?}");
-    assert!(tally.rta > 0 && tally.bcl_iter > 0 && tally.bak > 0 && tally.gfb > 0);
+    assert_compared(&tally, scaled(1500));
 }
 
 /// Larger, irregular times (the recipe scaled by 97 with a random remainder added to `C` and
@@ -446,7 +475,14 @@ fn scaled_recipe_sets_agree_with_schedcat() {
         }
     }
     eprintln!("scaled: {tally:?}");
-    assert!(tally.rta > 0);
+    // n is uniform in 1..=3m+3 here: about one set in four has n ≤ m.
+    assert_eq!(
+        tally.cases,
+        scaled(SCALED_SETS),
+        "every drawn set is compared"
+    );
+    assert!(tally.within_m >= scaled(SCALED_SETS) / 15);
+    assert!(tally.rta >= tally.within_m && tally.bcl_iter >= tally.within_m);
 }
 
 const SCALED_SETS: u64 = 400;

@@ -265,8 +265,25 @@ fn compare(params: &[Params], m: u32, which: Which) -> Result<(), String> {
     Ok(())
 }
 
-/// Counts of (cases, reference-schedulable) per analysis.
-fn run_all(params: &[Params], m: u32, stats: &mut [(u64, u64); 4]) {
+/// Per analysis: sets compared, sets schedulable, and sets it must accept whatever the
+/// parameters (see [`must_accept`]).
+type Stats = [(u64, u64, u64); 4];
+
+/// Sets an analysis accepts by construction: with `n ≤ m` every task has a CPU of its own, and
+/// the interference of at most `m − 1` higher-priority tasks, each capped at `R − C + 1`
+/// (`gfp-rta-lc`, `gfp-rta`), divided by `m` rounds down to 0, so `R = C ≤ D`; on one CPU a
+/// single task responds in `C ≤ D` (`fp-rta`). The uncapped `gfp-rta:cap=false` has no such
+/// guarantee.
+fn must_accept(which: Which, n: usize, m: u32) -> bool {
+    match which {
+        Which::Guan | Which::Bertogna { cap: true } => n <= m as usize,
+        Which::Uni => m == 1 && n == 1,
+        Which::Bertogna { cap: false } => false,
+    }
+}
+
+/// Compares every analysis that applies on one set and counts it.
+fn run_all(params: &[Params], m: u32, stats: &mut Stats) {
     for (w, s) in ALL.iter().zip(stats.iter_mut()) {
         if *w == Which::Uni && m != 1 {
             continue;
@@ -276,9 +293,51 @@ fn run_all(params: &[Params], m: u32, stats: &mut [(u64, u64); 4]) {
         }
         s.0 += 1;
         let sys = System::from_params(params.to_vec(), m, Priorities::Dm).unwrap();
-        if analyze(registry::by_name(w.spec()).unwrap().as_ref(), &sys).is_schedulable() {
-            s.1 += 1;
+        let accepted =
+            analyze(registry::by_name(w.spec()).unwrap().as_ref(), &sys).is_schedulable();
+        s.1 += u64::from(accepted);
+        if must_accept(*w, params.len(), m) {
+            assert!(accepted, "{} rejects {params:?} on m = {m}", w.spec());
+            s.2 += 1;
         }
+    }
+}
+
+/// The minimum a sweep over `sizes(m)` for m = 1..=16, `per_size(m)` sets per size, must have
+/// compared: exactly every set (no set is skipped; `fp-rta` only at m = 1), and of them at least
+/// the sets that [`must_accept`] — the counts follow from the sizes alone, so a sweep that
+/// compared less, or a generator that lost its small sets, fails.
+fn assert_compared(label: &str, stats: &Stats, per_size: impl Fn(u32) -> u64) {
+    report(label, stats);
+    for (w, &(cases, schedulable, guaranteed)) in ALL.iter().zip(stats) {
+        let ms: Vec<u32> = if *w == Which::Uni {
+            vec![1]
+        } else {
+            (1..=16).collect()
+        };
+        let expected: u64 = ms
+            .iter()
+            .map(|&m| sizes(m).len() as u64 * per_size(m))
+            .sum();
+        let must: u64 = ms
+            .iter()
+            .map(|&m| {
+                let k = sizes(m).iter().filter(|&&n| must_accept(*w, n, m)).count();
+                k as u64 * per_size(m)
+            })
+            .sum();
+        assert_eq!(
+            cases,
+            expected,
+            "{label}: {} compared {cases} sets",
+            w.spec()
+        );
+        assert_eq!(guaranteed, must, "{label}: {}", w.spec());
+        assert!(
+            schedulable >= must && schedulable > 0,
+            "{label}: {}",
+            w.spec()
+        );
     }
 }
 
@@ -318,10 +377,10 @@ fn benchmark_like(
     params_of(&spec.generate(index).unwrap().tasks)
 }
 
-fn report(label: &str, stats: &[(u64, u64); 4]) {
-    for (w, (n, ok)) in ALL.iter().zip(stats) {
+fn report(label: &str, stats: &Stats) {
+    for (w, (n, ok, must)) in ALL.iter().zip(stats) {
         eprintln!(
-            "{label}: {:<18} {n:>6} cases, {ok:>6} schedulable",
+            "{label}: {:<18} {n:>6} cases, {ok:>6} schedulable ({must} by construction)",
             w.spec()
         );
     }
@@ -353,43 +412,49 @@ fn sizes(m: u32) -> Vec<usize> {
     v
 }
 
+/// Sets per size at `m` CPUs in the judge-like sweeps (8 times more on one CPU).
+fn judge_sets(m: u32) -> u64 {
+    sets_per_size() * if m == 1 { 8 } else { 1 }
+}
+
 #[test]
 fn judge_like_implicit() {
-    let mut stats = [(0, 0); 4];
+    let mut stats = [(0, 0, 0); 4];
     for m in 1..=16u32 {
         for n in sizes(m) {
-            for index in 0..sets_per_size() * if m == 1 { 8 } else { 1 } {
+            for index in 0..judge_sets(m) {
                 let set = analysis_benchmark(m, n, 20_240_601, index).unwrap();
                 run_all(&params_of(&set), m, &mut stats);
             }
         }
     }
-    report("implicit", &stats);
+    assert_compared("implicit", &stats, judge_sets);
 }
 
 #[test]
 fn judge_like_constrained() {
-    let mut stats = [(0, 0); 4];
+    let mut stats = [(0, 0, 0); 4];
     for m in 1..=16u32 {
         for n in sizes(m) {
-            for index in 0..sets_per_size() * if m == 1 { 8 } else { 1 } {
+            for index in 0..judge_sets(m) {
                 let p = constrained_benchmark(m, n, 77, index);
                 assert!(p.iter().all(|q| q.c <= q.d && q.d <= q.t));
                 run_all(&p, m, &mut stats);
             }
         }
     }
-    report("constrained", &stats);
+    assert_compared("constrained", &stats, judge_sets);
 }
 
 /// Heavier loads (U = m·U(0.6, 1.0), capped at 0.3·n), implicit and constrained, where
 /// more task sets end near the deadlines and the analyses disagree with each other.
 #[test]
 fn judge_like_heavy() {
-    let mut stats = [(0, 0); 4];
+    let mut stats = [(0, 0, 0); 4];
+    let heavy_sets = |m: u32| sets_per_size() / 2 * if m == 1 { 8 } else { 1 };
     for m in 1..=16u32 {
         for n in sizes(m) {
-            for index in 0..sets_per_size() / 2 * if m == 1 { 8 } else { 1 } {
+            for index in 0..heavy_sets(m) {
                 for kind in [DeadlineSpec::Implicit, DeadlineSpec::Constrained] {
                     let p = benchmark_like(m, n, 5, index, (0.6, 1.0), kind);
                     run_all(&p, m, &mut stats);
@@ -397,7 +462,8 @@ fn judge_like_heavy() {
             }
         }
     }
-    report("heavy", &stats);
+    // Two deadline kinds per index.
+    assert_compared("heavy", &stats, |m| 2 * heavy_sets(m));
 }
 
 /// Small integers: ties in D, D = C, D = T, n ≤ m, m = 1 (where every analysis is compared,

@@ -52,6 +52,18 @@ impl Chunk {
     }
 }
 
+/// Largest number of chunks an experiment may have: [`chunks`] lists them all in memory and
+/// the store keeps one file per chunk. A file over the limit is refused when it is read
+/// (`schema`), with a hint to raise `chunk_size`.
+pub const MAX_CHUNKS: u64 = 1_000_000;
+
+/// The number of chunks of the experiment, computed without listing them (so that a file
+/// asking for 10^15 chunks can be refused): cells × ⌈samples / chunk_size⌉.
+pub fn chunk_count(e: &Experiment) -> u128 {
+    let cells = e.cells().len() as u128;
+    cells * u128::from(e.samples.div_ceil(e.chunk_size.max(1)))
+}
+
 /// Every chunk of the experiment, cell by cell.
 pub fn chunks(e: &Experiment) -> Vec<Chunk> {
     let size = e.chunk_size.max(1);
@@ -59,7 +71,7 @@ pub fn chunks(e: &Experiment) -> Vec<Chunk> {
     for cell in e.cells() {
         let mut start = 0;
         while start < e.samples {
-            let end = (start + size).min(e.samples);
+            let end = start.saturating_add(size).min(e.samples);
             out.push(Chunk { cell, start, end });
             start = end;
         }

@@ -6,6 +6,7 @@
 //! by preparing the generator of every cell — parameters the generator rejects (e.g. `U > n`
 //! for RandFixedSum).
 
+use crate::chunk::MAX_CHUNKS;
 use crate::config::{
     EvalKind, Evaluation, Experiment, GeneratorConfig, ShapeKind, SimOverheads, Variable,
 };
@@ -16,7 +17,9 @@ use schedlab_gen::util_vec::VecMethod;
 use schedlab_gen::{DeadlineSpec, PeriodDist, Rounding, UtilDist};
 use schedlab_model::error::suggest;
 use schedlab_model::overheads::{OverheadFile, Stat};
+use schedlab_model::platform::MAX_CPUS;
 use schedlab_model::time::parse_duration_with_unit;
+use schedlab_model::Duration;
 use schedlab_sim::{Arrivals, ExecTime, Overheads};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -89,7 +92,8 @@ fn read(top: &Table<'_, '_, '_, '_>, default_title: &str, base: &Path) -> Option
         .str("title")
         .map_or_else(|| default_title.to_string(), |t| t.0);
     let seed = top.u64("seed").map_or(1, |s| s.0);
-    let samples = positive(top, "samples", top.u64("samples"), "task sets per point");
+    let samples_at = top.u64("samples");
+    let samples = positive(top, "samples", samples_at.clone(), "task sets per point");
     let chunk_size = top
         .u64("chunk_size")
         .map(|c| positive(top, "chunk_size", Some(c), "task sets per chunk"))
@@ -170,7 +174,7 @@ fn read(top: &Table<'_, '_, '_, '_>, default_title: &str, base: &Path) -> Option
         labels.push(&e.label);
     }
     let _ = sweep?;
-    Some(Experiment {
+    let experiment = Experiment {
         title,
         seed,
         samples: samples?,
@@ -182,7 +186,22 @@ fn read(top: &Table<'_, '_, '_, '_>, default_title: &str, base: &Path) -> Option
         evaluations: evaluations.into_iter().map(|(e, _)| e).collect(),
         overhead_file: overheads.file().map(OverheadFile::to_toml),
         overheads: overheads.into_path(),
-    })
+    };
+    let chunks = crate::chunk::chunk_count(&experiment);
+    if chunks > u128::from(MAX_CHUNKS) {
+        let span = samples_at.map_or(0..0, |(_, span)| span);
+        top_problem(
+            top,
+            &span,
+            format!(
+                "{} task sets per point in chunks of {} make {chunks} chunks, more than the \
+                 limit of {MAX_CHUNKS}: raise `chunk_size` or lower `samples`",
+                experiment.samples, experiment.chunk_size
+            ),
+        );
+        return None;
+    }
+    Some(experiment)
 }
 
 /// The top-level overhead file, as far as it could be read.
@@ -461,11 +480,11 @@ fn read_platform(p: &Table<'_, '_, '_, '_>, variable: Variable) -> (Option<Vec<u
                 None
             } else if let Some(bad) = list
                 .iter()
-                .find(|x| x.fract() != 0.0 || **x < 1.0 || **x > 4096.0)
+                .find(|x| x.fract() != 0.0 || **x < 1.0 || **x > f64::from(MAX_CPUS))
             {
                 p.reader().problem(
                     &span,
-                    format!("`platform.cpus` must hold whole numbers in 1..=4096, got {bad}"),
+                    format!("`platform.cpus` must hold whole numbers in 1..={MAX_CPUS}, got {bad}"),
                 );
                 None
             } else {

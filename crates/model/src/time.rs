@@ -2,8 +2,26 @@
 //!
 //! All scheduling arithmetic in schedlab is done on these `u64` nanosecond newtypes; floating
 //! point never enters a decision. `Time - Time = Duration`, `Time + Duration = Time`, and
-//! `Time + Time` does not compile. Values that come from input are combined with the
-//! `checked_*` methods so that overflow is an error, never a wrap or a panic.
+//! `Time + Time` does not compile.
+//!
+//! # Overflow
+//!
+//! Values that come from input (task parameters, offsets, horizons, sums of them) are combined
+//! with the `checked_*` methods, and the caller turns `None` into a typed error that names
+//! what overflowed (e.g. the simulator's "time overflow while computing an absolute
+//! deadline"): about 584 years of nanoseconds fit in 64 bits, so a file can reach the limit,
+//! and it must get an error, not a wrong schedule.
+//!
+//! The operators (`+`, `+=`, `-`) are for arithmetic whose bound is an invariant of the caller
+//! (the execution time of a job never exceeds the simulated horizon; `Time::ZERO + offset`).
+//! They **panic on overflow in every build**, release included, instead of wrapping as
+//! integer arithmetic does in release builds: an operator that overflows is a bug in schedlab,
+//! and a bug must be loud rather than a silently wrapped time. The alternatives were weighed:
+//! saturating operators would turn the same bug into a plausible but wrong schedule, and
+//! removing the operators would replace the invariant-bounded uses by
+//! `checked_add(..).unwrap_or(..)` that hide the invariant instead of stating it. Input-reachable
+//! paths never use the operators; the overflow-checked test pass and the fuzz targets
+//! (docs/testing.md) look for those that do.
 //!
 //! Text form (task files, CLI): a decimal number with a unit `ns`, `us`/`µs`, `ms` or `s`, or a
 //! bare integer meaning nanoseconds: `"2ms"`, `"150us"`, `"1.5ms"`, `"7ns"`, `"3s"`, `"1500"`.
@@ -152,36 +170,61 @@ impl Time {
     }
 }
 
+// The operators panic on overflow in every build (see the module doc, "Overflow").
 impl Add for Duration {
     type Output = Duration;
-    /// Panics on overflow in debug builds; use [`Duration::checked_add`] on input-derived values.
+    /// Panics on overflow (every build); use [`Duration::checked_add`] on input-derived values.
     fn add(self, rhs: Duration) -> Duration {
-        Duration(self.0 + rhs.0)
+        match self.checked_add(rhs) {
+            Some(d) => d,
+            None => overflow("Duration + Duration"),
+        }
     }
 }
 impl AddAssign for Duration {
+    /// Panics on overflow (every build), like `+`.
     fn add_assign(&mut self, rhs: Duration) {
-        self.0 += rhs.0;
+        *self = *self + rhs;
     }
 }
 impl Sub for Duration {
     type Output = Duration;
-    /// Panics on underflow in debug builds; use [`Duration::checked_sub`] on input-derived values.
+    /// Panics if `rhs > self` (every build); use [`Duration::checked_sub`] or
+    /// [`Duration::saturating_sub`] on input-derived values.
     fn sub(self, rhs: Duration) -> Duration {
-        Duration(self.0 - rhs.0)
+        match self.checked_sub(rhs) {
+            Some(d) => d,
+            None => overflow("Duration - Duration"),
+        }
     }
 }
 impl Add<Duration> for Time {
     type Output = Time;
+    /// Panics on overflow (every build); use [`Time::checked_add`] on input-derived values.
     fn add(self, rhs: Duration) -> Time {
-        Time(self.0 + rhs.0)
+        match self.checked_add(rhs) {
+            Some(t) => t,
+            None => overflow("Time + Duration"),
+        }
     }
 }
 impl Sub for Time {
     type Output = Duration;
+    /// Panics if `rhs` is later than `self` (every build); use [`Time::checked_since`] or
+    /// [`Time::saturating_since`] on input-derived values.
     fn sub(self, rhs: Time) -> Duration {
-        Duration(self.0 - rhs.0)
+        match self.checked_since(rhs) {
+            Some(d) => d,
+            None => overflow("Time - Time"),
+        }
     }
+}
+
+/// The panic of an operator whose invariant did not hold (a bug in the caller).
+#[cold]
+#[track_caller]
+fn overflow(what: &str) -> ! {
+    panic!("time arithmetic overflow in `{what}`: a bug, input-derived values must use checked_*")
 }
 
 /// Parses a time string (see the module doc) into nanoseconds.
@@ -435,6 +478,53 @@ mod tests {
         assert_eq!(format_ns(3_000_000_000), "3s");
         assert_eq!(format_ns(1_234_567), "1.234567ms");
         assert_eq!(format_ns(0), "0ns");
+    }
+
+    #[test]
+    fn operators_are_exact_below_the_limit() {
+        let d = Duration::from_ns(7);
+        assert_eq!(d + d, Duration::from_ns(14));
+        assert_eq!(Time::from_ns(5) + d, Time::from_ns(12));
+        assert_eq!(Time::from_ns(12) - Time::from_ns(5), d);
+        assert_eq!(Duration::from_ns(14) - d, d);
+        let mut acc = Duration::ZERO;
+        acc += d;
+        assert_eq!(acc, d);
+        assert_eq!(Duration::MAX.checked_add(d), None);
+        assert_eq!(Time::from_ns(u64::MAX).checked_add(d), None);
+    }
+
+    // The operators panic on overflow in release builds too (the test suite runs in release):
+    // never a silent wrap.
+    #[test]
+    #[should_panic(expected = "time arithmetic overflow in `Duration + Duration`")]
+    fn duration_sum_overflow_panics_in_every_build() {
+        let _ = Duration::MAX + Duration::from_ns(1);
+    }
+
+    #[test]
+    #[should_panic(expected = "time arithmetic overflow in `Time + Duration`")]
+    fn time_plus_duration_overflow_panics_in_every_build() {
+        let _ = Time::from_ns(u64::MAX) + Duration::from_ns(1);
+    }
+
+    #[test]
+    #[should_panic(expected = "time arithmetic overflow in `Duration + Duration`")]
+    fn add_assign_overflow_panics_in_every_build() {
+        let mut d = Duration::MAX;
+        d += Duration::from_ns(1);
+    }
+
+    #[test]
+    #[should_panic(expected = "time arithmetic overflow in `Time - Time`")]
+    fn time_difference_underflow_panics_in_every_build() {
+        let _ = Time::from_ns(1) - Time::from_ns(2);
+    }
+
+    #[test]
+    #[should_panic(expected = "time arithmetic overflow in `Duration - Duration`")]
+    fn duration_difference_underflow_panics_in_every_build() {
+        let _ = Duration::from_ns(1) - Duration::from_ns(2);
     }
 
     proptest! {

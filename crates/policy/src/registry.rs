@@ -27,7 +27,8 @@ pub const NAMES: &[&str] = &[
 /// Builds policy `name` for `tasks` on `cpus` CPUs. Partitioned (`pedf`, `pfp`) and clustered
 /// (`cedf`) policies need a `placement`; global ones ignore it.
 ///
-/// Errors: [`PolicyError::UnknownPolicy`], [`PolicyError::InvalidPlatform`] (`cpus = 0`),
+/// Errors: [`PolicyError::UnknownPolicy`], [`PolicyError::InvalidPlatform`] (`cpus = 0` or
+/// above [`MAX_CPUS`](schedlab_model::platform::MAX_CPUS)),
 /// [`PolicyError::MissingPlacement`], [`PolicyError::InvalidPlacement`].
 pub fn build(
     name: &str,
@@ -46,6 +47,9 @@ pub fn build(
             "policy `{canonical}` needs at least one CPU"
         )));
     }
+    // Policies allocate per-CPU state: the one limit of the model.
+    schedlab_model::platform::check_cpu_count(cpus)
+        .map_err(|e| PolicyError::InvalidPlatform(e.to_string()))?;
     let shared: Arc<[PolicyTask]> = tasks.into();
     let n = tasks.len();
     let placed = |needs_one: bool| -> Result<Placement, PolicyError> {
@@ -118,6 +122,12 @@ mod tests {
             build("gedf", &tasks, 0, None),
             Err(PolicyError::InvalidPlatform(_))
         ));
+        assert_eq!(
+            build("gedf", &tasks, u32::MAX, None)
+                .err()
+                .map(|e| e.to_string()),
+            Some("4294967295 CPUs is more than schedlab supports (at most 4096)".to_string())
+        );
         let two = Placement {
             domain_of_task: vec![0],
             domain_size: 2,

@@ -163,11 +163,14 @@ impl SimConfig {
         }
     }
 
-    /// Checks the options that do not depend on the tasks.
-    pub(crate) fn validate(&self) -> Result<(), SimError> {
+    /// Checks the options that do not depend on the tasks: `1 ≤ cpus ≤`
+    /// [`MAX_CPUS`](schedlab_model::platform::MAX_CPUS) (the engine and the policy allocate
+    /// per-CPU state), a positive duration, well-formed execution-time parameters.
+    pub fn validate(&self) -> Result<(), SimError> {
         if self.cpus == 0 {
             return Err(SimError::NoCpus);
         }
+        schedlab_model::platform::check_cpu_count(self.cpus)?;
         if self.duration.is_zero() {
             return Err(SimError::ZeroDuration);
         }

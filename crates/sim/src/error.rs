@@ -11,6 +11,9 @@ pub enum SimError {
     /// `cpus = 0`.
     #[error("the platform needs at least one CPU")]
     NoCpus,
+    /// `cpus` above [`schedlab_model::platform::MAX_CPUS`] (the engine allocates per-CPU state).
+    #[error(transparent)]
+    TooManyCpus(#[from] schedlab_model::platform::TooManyCpus),
     /// The task set is empty.
     #[error("the task set is empty")]
     NoTasks,

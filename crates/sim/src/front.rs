@@ -41,6 +41,8 @@ pub fn run(
     if ranks.len() != tasks.len() {
         return Err(RunError::Ranks(ranks.len(), tasks.len()));
     }
+    // Before the policy is built: it allocates per-CPU state for `config.cpus` CPUs.
+    config.validate()?;
     let policy_tasks: Vec<PolicyTask> = tasks
         .iter()
         .zip(ranks)

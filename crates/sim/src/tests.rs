@@ -473,6 +473,11 @@ fn bad_input_and_policy_violations_are_typed_errors() {
     let ok = [task(1, 10, 10)];
     let mut p = TestGedf::new(1);
     assert_eq!(simulate(&ok, &mut p, &cfg(0, 10)), Err(SimError::NoCpus));
+    let too_many = simulate(&ok, &mut p, &cfg(u32::MAX, 10)).unwrap_err();
+    assert_eq!(
+        too_many.to_string(),
+        "4294967295 CPUs is more than schedlab supports (at most 4096)"
+    );
     assert_eq!(simulate(&[], &mut p, &cfg(1, 10)), Err(SimError::NoTasks));
     assert_eq!(
         simulate(&ok, &mut p, &cfg(1, 0)),
@@ -544,4 +549,26 @@ fn timing_print() {
         );
         assert!(r.jobs.is_empty() && r.totals.jobs > 0);
     }
+}
+
+/// The CPU count is checked before the policy is built (it allocates per-CPU state): a count
+/// typed by mistake is an error with the limit, not an out-of-memory abort.
+#[test]
+fn too_many_cpus_is_refused_before_anything_is_allocated() {
+    let task = schedlab_model::Task::new(
+        Duration::from_ns(1),
+        Duration::from_ns(10),
+        Duration::from_ns(10),
+    )
+    .unwrap();
+    let set = schedlab_model::TaskSet::new(vec![task]).unwrap();
+    for policy in ["gedf", "gfp", "edzl"] {
+        let err = crate::front::run(&set, policy, &[0], None, &cfg(u32::MAX, 10)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "4294967295 CPUs is more than schedlab supports (at most 4096)"
+        );
+    }
+    let at_limit = schedlab_model::platform::MAX_CPUS;
+    assert!(crate::front::run(&set, "gedf", &[0], None, &cfg(at_limit, 10)).is_ok());
 }

@@ -10,6 +10,8 @@
 //! run, so every skip is seen even though cargo captures the output of passing tests.
 //!
 //! ```
+//! # // This example is not a real skip: keep it out of the run's skip log.
+//! # std::env::remove_var(schedlab_testkit::SKIP_LOG_VAR);
 //! fn needs_two_cpus(cpus: usize) -> bool {
 //!     if cpus != 2 {
 //!         schedlab_testkit::skip("needs_two_cpus", &format!("needs 2 CPUs, this machine has {cpus}"));

@@ -176,6 +176,7 @@ pub fn jobs_from_trace(
     }
     for iv in intervals(events) {
         if let Some(p) = jobs.get_mut(&(iv.task, iv.seq)) {
+            // Saturating: a crafted trace's intervals can sum beyond 2^64 ns.
             p.executed = p.executed.saturating_add(iv.end.saturating_sub(iv.start));
         }
     }

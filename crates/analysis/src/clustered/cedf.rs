@@ -58,8 +58,11 @@ fn cmp_clusters(params: &[Params], a: &[usize], b: &[usize]) -> Ordering {
 }
 
 /// Worst-fit-decreasing assignment of `params` to `clusters` clusters of capacity `k`
-/// (see the module doc); `None` if some task fits in no cluster.
+/// (see the module doc); `None` if some task fits in no cluster. `clusters` is at most a
+/// [`System`]'s CPU count, so at most [`MAX_CPUS`](schedlab_model::platform::MAX_CPUS): the
+/// per-cluster lists are allocated up front.
 pub fn assign(params: &[Params], clusters: usize, k: u32) -> Option<Vec<Vec<usize>>> {
+    debug_assert!(clusters <= schedlab_model::platform::MAX_CPUS as usize);
     let mut order: Vec<usize> = (0..params.len()).collect();
     order.sort_by(|&a, &b| match (params.get(a), params.get(b)) {
         (Some(pa), Some(pb)) => util(pb).cmp_exact(util(pa)),

@@ -138,9 +138,10 @@ mod tests {
         // Constrained deadlines → not applicable.
         let s = System::from_params(vec![Params::new(1, 3, 4)], 2, Priorities::Dm).unwrap();
         assert_eq!(analyze(&GnpedfBar, &s).status, Status::NotApplicable);
-        // Huge values do not overflow.
+        // Huge values do not overflow (on the largest platform a system may have).
         let t = 1_000_000_000_000_000u64;
-        assert!(analyze(&GnpedfBar, &sys(&[(3, t), (t / 4, t)], 4_000_000_000)).is_schedulable());
+        let m = schedlab_model::platform::MAX_CPUS;
+        assert!(analyze(&GnpedfBar, &sys(&[(3, t), (t / 4, t)], m)).is_schedulable());
     }
 
     fn task() -> impl Strategy<Value = (u64, u64)> {

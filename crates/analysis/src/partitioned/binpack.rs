@@ -114,7 +114,9 @@ fn cmp_load(params: &[Params], a: (&[usize], f64), b: (&[usize], f64)) -> Orderi
 }
 
 /// Packs the tasks of `params` onto `m` CPUs. On success, the task indices per CPU (each list
-/// in the order the tasks were added).
+/// in the order the tasks were added). `m` is a [`System`](crate::System)'s CPU count, so at
+/// most [`MAX_CPUS`](schedlab_model::platform::MAX_CPUS): the per-CPU lists are allocated up
+/// front.
 pub fn pack(
     params: &[Params],
     m: usize,
@@ -122,6 +124,7 @@ pub fn pack(
     decreasing: bool,
     admission: &mut dyn Admission,
 ) -> Result<Vec<Vec<usize>>, PackFailure> {
+    debug_assert!(m <= schedlab_model::platform::MAX_CPUS as usize);
     let mut cpus: Vec<Vec<usize>> = vec![Vec::new(); m];
     let mut loads: Vec<Load> = (0..m).map(|_| Load { approx: 0.0 }).collect();
     let mut gave_up: Option<String> = None;

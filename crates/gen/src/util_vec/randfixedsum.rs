@@ -36,7 +36,11 @@ use crate::rng::{shuffle, unit_open};
 use rand_chacha::rand_core::RngCore;
 
 /// Largest `n` accepted by RandFixedSum: the transition table has `n²` f64 entries
-/// (4096² · 8 B = 128 MiB).
+/// (4096² · 8 B = 128 MiB; at the generators' 100,000 tasks it would be 80 GB). Every path to
+/// the table goes through [`RandFixedSum::new`], which checks this first. The table cannot be
+/// cut to O(n): a draw walks its rows from the top while they are built from the bottom, and
+/// the columns it may reach form a band whose width grows with `min(k, n − k)`, so only a
+/// constant factor could be saved. DRS draws with O(n) memory and has no such limit.
 pub const RFS_MAX_N: usize = 4096;
 
 /// A prepared RandFixedSum sampler for fixed `(n, U, a, b)`: the transition table is built once.
@@ -57,15 +61,16 @@ pub struct RandFixedSum {
 impl RandFixedSum {
     /// Prepares the sampler; checks the parameters.
     pub fn new(n: usize, total: f64, lo: f64, hi: f64) -> Result<RandFixedSum, GenError> {
-        check_bounds(n, total, lo, hi)?;
         if n > RFS_MAX_N {
             return Err(GenError::invalid(
                 "n",
                 format!(
-                    "randfixedsum supports n ≤ {RFS_MAX_N} (its table has n² entries); use drs"
+                    "randfixedsum supports at most {RFS_MAX_N} tasks, got {n} (its table has \
+                     n² entries); use drs, which needs memory linear in n"
                 ),
             ));
         }
+        check_bounds(n, total, lo, hi)?;
         let width = hi - lo;
         let nf = n as f64;
         let mut s = if width > 0.0 {

@@ -145,3 +145,26 @@ fn randfixedsum_and_drs_agree_on_the_symmetric_problem() {
     assert!((pa - pc).abs() < 0.03, "randfixedsum {pa} vs discard {pc}");
     assert!((pb - pc).abs() < 0.05, "drs {pb} vs discard {pc}");
 }
+
+/// RandFixedSum's n² table is bounded on every path that builds it: the sampler, the one-shot
+/// function and the method a generator prepares (up to the generators' 100,000 tasks).
+#[test]
+fn randfixedsum_refuses_more_than_its_limit_before_allocating() {
+    let expected = "invalid n: randfixedsum supports at most 4096 tasks, got 100000 (its table \
+                    has n² entries); use drs, which needs memory linear in n";
+    let e = RandFixedSum::new(100_000, 10.0, 0.0, 1.0).unwrap_err();
+    assert_eq!(e.to_string(), expected);
+    let e = randfixedsum(&mut rng_for(1, 0), 100_000, 10.0, 0.0, 1.0).unwrap_err();
+    assert_eq!(e.to_string(), expected);
+    let method = VecMethod::parse("randfixedsum").unwrap();
+    let e = method.prepare(100_000, 10.0, 1000).unwrap_err();
+    assert_eq!(e.to_string(), expected);
+    assert!(RandFixedSum::new(RFS_MAX_N + 1, 1.0, 0.0, 1.0).is_err());
+    // At the limit it works (a 128 MiB table), and DRS takes over beyond it.
+    let at_limit = RandFixedSum::new(RFS_MAX_N, 100.0, 0.0, 1.0).unwrap();
+    let u = at_limit.sample(&mut rng_for(2, 0));
+    assert_eq!(u.len(), RFS_MAX_N);
+    assert!((u.iter().sum::<f64>() - 100.0).abs() < 1e-6);
+    let drs = VecMethod::parse("drs").unwrap();
+    assert!(drs.prepare(100_000, 10.0, 1000).is_ok());
+}
