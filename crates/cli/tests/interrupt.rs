@@ -51,15 +51,21 @@ fn folder(name: &str) -> PathBuf {
     dir
 }
 
-fn start(file: &Path, out: &Path) -> Child {
+/// Starts the experiment; its standard error goes to `log` (shown when a run ends badly).
+fn start(file: &Path, out: &Path, log: &Path) -> Child {
+    let stderr = std::fs::File::create(log).expect("create the log file");
     Command::new(env!("CARGO_BIN_EXE_schedlab"))
         .args(["experiment", &file.display().to_string(), "--out"])
         .arg(out)
         .args(["--jobs", "2"])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .expect("start schedlab")
+}
+
+fn log_text(log: &Path) -> String {
+    std::fs::read_to_string(log).unwrap_or_default()
 }
 
 /// (inode, modification time) of every stored chunk.
@@ -109,10 +115,15 @@ fn interrupted_runs_end_with_the_uninterrupted_results_and_recompute_nothing() {
     let file = base.join("exp.toml");
     std::fs::write(&file, EXPERIMENT).unwrap();
 
+    let log = base.join("stderr.log");
     let reference = base.join("reference");
     let started = Instant::now();
-    let status = start(&file, &reference).wait().unwrap();
-    assert!(status.success(), "uninterrupted run: {status:?}");
+    let status = start(&file, &reference, &log).wait().unwrap();
+    assert!(
+        status.success(),
+        "uninterrupted run: {status:?}\n{}",
+        log_text(&log)
+    );
     // Interruption moments spread over the reference run time.
     let span_ms = (started.elapsed().as_millis() as u64).max(50);
     let expected = results(&reference);
@@ -123,7 +134,7 @@ fn interrupted_runs_end_with_the_uninterrupted_results_and_recompute_nothing() {
     let mut finished = false;
     for round in 0..12 {
         let before = chunk_ids(&out);
-        let mut child = start(&file, &out);
+        let mut child = start(&file, &out, &log);
         std::thread::sleep(Duration::from_millis(next(&mut rng) % (span_ms / 4) + 10));
         let sigkill = round % 2 == 0 || next(&mut rng) % 3 == 0;
         if sigkill {
@@ -143,7 +154,8 @@ fn interrupted_runs_end_with_the_uninterrupted_results_and_recompute_nothing() {
             // signal death if it came before the handler was installed).
             assert!(
                 matches!(status.code(), Some(130) | Some(0) | None),
-                "SIGINT: {status:?}"
+                "SIGINT: {status:?}\n{}",
+                log_text(&log)
             );
         }
         let after = chunk_ids(&out);
@@ -168,8 +180,12 @@ fn interrupted_runs_end_with_the_uninterrupted_results_and_recompute_nothing() {
     // Rerun to the end; what was stored stays untouched.
     let before = chunk_ids(&out);
     if !finished || !out.join("summary.csv").exists() {
-        let status = start(&file, &out).wait().unwrap();
-        assert!(status.success(), "final run: {status:?}");
+        let status = start(&file, &out, &log).wait().unwrap();
+        assert!(
+            status.success(),
+            "final run: {status:?}\n{}",
+            log_text(&log)
+        );
     }
     let after = chunk_ids(&out);
     for (name, id) in &before {

@@ -19,7 +19,6 @@ use schedlab_model::error::suggest;
 use schedlab_model::overheads::{OverheadFile, Stat};
 use schedlab_model::platform::MAX_CPUS;
 use schedlab_model::time::parse_duration_with_unit;
-use schedlab_model::Duration;
 use schedlab_sim::{Arrivals, ExecTime, Overheads};
 use std::ops::Range;
 use std::path::{Path, PathBuf};

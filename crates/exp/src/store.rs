@@ -206,6 +206,56 @@ pub fn utc(secs: u64) -> String {
     )
 }
 
+/// Whether `name` (an entry of an experiment folder without a manifest) is what a creation
+/// interrupted before its manifest was in place leaves behind: the `chunks` folder (still
+/// empty: no chunk is stored before the manifest) or a temporary of the manifest.
+fn is_creation_leftover(dir: &Path, name: &str) -> bool {
+    if name.starts_with(".manifest.json.tmp-") {
+        return true;
+    }
+    name == "chunks"
+        && fs::read_dir(dir.join(name)).is_ok_and(|mut entries| entries.next().is_none())
+}
+
+/// Refuses a folder without a manifest that holds anything but the leftovers of an
+/// interrupted creation (a SIGKILL between creating the folder and renaming the manifest into
+/// place): such a folder is not an experiment folder, and writing into it could mix files.
+fn refuse_foreign_folder(dir: &Path) -> Result<(), ExpError> {
+    if !dir.exists() {
+        return Ok(());
+    }
+    let entries = fs::read_dir(dir).map_err(|e| ExpError::io(dir, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| ExpError::io(dir, e))?;
+        if !is_creation_leftover(dir, &entry.file_name().to_string_lossy()) {
+            return Err(ExpError::Corrupt {
+                path: dir.to_path_buf(),
+                message: "the folder exists, is not empty and has no manifest.json: not an experiment folder (choose another --out)".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Removes the manifest temporaries an interrupted creation left (see
+/// [`refuse_foreign_folder`], which has accepted the folder).
+fn remove_creation_leftovers(dir: &Path) -> Result<(), ExpError> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        if entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".manifest.json.tmp-")
+        {
+            let path = entry.path();
+            fs::remove_file(&path).map_err(|e| ExpError::io(&path, e))?;
+        }
+    }
+    Ok(())
+}
+
 fn read_manifest(path: &Path) -> Result<Manifest, ExpError> {
     let text = fs::read_to_string(path).map_err(|e| ExpError::io(path, e))?;
     serde_json::from_str(&text).map_err(|e| ExpError::Corrupt {
@@ -232,16 +282,7 @@ impl Store {
             }
             return Ok(());
         }
-        if dir.exists() {
-            let mut entries = fs::read_dir(dir).map_err(|e| ExpError::io(dir, e))?;
-            if entries.next().is_some() {
-                return Err(ExpError::Corrupt {
-                    path: dir.to_path_buf(),
-                    message: "the folder exists, is not empty and has no manifest.json: not an experiment folder (choose another --out)".into(),
-                });
-            }
-        }
-        Ok(())
+        refuse_foreign_folder(dir)
     }
 
     /// Opens `dir` for `experiment`: creates it with a manifest, or reopens a folder of the
@@ -271,15 +312,8 @@ impl Store {
             store.remove_temporaries()?;
             return Ok((store, manifest));
         }
-        if dir.exists() {
-            let mut entries = fs::read_dir(dir).map_err(|e| ExpError::io(dir, e))?;
-            if entries.next().is_some() {
-                return Err(ExpError::Corrupt {
-                    path: dir.to_path_buf(),
-                    message: "the folder exists, is not empty and has no manifest.json: not an experiment folder (choose another --out)".into(),
-                });
-            }
-        }
+        refuse_foreign_folder(dir)?;
+        remove_creation_leftovers(dir)?;
         fs::create_dir_all(&store.chunks).map_err(|e| ExpError::io(&store.chunks, e))?;
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

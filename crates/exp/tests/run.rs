@@ -131,6 +131,35 @@ fn same_results_with_one_or_two_threads_and_after_resumption() {
 }
 
 #[test]
+fn a_creation_killed_before_its_manifest_is_resumed_but_a_foreign_folder_is_refused() {
+    let e = parse(SMALL);
+    let dir = temp("killed-creation");
+    // What a SIGKILL between creating the folder and renaming the manifest leaves behind.
+    std::fs::create_dir_all(dir.join("chunks")).unwrap();
+    std::fs::write(dir.join(".manifest.json.tmp-99-0"), "{half").unwrap();
+    let (store, _) = Store::create_or_open(&dir, &e, "test.toml").unwrap();
+    assert_eq!(store.pending(&chunks(&e)).unwrap().len(), chunks(&e).len());
+    assert!(dir.join("manifest.json").exists());
+    assert!(!dir.join(".manifest.json.tmp-99-0").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // Anything else in a folder without a manifest: not an experiment folder.
+    for foreign in ["notes.txt", "chunks/set.jsonl"] {
+        let dir = temp(&format!("foreign-{}", foreign.len()));
+        std::fs::create_dir_all(dir.join("chunks")).unwrap();
+        std::fs::write(dir.join(foreign), "mine").unwrap();
+        let refused = Store::create_or_open(&dir, &e, "test.toml");
+        assert!(
+            matches!(&refused, Err(ExpError::Corrupt { message, .. }) if message.contains("no manifest.json")),
+            "{foreign}: {:?}",
+            refused.map(|_| ())
+        );
+        assert!(Store::check_resumable(&dir, &e).is_err(), "{foreign}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
 fn set_results_do_not_depend_on_chunking() {
     let e = parse(SMALL);
     let cell = chunks(&e)[3].cell;
