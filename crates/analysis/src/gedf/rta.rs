@@ -39,10 +39,15 @@
 //! moves to points below it); (c) between two exact evaluations, the division-free lower bound
 //! `g(R') = Ck + ⌊(frozen + Σ min(min(W^EDF_i, W^RTA_i(R)), R' − Ck + 1))/m⌋ ≤ f(R')` (valid for
 //! `R' ≥ R`, both workloads being non-decreasing) is iterated to its own least fixpoint, which
-//! lies at or below `f`'s; (d) a task's fixpoint depends only on the *other* tasks' slacks, so a
-//! round reuses it when none of them changed since it was computed (later rounds, where few
-//! slacks still move, cost a fraction of the first; reused results are not charged to
-//! `max_work`). Integer arithmetic only, no allocation per fixpoint. The property
+//! lies at or below `f`'s; (d) a task's result depends only on Eq. (6) on `[Ck, H]` (`H` its
+//! fixpoint, or `Dk` when there is none), so a round reuses it when every other task whose
+//! slack changed since it was computed contributes exactly `R − Ck + 1` on all of `[Ck, H]`:
+//! `W^EDF_i` is constant in `R` and `W^RTA_i(R) − (R − Ck + 1)` is non-increasing (slope 0 or
+//! 1 against 1), so `W^EDF_i ≥ H − Ck + 1` and `W^RTA_i(H) ≥ H − Ck + 1` at the new slack
+//! (slacks only grow, which only lowers both workloads) show the term was and is the cap there,
+//! an `O(1)` check per change instead of a new search. Later rounds, where few slacks still move
+//! and many terms sit at the cap, cost a fraction of the first; reused results are not charged
+//! to `max_work`. Integer arithmetic only, no allocation per fixpoint. The property
 //! tests compare verdicts and bounds with a literal transcription of SchedCAT's loop.
 //!
 //! **Work limit.** `max_work` bounds the number of interference terms evaluated in total
@@ -136,41 +141,29 @@ impl SchedTest for Rta {
             max_work: self.max_work,
         };
         let mut response = vec![0u64; n];
-        // A task's fixpoint depends only on the other tasks' slacks: it is recomputed only if
-        // one of them changed since it was last computed (`clock` counts slack changes,
-        // `changed[i]` is the clock of τi's last change, `known[k]` the clock at τk's last
-        // computation and its result). Same bounds and verdicts; later rounds, where few slacks
-        // still move, cost a fraction of the first.
-        let mut clock = 0u64;
-        let mut changed = vec![0u64; n];
-        let mut known: Vec<Option<(u64, Option<u64>)>> = vec![None; n];
+        // Reuse (module documentation, **Speed** (d)): `log` lists the tasks whose slack
+        // changed, in order; `known[k]` is the log length when τk's fixpoint was last computed
+        // and its result.
+        let mut log: Vec<usize> = Vec::new();
+        let mut known: Vec<Option<(usize, Option<u64>)>> = vec![None; n];
         let mut round = 0u32;
         loop {
             round += 1;
             let mut schedulable = true;
             let mut updated = false;
             for k in 0..n {
-                let newest_other = changed
-                    .iter()
-                    .enumerate()
-                    .filter(|&(i, _)| i != k)
-                    .map(|(_, &c)| c)
-                    .max()
-                    .unwrap_or(0);
-                let bound = match known.get(k).copied().flatten() {
-                    Some((at, result)) if newest_other <= at => Ok(result),
-                    _ => {
-                        let b = if self.min_step <= 1 {
-                            ctx.least_fixpoint(k)
-                        } else {
-                            ctx.stepped_fixpoint(k, self.min_step)
-                        };
-                        if let (Ok(result), Some(slot)) = (&b, known.get_mut(k)) {
-                            *slot = Some((clock, *result));
-                        }
-                        b
-                    }
+                let cached = known.get(k).copied().flatten().and_then(|(at, result)| {
+                    let since = log.get(at..).unwrap_or_default();
+                    ctx.unaffected(k, result, since).then_some(result)
+                });
+                let bound = match cached {
+                    Some(result) => Ok(result),
+                    None if self.min_step <= 1 => ctx.least_fixpoint(k),
+                    None => ctx.stepped_fixpoint(k, self.min_step),
                 };
+                if let (Ok(result), Some(slot)) = (&bound, known.get_mut(k)) {
+                    *slot = Some((log.len(), *result));
+                }
                 match bound {
                     Err(OutOfWork) => {
                         return Verdict::gave_up(format!(
@@ -187,10 +180,7 @@ impl SchedTest for Rta {
                             if new_slack != *sk {
                                 *sk = new_slack;
                                 updated = true;
-                                clock += 1;
-                                if let Some(c) = changed.get_mut(k) {
-                                    *c = clock;
-                                }
+                                log.push(k);
                             }
                         }
                     }
@@ -282,6 +272,34 @@ impl Step {
 }
 
 impl Ctx<'_> {
+    /// Whether `τk`'s last result (`result`, computed before the slack changes of the tasks in
+    /// `since`) still holds: every changed task's term equals the cap `R − Ck + 1` on the
+    /// whole range the search looks at, `[Ck, H]` with `H` the fixpoint or `Dk`, so Eq. (6) is
+    /// the same function there (module documentation, **Speed** (d)).
+    fn unaffected(&self, k: usize, result: Option<u64>, since: &[usize]) -> bool {
+        let Some(&pk) = self.params.get(k) else {
+            return false;
+        };
+        let horizon = result.unwrap_or(pk.d);
+        let cap = horizon - pk.c + 1;
+        since.iter().all(|&j| {
+            if j == k {
+                return true;
+            }
+            let (Some(p), Some(&s)) = (self.params.get(j), self.slack.get(j)) else {
+                return false;
+            };
+            let term = Term {
+                c: p.c,
+                t: p.t,
+                offset: (p.d - p.c).saturating_sub(s),
+                edf: 0,
+                floor: 0,
+            };
+            edf_workload(p.c, p.t, s, pk.d) >= cap && rta_piece(&term, horizon).value >= cap
+        })
+    }
+
     /// Fills `terms` for `τk` (slacks as they are now).
     fn prepare(&mut self, k: usize, dk: u64) {
         self.terms.clear();
