@@ -40,6 +40,8 @@ label = "charged"
 duration = "300ms"
 "#;
 
+/// A fresh folder for one test; each test needs its own `name` (the tests of this binary run in
+/// parallel threads of one process, so a shared name lets one test delete the other's files).
 fn folder(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("schedlab-exp-oh-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -121,7 +123,7 @@ fn the_config_hash_does_not_depend_on_how_the_file_is_named() {
     // `./scripts/showcase.sh` names the experiment by its absolute path; a user resuming it
     // with `schedlab experiment examples/…` must find the same experiment, not "a different
     // experiment" because the overhead file's path was spelled another way.
-    let dir = folder("hash");
+    let dir = folder("hash-spelling");
     let file =
         |ns: u64| format!("schema = 1\n[arch.global-lock.release_latency]\navg = [[1, {ns}]]\n");
     std::fs::write(dir.join("ovh.toml"), file(5)).unwrap();
