@@ -119,9 +119,41 @@ struct Live {
     running_on: Option<u32>,
     /// Start of the current execution segment (valid while `running_on` is set).
     seg_start: Time,
+    /// The CPU of its last *realised* dispatch (its last `switch-in` in the trace).
+    switched_in_on: Option<u32>,
+    /// Linked with a dispatch delay that has not yet been realised (see [`Live::leave`]).
+    dispatch_pending: bool,
+    /// When that dispatch ends (its `switch-in` in the trace); interference during the
+    /// dispatch moves it later.
+    dispatch_end: Time,
 }
 
 impl Live {
+    /// Counts a dispatch that happened — a `switch-in` in the trace — with the one definition
+    /// of `schedlab_trace::counts`: a context switch; a migration if its previous `switch-in`
+    /// was on another CPU; the CPU among those it used.
+    fn switched_in(&mut self, cpu: u32, context_switches: &mut u64) {
+        *context_switches += 1;
+        if !self.rec.cpus_used.contains(&cpu) {
+            self.rec.cpus_used.push(cpu);
+        }
+        if self.switched_in_on.is_some_and(|l| l != cpu) {
+            self.rec.migrations += 1;
+        }
+        self.switched_in_on = Some(cpu);
+    }
+
+    /// The job leaves its CPU at `now`: a dispatch with a delay (overheads) happened only if
+    /// it had ended (`dispatch_end < now`); one cut short at or before its end is cancelled,
+    /// and the trace shows no `switch-in` for it either.
+    fn leave(&mut self, now: Time, context_switches: &mut u64) {
+        if std::mem::take(&mut self.dispatch_pending) && self.dispatch_end < now {
+            if let Some(cpu) = self.running_on {
+                self.switched_in(cpu, context_switches);
+            }
+        }
+    }
+
     fn executed_at(&self, now: Time) -> Duration {
         match self.running_on {
             Some(_) => self.rec.executed + now.saturating_since(self.seg_start),
@@ -223,6 +255,9 @@ impl<'a> Engine<'a> {
                         rec: JobRecord::fresh(i as u32, 0, Time::ZERO, Time::ZERO, Vec::new()),
                         demand: Duration::ZERO,
                         last_cpu: None,
+                        switched_in_on: None,
+                        dispatch_pending: false,
+                        dispatch_end: Time::ZERO,
                         running_on: None,
                         seg_start: Time::ZERO,
                     },
@@ -420,6 +455,7 @@ impl<'a> Engine<'a> {
         let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
             return;
         };
+        live.leave(now, &mut self.context_switches);
         if let Some(c) = live.running_on.take() {
             live.rec.executed += now.saturating_since(live.seg_start);
             if live.rec.executed.is_zero() {
@@ -545,6 +581,9 @@ impl<'a> Engine<'a> {
             rec: JobRecord::fresh(task as u32, w.seq, w.release, w.deadline, cpus_used),
             demand,
             last_cpu: None,
+            switched_in_on: None,
+            dispatch_pending: false,
+            dispatch_end: now,
             running_on: None,
             seg_start: now,
         };
@@ -671,6 +710,7 @@ impl<'a> Engine<'a> {
         let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
             return;
         };
+        live.leave(now, &mut self.context_switches);
         live.running_on = None;
         live.rec.executed += now.saturating_since(live.seg_start);
         if live.rec.executed.is_zero() {
@@ -716,20 +756,21 @@ impl<'a> Engine<'a> {
         if live.rec.start.is_none() {
             live.rec.start = Some(seg_start);
         }
-        if !live.rec.cpus_used.contains(&cpu) {
-            live.rec.cpus_used.push(cpu);
+        // Counted when the dispatch happens (a `switch-in`): now, or when the job leaves the
+        // CPU after its segment began.
+        if delay.is_zero() {
+            live.switched_in(cpu, &mut self.context_switches);
+        } else {
+            live.dispatch_pending = true;
+            live.dispatch_end = seg_start;
         }
         let from = live.last_cpu.filter(|&l| l != cpu);
-        if from.is_some() {
-            live.rec.migrations += 1;
-        }
         live.last_cpu = Some(cpu);
         let seq = live.rec.seq;
         let done_at = seg_start.checked_add(live.demand.saturating_sub(live.rec.executed));
         if let Some(slot) = self.running.get_mut(cpu as usize) {
             *slot = Some(task as u32);
         }
-        self.context_switches += 1;
         match done_at.filter(|&t| t <= horizon) {
             Some(t) => self.queue.set_completion(cpu, t.as_ns(), task as u32, seq),
             None => self.queue.clear_completion(cpu),
@@ -752,6 +793,7 @@ impl<'a> Engine<'a> {
         for task in 0..self.rt.len() {
             let mut still_running = None;
             if let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) {
+                live.leave(h, &mut self.context_switches);
                 if let Some(cpu) = live.running_on {
                     live.rec.executed += h.saturating_since(live.seg_start);
                     if live.rec.executed.is_zero() {
@@ -870,6 +912,10 @@ impl Engine<'_> {
         let Some(live) = self.rt.get_mut(j as usize).and_then(TaskRt::current_mut) else {
             return Ok(());
         };
+        // Still in its dispatch (`now ≤` its end): the handler delays the dispatch's end, and
+        // the `switch-in` owed in the trace moves with it. Past its end, the `switch-in` stays
+        // where the dispatch ended and the handler delays the execution.
+        let in_dispatch = live.dispatch_pending && now <= live.dispatch_end;
         if now > live.seg_start {
             live.rec.executed += now.saturating_since(live.seg_start);
             live.seg_start = now;
@@ -882,8 +928,13 @@ impl Engine<'_> {
             live.rec.start = Some(live.seg_start);
         }
         oh.charged.interrupt = oh.charged.interrupt.saturating_add(d.as_ns());
-        if let Some(Some(p)) = oh.pending.get_mut(h as usize) {
-            p.time = live.seg_start.as_ns();
+        if in_dispatch {
+            if live.dispatch_pending {
+                live.dispatch_end = live.seg_start;
+            }
+            if let Some(Some(p)) = oh.pending.get_mut(h as usize) {
+                p.time = live.seg_start.as_ns();
+            }
         }
         let seq = live.rec.seq;
         let done_at = live

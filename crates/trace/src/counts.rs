@@ -2,8 +2,9 @@
 //! preemptions, migrations and CPUs, and of a trace's context switches. `schedlab run` (the
 //! runtime's job records) and `schedlab trace stats` (records rebuilt from any trace file)
 //! both count with [`job_counts`] and [`context_switches`]; the simulator counts the same
-//! things as it emits the events (without overheads its counts equal these, a test of
-//! `schedlab-sim` checks it).
+//! things as it emits the events, with or without overheads (a dispatch cut short before its
+//! delay ended has no `switch-in` and counts nothing; `schedlab-sim`'s test
+//! `counters_equal_the_trace_counts_with_overheads` holds every job's counters to these).
 //!
 //! For each job (task, seq), from its events in trace order:
 //! - **start**: its first `switch-in`;
