@@ -86,6 +86,10 @@ impl Default for Rta {
     }
 }
 
+/// Largest `n²` for which every task's terms are cached between searches (`n ≤ 724`; 32 bytes
+/// per term, so at most 16 MiB).
+const CACHE_TERMS: usize = 1 << 19;
+
 /// The work limit was reached.
 struct OutOfWork;
 
@@ -137,6 +141,12 @@ impl SchedTest for Rta {
             m: u128::from(sys.cpus()),
             slack: vec![0; n],
             terms: Vec::with_capacity(n),
+            cache: if n.saturating_mul(n) <= CACHE_TERMS {
+                vec![Vec::new(); n]
+            } else {
+                Vec::new()
+            },
+            synced: vec![0; n],
             work: 0,
             max_work: self.max_work,
         };
@@ -158,8 +168,8 @@ impl SchedTest for Rta {
                 });
                 let bound = match cached {
                     Some(result) => Ok(result),
-                    None if self.min_step <= 1 => ctx.least_fixpoint(k),
-                    None => ctx.stepped_fixpoint(k, self.min_step),
+                    None if self.min_step <= 1 => ctx.least_fixpoint(k, &log),
+                    None => ctx.stepped_fixpoint(k, self.min_step, &log),
                 };
                 if let (Ok(result), Some(slot)) = (&bound, known.get_mut(k)) {
                     *slot = Some((log.len(), *result));
@@ -213,6 +223,11 @@ struct Ctx<'a> {
     slack: Vec<u64>,
     /// The interference terms `i ≠ k` of the current `τk` not yet frozen at `W^EDF_i`.
     terms: Vec<Term>,
+    /// Per task, its terms as of its last search (empty until the first), when `n² ≤
+    /// CACHE_TERMS`; otherwise no entries and `prepare` rebuilds every term.
+    cache: Vec<Vec<Term>>,
+    /// Per task, how much of the slack-change log its cached terms have seen.
+    synced: Vec<usize>,
     work: u64,
     max_work: u64,
 }
@@ -300,20 +315,59 @@ impl Ctx<'_> {
         })
     }
 
-    /// Fills `terms` for `τk` (slacks as they are now).
-    fn prepare(&mut self, k: usize, dk: u64) {
-        self.terms.clear();
-        for (i, (p, &s)) in self.params.iter().zip(&self.slack).enumerate() {
-            if i != k {
-                self.terms.push(Term {
-                    c: p.c,
-                    t: p.t,
-                    offset: (p.d - p.c).saturating_sub(s),
-                    edf: edf_workload(p.c, p.t, s, dk),
-                    floor: 0,
-                });
+    /// Fills `terms` for `τk` with the slacks as they are now, each `floor` at `R = Ck`:
+    /// `min(W^EDF_i, W^RTA_i(Ck))`, a lower bound of the term for every `R ≥ Ck`. With the
+    /// cache on (`cache` non-empty), `τk`'s terms are kept between its searches and only those
+    /// of the tasks in `log` since its last search are rebuilt (`O(changes)` divisions instead
+    /// of `O(n)`).
+    fn prepare(&mut self, k: usize, pk: Params, log: &[usize]) -> Result<(), OutOfWork> {
+        let (ck, dk) = (pk.c, pk.d);
+        let params = self.params;
+        let slack = &self.slack;
+        let build = |i: usize| {
+            let p = params.get(i).copied().unwrap_or(pk);
+            let s = slack.get(i).copied().unwrap_or(0);
+            let mut term = Term {
+                c: p.c,
+                t: p.t,
+                offset: (p.d - p.c).saturating_sub(s),
+                edf: edf_workload(p.c, p.t, s, dk),
+                floor: 0,
+            };
+            term.floor = term.edf.min(rta_piece(&term, ck).value);
+            term
+        };
+        let (Some(cached), Some(synced)) = (self.cache.get_mut(k), self.synced.get_mut(k)) else {
+            self.terms.clear();
+            self.terms
+                .extend((0..params.len()).filter(|&i| i != k).map(build));
+            return self.charge(self.terms.len());
+        };
+        let mut built = 0;
+        if cached.is_empty() {
+            cached.reserve_exact(params.len().saturating_sub(1));
+            cached.extend((0..params.len()).filter(|&i| i != k).map(build));
+            built = cached.len();
+        } else {
+            for &j in log.get(*synced..).unwrap_or_default() {
+                // τk's own term list skips τk: τj sits at j, or j − 1 past τk.
+                let at = if j < k {
+                    j
+                } else if j > k {
+                    j - 1
+                } else {
+                    continue;
+                };
+                if let Some(term) = cached.get_mut(at) {
+                    *term = build(j);
+                    built += 1;
+                }
             }
         }
+        *synced = log.len();
+        self.terms.clear();
+        self.terms.extend_from_slice(cached);
+        self.charge(built)
     }
 
     fn charge(&mut self, terms: usize) -> Result<(), OutOfWork> {
@@ -330,28 +384,18 @@ impl Ctx<'_> {
     /// the module documentation. Between two exact evaluations, a cheap lower-bound function
     /// `g(R') = Ck + ⌊(frozen + Σ min(floor_i, R' − Ck + 1))/m⌋ ≤ f(R')` is iterated to its own
     /// least fixpoint, which cannot exceed `f`'s (where `g > id`, also `f > id`).
-    fn least_fixpoint(&mut self, k: usize) -> Result<Option<u64>, OutOfWork> {
+    fn least_fixpoint(&mut self, k: usize, log: &[usize]) -> Result<Option<u64>, OutOfWork> {
         let Some(&pk) = self.params.get(k) else {
             return Ok(None);
         };
         let (ck, dk) = (pk.c, pk.d);
-        self.prepare(k, dk);
+        self.prepare(k, pk, log)?;
         let m = self.m;
         let mut frozen = 0u128; // Σ of terms fixed at W^EDF_i
         let mut r = ck;
         loop {
-            // Exact evaluation of f at R, with each term's linear piece.
-            self.charge(self.terms.len() + 1)?;
-            let step = self.evaluate(ck, r, &mut frozen);
-            let next = match step.next(ck, r, m) {
-                Ok(fixpoint) => return Ok(Some(fixpoint)),
-                Err(next) => next,
-            };
-            if next > u128::from(dk) {
-                return Ok(None);
-            }
-            r = u64::try_from(next).unwrap_or(dk);
-            // Cheap lower-bound iteration (no divisions).
+            // Cheap lower-bound iteration (no divisions), from the floors of the last exact
+            // evaluation (at first, those at Ck that `prepare` computed).
             loop {
                 self.charge(self.terms.len() / 4 + 1)?;
                 let cap = r - ck + 1;
@@ -375,6 +419,17 @@ impl Ctx<'_> {
                     Err(next) => r = u64::try_from(next).unwrap_or(dk),
                 }
             }
+            // Exact evaluation of f at R, with each term's linear piece.
+            self.charge(self.terms.len() + 1)?;
+            let step = self.evaluate(ck, r, &mut frozen);
+            let next = match step.next(ck, r, m) {
+                Ok(fixpoint) => return Ok(Some(fixpoint)),
+                Err(next) => next,
+            };
+            if next > u128::from(dk) {
+                return Ok(None);
+            }
+            r = u64::try_from(next).unwrap_or(dk);
         }
     }
 
@@ -422,12 +477,17 @@ impl Ctx<'_> {
     }
 
     /// SchedCAT's fixpoint loop literally, with its minimum step (`min_step > 1`).
-    fn stepped_fixpoint(&mut self, k: usize, min_step: u64) -> Result<Option<u64>, OutOfWork> {
+    fn stepped_fixpoint(
+        &mut self,
+        k: usize,
+        min_step: u64,
+        log: &[usize],
+    ) -> Result<Option<u64>, OutOfWork> {
         let Some(&pk) = self.params.get(k) else {
             return Ok(None);
         };
         let (ck, dk) = (pk.c, pk.d);
-        self.prepare(k, dk);
+        self.prepare(k, pk, log)?;
         let mut last = ck;
         let mut resp = self.estimate(ck, last)?;
         while resp != u128::from(last) && resp <= u128::from(dk) {
