@@ -77,7 +77,10 @@ pub fn battery() -> AnyOf {
             Box::new(BclIter::default()),
             Box::new(FfDbf::default()),
             Box::new(Bar::default()),
-            Box::new(Rta::default()),
+            Box::new(Rta {
+                screen: rta::SCREEN_PASSES,
+                ..Rta::default()
+            }),
         ],
     }
 }

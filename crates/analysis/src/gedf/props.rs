@@ -107,6 +107,13 @@ proptest! {
             (None, None) => prop_assert!(!v.is_schedulable()),
             (b, nb) => prop_assert!(false, "fast {:?} vs naive {:?}", b, nb),
         }
+        // The upper-bound screen never changes the verdict of the rounds (it may only reject
+        // sooner), with any number of passes, nor the bounds of accepted sets.
+        for passes in [1, 2, 4, 50] {
+            let screened = analyze(&Rta { screen: passes, ..Rta::default() }, &s);
+            prop_assert_eq!(screened.status, v.status, "screen = {}", passes);
+            prop_assert_eq!(&screened.response_time_bounds, &v.response_time_bounds);
+        }
     }
 
     /// Dominance: BCL ⇒ BCL-iterative (first round), SB ⇒ GFB.

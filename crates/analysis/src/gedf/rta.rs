@@ -74,7 +74,13 @@ pub struct Rta {
     pub min_step: u64,
     /// Work limit: interference terms evaluated in total (default 10⁹); *gave up* when reached.
     pub max_work: u64,
+    /// Passes of the upper-bound screen run before the rounds (module documentation,
+    /// **Screen**); 0 = none (the default; the `gedf` battery uses [`SCREEN_PASSES`]).
+    pub screen: u32,
 }
+
+/// Passes of the upper-bound screen in the `gedf` battery.
+pub const SCREEN_PASSES: u32 = 4;
 
 impl Default for Rta {
     fn default() -> Rta {
@@ -82,6 +88,7 @@ impl Default for Rta {
             max_rounds: 25,
             min_step: 1,
             max_work: 1_000_000_000,
+            screen: 0,
         }
     }
 }
@@ -102,6 +109,7 @@ impl SchedTest for Rta {
             Param::new("rounds", self.max_rounds, "slack-update rounds before answering not-shown (SchedCAT's limit)"),
             Param::new("min_step", self.min_step, "smallest fixpoint step; 0/1 = exact least fixpoint, larger replays SchedCAT's rta_step"),
             Param::new("max_work", self.max_work, "interference terms evaluated before giving up"),
+            Param::new("screen", self.screen, "passes of the upper-bound screen that rejects, before the rounds, sets no round can accept (0 = off)"),
         ]
     }
     fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
@@ -109,6 +117,7 @@ impl SchedTest for Rta {
             "rounds" => self.max_rounds = param::parse_u32(name, value)?,
             "min_step" => self.min_step = param::parse_u64(name, value)?,
             "max_work" => self.max_work = param::parse_u64(name, value)?,
+            "screen" => self.screen = param::parse_u32(name, value)?,
             _ => return Err(param::unknown(&self.name(), name, &self.params())),
         }
         Ok(())
@@ -153,6 +162,23 @@ impl SchedTest for Rta {
             work: 0,
             max_work: self.max_work,
         };
+        if self.screen > 0 && self.min_step <= 1 {
+            match ctx.upper_screen(self.screen) {
+                Err(OutOfWork) => {
+                    return Verdict::gave_up(format!(
+                        "work limit max_work = {} interference terms reached",
+                        self.max_work
+                    ))
+                }
+                Ok(Some(k)) => {
+                    return Verdict::not_shown().because(format!(
+                        "task {k}'s response-time bound exceeds its deadline even with slacks \
+                         above any that a round can reach (screen)"
+                    ))
+                }
+                Ok(None) => {}
+            }
+        }
         let mut response = vec![0u64; n];
         // Reuse (module documentation, **Speed** (d)): `log` lists the tasks whose slack
         // changed, in order; `known[k]` is the log length when τk's fixpoint was last computed
@@ -290,6 +316,50 @@ impl Step {
 }
 
 impl Ctx<'_> {
+    /// The upper-bound screen (module documentation, **Screen**): at most `passes` passes of
+    /// the slack update from above; the first task found to fail, or `None`. Leaves every
+    /// slack at 0 and the term cache empty, as the rounds expect.
+    fn upper_screen(&mut self, passes: u32) -> Result<Option<usize>, OutOfWork> {
+        let mut log: Vec<usize> = Vec::new();
+        for (k, (s, p)) in self.slack.iter_mut().zip(self.params).enumerate() {
+            *s = p.d - p.c;
+            log.push(k);
+        }
+        let mut failing = None;
+        // Any order keeps `U` an upper bound; after the first pass (index order), the tasks
+        // with the least slack left go first, as they are the likeliest to miss.
+        let mut order: Vec<usize> = (0..self.params.len()).collect();
+        'passes: for _ in 0..passes {
+            let mut moved = false;
+            for &k in &order {
+                match self.least_fixpoint(k, &log)? {
+                    None => {
+                        failing = Some(k);
+                        break 'passes;
+                    }
+                    Some(r) => {
+                        if let (Some(s), Some(p)) = (self.slack.get_mut(k), self.params.get(k)) {
+                            if *s != p.d - r {
+                                *s = p.d - r;
+                                moved = true;
+                                log.push(k);
+                            }
+                        }
+                    }
+                }
+            }
+            if !moved {
+                break;
+            }
+            let slack = &self.slack;
+            order.sort_by_key(|&k| slack.get(k).copied().unwrap_or(0));
+        }
+        self.slack.iter_mut().for_each(|s| *s = 0);
+        self.cache.iter_mut().for_each(Vec::clear);
+        self.synced.iter_mut().for_each(|s| *s = 0);
+        Ok(failing)
+    }
+
     /// Whether `τk`'s last result (`result`, computed before the slack changes of the tasks in
     /// `since`) still holds: every changed task's term equals the cap `R − Ck + 1` on the
     /// whole range the search looks at, `[Ck, H]` with `H` the fixpoint or `Dk`, so Eq. (6) is
@@ -396,26 +466,15 @@ impl Ctx<'_> {
         let m = self.m;
         let mut frozen = 0u128; // Σ of terms fixed at W^EDF_i
         let mut r = ck;
+        // Every summand of the lower bound is ≤ R − Ck + 1 ≤ Dk: with `n·Dk` below 2^64 the
+        // sums fit in `u64`.
+        let narrow = (self.terms.len() as u128 + 1) * u128::from(dk) <= u128::from(u64::MAX);
         loop {
             // Cheap lower-bound iteration (no divisions), from the floors of the last exact
             // evaluation (at first, those at Ck that `prepare` computed).
             loop {
                 self.charge(self.terms.len() / 4 + 1)?;
-                let cap = r - ck + 1;
-                let mut step = Step {
-                    sum: frozen,
-                    slope: 0,
-                    stretch: u64::MAX,
-                };
-                for term in &self.terms {
-                    if term.floor > cap {
-                        step.sum += u128::from(cap);
-                        step.slope += 1;
-                        step.stretch = step.stretch.min(term.floor - cap);
-                    } else {
-                        step.sum += u128::from(term.floor);
-                    }
-                }
+                let step = lower_bound_step(&self.terms, frozen, r - ck + 1, narrow);
                 match step.next(ck, r, m) {
                     Ok(_) => break, // g(R) ≤ R: evaluate f exactly here
                     Err(next) if next > u128::from(dk) => return Ok(None),
@@ -523,6 +582,45 @@ impl Ctx<'_> {
     }
 }
 
+/// The lower-bound function `g` near `R` (`cap = R − Ck + 1`) as a [`Step`]: a floor above the
+/// cap rises with `R` until it reaches the floor, the others are constant. `narrow`: the sums
+/// fit in `u64` (two instructions less per term than `u128`).
+#[inline]
+fn lower_bound_step(terms: &[Term], frozen: u128, cap: u64, narrow: bool) -> Step {
+    if narrow {
+        let (mut sum, mut slope, mut stretch) = (0u64, 0u64, u64::MAX);
+        for term in terms {
+            if term.floor > cap {
+                sum += cap;
+                slope += 1;
+                stretch = stretch.min(term.floor - cap);
+            } else {
+                sum += term.floor;
+            }
+        }
+        return Step {
+            sum: frozen + u128::from(sum),
+            slope: u128::from(slope),
+            stretch,
+        };
+    }
+    let mut step = Step {
+        sum: frozen,
+        slope: 0,
+        stretch: u64::MAX,
+    };
+    for term in terms {
+        if term.floor > cap {
+            step.sum += u128::from(cap);
+            step.slope += 1;
+            step.stretch = step.stretch.min(term.floor - cap);
+        } else {
+            step.sum += u128::from(term.floor);
+        }
+    }
+    step
+}
+
 /// `W^RTA_i` at `R` (Eqs. (4), (8)) with `L = R + offset`, and how it continues: rising by 1
 /// per ns while `L mod Ti < Ci` (up to `L mod Ti = Ci`), flat otherwise (up to the next
 /// multiple of `Ti`).
@@ -597,6 +695,43 @@ pub(crate) mod tests {
             &sys(&[(2, 10, 10), (2, 10, 10), (10, 11, 11)], 2),
         );
         assert_eq!(v.status, Status::NotShown);
+    }
+
+    #[test]
+    fn screen_rejects_what_no_round_accepts() {
+        // The Dhall-style set above, screen with one pass, from U = D − C = (8, 8, 1).
+        //   k = 0 (C 2, D 10): τ1: W^EDF = ⌊10/10⌋·2 + 0 = 2; τ2: W^EDF = 0 + min(10, 10 − 1) = 9.
+        //   R = 2 (cap 1): Σ = 1 + 1 → R = 3; cap 2: τ1 W^RTA (L = 3 + 10 − 2 − 8 = 3) = 2 → 2,
+        //   τ2 W^RTA (L = 3 + 11 − 10 − 1 = 3) = 3 → 2; Σ = 4 → R = 4; cap 3: 2 + min(4, 9, 3)
+        //   = 5 → R = 2 + 2 = 4, a fixpoint: U0 = 6. Likewise U1 = 6.
+        //   k = 2 (C 10, D 11): each light task: W^EDF = ⌊11/10⌋·2 + min(2, max(0, 1 − 6)) = 2;
+        //   R = 10 (cap 1): Σ = 2 → R = 11; cap 2: min(W^RTA ≥ 2, 2, 2) = 2 each, Σ = 4 → R = 12
+        //   > 11. The heavy task misses even under slacks above any a round can reach → not
+        //   shown at once (the rounds conclude the same after 2 rounds).
+        let s = sys(&[(2, 10, 10), (2, 10, 10), (10, 11, 11)], 2);
+        let v = analyze(
+            &Rta {
+                screen: 1,
+                ..Rta::default()
+            },
+            &s,
+        );
+        assert_eq!(v.status, Status::NotShown);
+        assert!(v
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.contains("task 2") && r.contains("screen")));
+        // On a set the rounds accept, the screen changes nothing.
+        let s = sys(&[(1, 3, 6), (3, 6, 6)], 1);
+        let v = analyze(
+            &Rta {
+                screen: 4,
+                ..Rta::default()
+            },
+            &s,
+        );
+        assert!(v.is_schedulable());
+        assert_eq!(bounds(&v), vec![2, 4]);
     }
 
     #[test]
