@@ -75,12 +75,26 @@ impl SchedTest for Bak {
         let params = sys.params();
         let m = sys.cpus();
         let util: Vec<f64> = params.iter().map(|p| p.c as f64 / p.t as f64).collect();
-        let unclamped = UnclampedSum::new(params, &util);
+        // Built once the first task has passed the O(n) way: on sets that fail at their first
+        // task (shortest deadline), the usual case of rejected sets, the sort would be wasted.
+        let mut unclamped: Option<UnclampedSum> = None;
         for k in by_increasing_deadline(params) {
             let ok = match params.get(k) {
-                Some(&pk) if unclamped.shows_ok(params, pk, m) => true,
-                Some(&pk) => fast_task_ok(params, &util, pk, m)
-                    .unwrap_or_else(|| exact_task_ok(params, pk, m)),
+                Some(&pk)
+                    if unclamped
+                        .as_ref()
+                        .is_some_and(|u| u.shows_ok(params, pk, m)) =>
+                {
+                    true
+                }
+                Some(&pk) => {
+                    let ok = fast_task_ok(params, &util, pk, m)
+                        .unwrap_or_else(|| exact_task_ok(params, pk, m));
+                    if ok && unclamped.is_none() {
+                        unclamped = Some(UnclampedSum::new(params, &util));
+                    }
+                    ok
+                }
                 None => true,
             };
             if !ok {
