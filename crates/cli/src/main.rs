@@ -302,6 +302,9 @@ fn parse_format(name: Option<&str>) -> Result<Option<schedlab_model::file::Forma
     }
 }
 
+/// Runs one subcommand. Longer than 150 lines on purpose: it is the one table from each
+/// subcommand's parsed arguments to the module that does the work, one short arm per
+/// subcommand, and reads best whole.
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Analyze {

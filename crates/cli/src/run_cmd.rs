@@ -20,6 +20,7 @@ use schedlab_policy::Placement;
 use schedlab_runtime::config::{RtTask, RunConfig};
 use schedlab_runtime::front::{arch_by_name, jobs_csv, primary_key, run_taskset, summary_json};
 use schedlab_runtime::mech::sched::allowed_cpus;
+use schedlab_runtime::RunResult;
 use std::path::PathBuf;
 
 /// Arguments of `schedlab run`.
@@ -262,6 +263,20 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
         outln!("{summary}")?;
         return Ok(());
     }
+    print_table(a, &policy, &config, duration, &result, &summary)
+}
+
+/// The table output of a run: the summary line, the counters, the overhead statistics, the
+/// invariant (global architectures) and the warnings.
+fn print_table(
+    a: &Args,
+    policy: &str,
+    config: &RunConfig,
+    duration: Duration,
+    result: &RunResult,
+    summary: &serde_json::Value,
+) -> Result<()> {
+    let arch = &config.arch;
     let t = &result.totals;
     outln!(
         "{}: {} under {}{} on CPUs {:?} for {duration}{}: {} jobs, {} deadline misses (DSR {:.4}), max tardiness {}",

@@ -538,6 +538,10 @@ fn check<T, E: std::fmt::Display>(
     }
 }
 
+/// The `[generator]` table. Longer than 150 lines on purpose: one check per key, each a few
+/// lines, collecting every problem with its place in the file (not stopping at the first), and
+/// the combinations of keys that exclude each other; split, the checks would need the same
+/// dozen values passed around.
 fn read_generator(g: &Table<'_, '_, '_, '_>, variable: Variable) -> Option<GeneratorConfig> {
     let shape = g.str("shape");
     let method = g.str("method");
