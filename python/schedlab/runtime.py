@@ -13,12 +13,13 @@ def run(
     taskset: TaskSetLike,
     cpus: Optional[int] = None,
     cpu_list: Optional[Sequence[int]] = None,
-    policy: str = "gedf",
+    policy: Optional[str] = None,
     arch: str = "global-lock",
     lock: str = "ticket",
     duration: Duration = "1s",
     priorities: str = "dm",
-    partition: str = "ffd",
+    partition: Optional[str] = None,
+    dedicated_irq_cpu: bool = False,
     release_spin: Optional[Duration] = None,
     allow_non_rt: bool = False,
     jobs: Optional[str] = "numpy",
@@ -39,7 +40,14 @@ def run(
     ``cpus`` CPUs this process may use). ``arch``: ``partitioned`` (``pedf``, ``pfp``),
     ``global-lock`` (``gedf``, ``gnpedf``, ``gfp``, ``gfifo``, ``edzl``) with ``lock``
     ``ticket``, ``mcs`` or ``mutex``, or ``message-passing`` (the same global policies; CPU 0
-    schedules, the others run jobs) — see ``docs/runtime.md``. ``background_load``: the
+    schedules, the others run jobs), or the kernel baselines ``linux-deadline`` and
+    ``linux-fifo`` — see ``docs/runtime.md``. ``policy``: default ``"gedf"`` for the
+    user-space architectures; the kernel baselines take none (naming one is an error, as
+    ``schedlab run``). ``partition``: the packing heuristic of ``pedf``/``pfp`` (default
+    ``"ffd"``); with ``linux-fifo`` it makes the run partitioned. Ranks and the placement are
+    computed for the CPUs that run jobs (all but CPU 0 under ``message-passing`` or
+    ``dedicated_irq_cpu``), by the same code as the CLI. ``dedicated_irq_cpu``
+    (global-lock): CPU 0 takes every release and runs no job (GSN-EDF-DI). ``background_load``: the
     cache-thrashing background load, bytes per CPU (e.g. ``"16MiB"``). ``duration``,
     ``release_spin`` (default none) and ``dl_margin`` need a unit (``"2s"``, ``"60us"``) or are
     ``datetime.timedelta``\\ s; a bare number is an error. ``dsp_poll`` (message-passing): the
@@ -64,7 +72,8 @@ def run(
     _check_jobs(jobs)
     out = _native.run(
         taskset, cpus, None if cpu_list is None else list(cpu_list), policy, arch, lock,
-        duration, priorities, partition, release_spin, allow_non_rt, jobs is not None, trace,
+        duration, priorities, partition, dedicated_irq_cpu, release_spin, allow_non_rt,
+        jobs is not None, trace,
         background_load, dsp_poll, dl_margin, dl_cpuset, inline_completion, gantt, perfetto,
         jobs_csv,
     )

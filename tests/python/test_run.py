@@ -96,8 +96,24 @@ def test_bad_options_raise():
         schedlab.run(SET, cpus=2, background_load="lots", allow_non_rt=True)
     with pytest.raises(schedlab.Error, match="dl_margin"):
         schedlab.run(SET, cpus=2, arch="linux-deadline", dl_margin="x", allow_non_rt=True)
-    with pytest.raises(schedlab.Error, match="dl-cpuset: applies to --arch linux-deadline only"):
+    with pytest.raises(schedlab.Error, match="dl_cpuset applies to arch linux-deadline only"):
         schedlab.run(SET, cpus=2, dl_cpuset=True, allow_non_rt=True)
+    with pytest.raises(schedlab.Error, match="dedicated_irq_cpu applies to arch global-lock only"):
+        schedlab.run(SET, cpus=2, arch="message-passing", dedicated_irq_cpu=True, allow_non_rt=True)
+    with pytest.raises(schedlab.Error, match="policy `gedf` does not apply to the kernel baseline linux-fifo"):
+        schedlab.run(SET, cpus=2, arch="linux-fifo", policy="gedf", allow_non_rt=True)
+
+
+def test_run_places_on_the_cpus_that_run_jobs():
+    # As `schedlab run`: under message-passing (and GSN-EDF-DI) CPU 0 schedules, so a
+    # partitioned policy is placed on the other CPUs only — here one, which cannot hold a
+    # set of U = 1.2 (the error comes before anything runs). Python used to place it on both
+    # CPUs and fail inside the runtime ("task 1 is placed on CPU 1, but there are only 1").
+    heavy = schedlab.TaskSet([{"wcet": "6ms", "period": "10ms"}, {"wcet": "6ms", "period": "10ms"}])
+    with pytest.raises(schedlab.Error, match="found no placement on 1 CPUs"):
+        schedlab.run(heavy, cpus=2, policy="pedf", arch="message-passing", allow_non_rt=True)
+    with pytest.raises(schedlab.Error, match="needs at least 2 CPUs"):
+        schedlab.run(heavy, cpu_list=[0], policy="gedf", arch="message-passing", allow_non_rt=True)
 
 
 def test_run_times_need_a_unit():

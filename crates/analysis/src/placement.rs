@@ -158,7 +158,8 @@ pub fn policy_inputs(
     let sys = System::new(tasks, cpus, priorities).map_err(|e| e.to_string())?;
     let ranks = match sys.priority_ranks() {
         Ok(r) => r,
-        Err(reason) if matches!(policy, "gfp" | "pfp") => return Err(reason),
+        // Fixed-priority policies need ranks (`linux-fifo`: the runtime's SCHED_FIFO baseline).
+        Err(reason) if matches!(policy, "gfp" | "pfp" | "linux-fifo") => return Err(reason),
         Err(_) => vec![0; tasks.len()],
     };
     let placement = for_policy(policy, tasks, cpus, heuristic, cluster_size, priorities)?;

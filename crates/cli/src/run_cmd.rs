@@ -13,13 +13,14 @@
 use crate::output::outln;
 use crate::run_files::RunFiles;
 use anyhow::{anyhow, bail, Result};
-use schedlab_analysis::placement::for_policy;
-use schedlab_analysis::{Priorities, System};
+use schedlab_analysis::placement::policy_inputs;
+use schedlab_analysis::Priorities;
 use schedlab_model::{file, Duration};
 use schedlab_policy::Placement;
 use schedlab_runtime::config::{RtTask, RunConfig};
 use schedlab_runtime::front::{arch_by_name, jobs_csv, primary_key, run_taskset, summary_json};
 use schedlab_runtime::mech::sched::allowed_cpus;
+use schedlab_runtime::request::RunRequest;
 use schedlab_runtime::RunResult;
 use std::path::PathBuf;
 
@@ -177,72 +178,41 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
     let release_spin = time(&a.release_spin, "--release-spin")?;
     let dl_margin = time(&a.dl_margin, "--dl-margin")?;
     let arch = arch_by_name(&a.arch, &a.lock).map_err(|e| anyhow!("--{e}"))?;
-    let policy = match (&a.policy, arch.is_kernel()) {
-        (Some(p), false) => p.clone(),
-        (None, false) => bail!("--policy is required with --arch {}", arch.name()),
-        (Some(p), true) => bail!(
-            "--policy `{p}` does not apply to the kernel baseline {} (the kernel schedules)",
-            arch.name()
-        ),
-        (None, true) => arch.name().to_string(),
-    };
-    for (option, on) in [
-        ("dedicated-irq-cpu", a.dedicated_irq_cpu),
-        ("dl-cpuset", a.dl_cpuset),
-    ] {
-        if on && !arch.takes(option) {
-            bail!(
-                "--{option} applies to --arch {} only",
-                schedlab_runtime::arch::taking(option).join(", ")
-            );
-        }
-    }
-    let mut config = RunConfig::new(cpu_list, arch, &policy, tasks.len(), duration);
-    config.dedicated_irq_cpu = a.dedicated_irq_cpu;
-    // The CPUs the policy schedules: all but CPU 0 where the architecture reserves it (the
-    // DSP of message-passing, GSN-EDF-DI's interrupt CPU).
-    let m_jobs = config.job_cpus().len() as u32;
-    if m_jobs == 0 {
-        bail!(
-            "--arch {} needs at least 2 CPUs (CPU 0 schedules, the others run jobs)",
-            a.arch
-        );
-    }
-    let priorities: Priorities = a.priorities.into();
-    let sys = System::new(tasks, m_jobs, priorities)?;
-    let fixed_priority = matches!(policy.as_str(), "gfp" | "pfp" | "linux-fifo");
-    let ranks = match sys.priority_ranks() {
-        Ok(r) => r,
-        Err(reason) if fixed_priority => bail!("{reason}"),
-        Err(_) => vec![0; tasks.len()],
-    };
-    let heuristic = a.partition.as_deref().unwrap_or("ffd");
-    let asks_partitioned = a.partition.is_some() || tasks.iter().any(|t| t.cpu.is_some());
-    let placement_policy = match arch.def().partitioned_with {
-        Some(p) if asks_partitioned => p,
-        _ => policy.as_str(),
-    };
-    let placement = for_policy(placement_policy, tasks, m_jobs, heuristic, None, priorities)
-        .map_err(|e| anyhow!(e))?
-        // On the policy's CPUs (the job CPUs, numbered from 0 like the policy's).
-        .map(|(domain_of_task, domain_size)| Placement {
-            domain_of_task,
-            domain_size,
-        });
-    config.ranks = ranks;
-    config.placement = placement;
-    config.allow_non_rt = a.allow_non_rt;
-    config.release_spin = release_spin;
-    config.dsp_poll = !a.no_dsp_poll;
-    config.dl_cpuset = a.dl_cpuset;
-    config.inline_completion = !a.no_inline_completion;
-    config.dl_margin = dl_margin;
-    config.background_load = a
+    let background_load = a
         .background_load
         .as_deref()
         .map(schedlab_model::size::parse_bytes)
         .transpose()
         .map_err(|e| anyhow!("--background-load: {e}"))?;
+    let request = RunRequest {
+        cpus: cpu_list,
+        arch,
+        policy: a.policy.as_deref(),
+        default_policy: None,
+        partition: a.partition.as_deref(),
+        duration,
+        dedicated_irq_cpu: a.dedicated_irq_cpu,
+        dl_cpuset: a.dl_cpuset,
+        dl_margin,
+        allow_non_rt: a.allow_non_rt,
+        release_spin,
+        dsp_poll: !a.no_dsp_poll,
+        inline_completion: !a.no_inline_completion,
+        background_load,
+    };
+    let plan = request.plan(tasks).map_err(|e| anyhow!(e))?;
+    let priorities: Priorities = a.priorities.into();
+    let inputs = policy_inputs(
+        plan.placement_policy(),
+        tasks,
+        plan.job_cpus(),
+        plan.heuristic(),
+        None,
+        priorities,
+    )
+    .map_err(|e| anyhow!(e))?;
+    let policy = plan.policy().to_string();
+    let config = plan.finish(inputs.ranks, inputs.placement.map(Placement::from));
     let (result, meta) = run_taskset(tasks, &config)?;
     if !matches!(a.format, crate::OutputFormat::Table) {
         for w in &result.warnings {

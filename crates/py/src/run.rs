@@ -11,11 +11,30 @@ use schedlab_analysis::placement::policy_inputs;
 use schedlab_analysis::Priorities;
 use schedlab_model::Duration;
 use schedlab_policy::Placement;
-use schedlab_runtime::config::{RtTask, RunConfig};
+use schedlab_runtime::config::RtTask;
 use schedlab_runtime::front::{arch_by_name, primary_key, run_taskset, summary_json};
 use schedlab_runtime::mech::sched::allowed_cpus;
+use schedlab_runtime::request::{RunRequest, DEFAULT_POLICY};
 use schedlab_trace::outputs::TraceOutputs;
 use std::path::PathBuf;
+
+/// A message of the shared run set-up with Python's keyword names (`--dl-cpuset` →
+/// `dl_cpuset`).
+fn python_names(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find("--") {
+        out.push_str(&rest[..at]);
+        let option = &rest[at + 2..];
+        let end = option
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .unwrap_or(option.len());
+        out.push_str(&option[..end].replace('-', "_"));
+        rest = &option[end..];
+    }
+    out.push_str(rest);
+    out
+}
 
 /// The physical CPUs of the run: `cpu_list`, or the first `m` this process may use.
 fn physical_cpus(m: u32, cpu_list: Option<Vec<u32>>) -> PyResult<Vec<u32>> {
@@ -42,8 +61,9 @@ fn physical_cpus(m: u32, cpu_list: Option<Vec<u32>>) -> PyResult<Vec<u32>> {
 /// `"jobs_table"`, the per-job records as numpy columns (when `jobs`), and writes the files
 /// asked for (`trace`, `gantt`, `perfetto`, `jobs_csv`).
 #[pyfunction]
-#[pyo3(signature = (taskset, cpus=None, cpu_list=None, policy="gedf", arch="global-lock",
-                    lock="ticket", duration=None, priorities="dm", partition="ffd",
+#[pyo3(signature = (taskset, cpus=None, cpu_list=None, policy=None, arch="global-lock",
+                    lock="ticket", duration=None, priorities="dm", partition=None,
+                    dedicated_irq_cpu=false,
                     release_spin=None, allow_non_rt=false, jobs=true, trace=None,
                     background_load=None, dsp_poll=true, dl_margin=None,
                     dl_cpuset=false, inline_completion=true, gantt=None, perfetto=None,
@@ -54,12 +74,13 @@ pub(crate) fn run<'py>(
     taskset: &Bound<'py, PyAny>,
     cpus: Option<Cpus>,
     cpu_list: Option<Vec<u32>>,
-    policy: &str,
+    policy: Option<&str>,
     arch: &str,
     lock: &str,
     duration: Option<&Bound<'py, PyAny>>,
     priorities: &str,
-    partition: &str,
+    partition: Option<&str>,
+    dedicated_irq_cpu: bool,
     release_spin: Option<&Bound<'py, PyAny>>,
     allow_non_rt: bool,
     jobs: bool,
@@ -86,28 +107,43 @@ pub(crate) fn run<'py>(
         None => Duration::from_ns(500_000),
     };
     let arch = arch_by_name(arch, lock).map_err(err)?;
-    // Under the kernel baselines the kernel schedules: the run is named after them (as the CLI).
-    let policy = if arch.is_kernel() {
-        arch.name()
-    } else {
-        policy
-    };
-    let tasks = &set.tasks;
-    let inputs = policy_inputs(policy, tasks, m, partition, None, priorities).map_err(err)?;
-    let (ranks, placement) = (inputs.ranks, inputs.placement.map(Placement::from));
-    let mut config = RunConfig::new(cpu_list, arch, policy, tasks.len(), duration);
-    config.ranks = ranks;
-    config.placement = placement;
-    config.allow_non_rt = allow_non_rt;
-    config.release_spin = release_spin;
-    config.dsp_poll = dsp_poll;
-    config.dl_margin = dl_margin;
-    config.dl_cpuset = dl_cpuset;
-    config.inline_completion = inline_completion;
-    config.background_load = background_load
+    let background_load = background_load
         .map(schedlab_model::size::parse_bytes)
         .transpose()
         .map_err(|e| err(format!("background_load: {e}")))?;
+    let tasks = &set.tasks;
+    // The CLI's checks and decisions (schedlab_runtime::request): the policy schedules the
+    // CPUs that run jobs, options belong to their architectures, kernel baselines take no
+    // policy.
+    let request = RunRequest {
+        cpus: cpu_list,
+        arch,
+        policy,
+        default_policy: Some(DEFAULT_POLICY),
+        partition,
+        duration,
+        dedicated_irq_cpu,
+        dl_cpuset,
+        dl_margin,
+        allow_non_rt,
+        release_spin,
+        dsp_poll,
+        inline_completion,
+        background_load,
+    };
+    let plan = request.plan(tasks).map_err(|e| err(python_names(&e)))?;
+    let inputs = policy_inputs(
+        plan.placement_policy(),
+        tasks,
+        plan.job_cpus(),
+        plan.heuristic(),
+        None,
+        priorities,
+    )
+    .map_err(err)?;
+    let policy = plan.policy().to_string();
+    let config = plan.finish(inputs.ranks, inputs.placement.map(Placement::from));
+    let policy = policy.as_str();
     let outputs = TraceOutputs {
         trace: trace.as_deref(),
         perfetto: perfetto.as_deref(),

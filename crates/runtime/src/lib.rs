@@ -53,6 +53,7 @@ pub mod mailbox;
 #[allow(unsafe_code)]
 pub mod mech;
 pub mod mp;
+pub mod request;
 pub mod run;
 pub mod state;
 pub mod throttle;

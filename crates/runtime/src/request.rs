@@ -1,0 +1,167 @@
+//! One set-up of a run for every front end: the options of `schedlab run` and
+//! `schedlab.run`, checked the same way and turned into a [`RunConfig`].
+//!
+//! The checks and decisions that used to live in the CLI only (and that Python's `run` did
+//! not make): a kernel baseline takes no policy; an option belongs to the architectures that
+//! take it; the policy schedules the CPUs that run jobs — all but CPU 0 when the architecture
+//! reserves it (the DSP of message-passing, the interrupt CPU of GSN-EDF-DI) — so ranks and
+//! the placement are computed for that many CPUs; `linux-fifo` is partitioned (placed as
+//! `pfp`) when a partition heuristic is given or the file pins its tasks.
+//!
+//! Ranks and the placement come from the analysis crate, which this crate does not depend on
+//! (DESIGN.md): [`RunRequest::plan`] says what to compute them for ([`RunPlan`]); the caller
+//! computes them (`schedlab_analysis::placement::policy_inputs`) and hands them to
+//! [`RunPlan::finish`]:
+//!
+//! ```text
+//! let plan = request.plan(&tasks)?;
+//! let inputs = policy_inputs(plan.placement_policy(), &tasks, plan.job_cpus(), plan.heuristic(), None, priorities)?;
+//! let config = plan.finish(inputs.ranks, inputs.placement.map(Placement::from));
+//! ```
+
+use crate::arch::taking;
+use crate::config::{Arch, RunConfig};
+use schedlab_model::{Duration, TaskSet};
+
+/// The policy of a user-space architecture when none is named (Python's default; the CLI
+/// requires `--policy`).
+pub const DEFAULT_POLICY: &str = "gedf";
+
+/// What a front end was asked for, parsed (times and sizes already in ns and bytes).
+#[derive(Clone, Debug)]
+pub struct RunRequest<'a> {
+    /// The physical CPUs of the run.
+    pub cpus: Vec<u32>,
+    /// The architecture.
+    pub arch: Arch,
+    /// The policy; `None`: the kernel baseline's own name, or `default_policy` for a
+    /// user-space architecture (an error if that is `None` too).
+    pub policy: Option<&'a str>,
+    /// The policy to use when none is named (Python: [`DEFAULT_POLICY`]; the CLI: none).
+    pub default_policy: Option<&'a str>,
+    /// The packing heuristic for partitioned policies; `Some` also makes `linux-fifo`
+    /// partitioned.
+    pub partition: Option<&'a str>,
+    /// Length of the run.
+    pub duration: Duration,
+    /// global-lock: CPU 0 takes every release and runs no job (GSN-EDF-DI).
+    pub dedicated_irq_cpu: bool,
+    /// linux-deadline: a root domain of the run's own CPUs.
+    pub dl_cpuset: bool,
+    /// linux-deadline: runtime = WCET + this margin.
+    pub dl_margin: Duration,
+    /// Run under SCHED_OTHER when real-time scheduling is not permitted.
+    pub allow_non_rt: bool,
+    /// Wake this long before each release and spin until it.
+    pub release_spin: Duration,
+    /// message-passing: the DSP polls its mailboxes while a client runs a job.
+    pub dsp_poll: bool,
+    /// message-passing: a completing job runs its client's scheduling step itself.
+    pub inline_completion: bool,
+    /// Size of the cache-thrashing background load per CPU, in bytes.
+    pub background_load: Option<u64>,
+}
+
+/// A checked request: what to compute ranks and the placement for, then the configuration.
+#[derive(Debug)]
+pub struct RunPlan {
+    config: RunConfig,
+    placement_policy: String,
+    heuristic: String,
+}
+
+/// Default packing heuristic (as `schedlab simulate`).
+const DEFAULT_HEURISTIC: &str = "ffd";
+
+impl RunRequest<'_> {
+    /// Checks the request against the architecture and the task set; the messages name the
+    /// CLI's options (`--policy`, `--dedicated-irq-cpu`, …), which are Python's keywords
+    /// with `-` for `_`.
+    pub fn plan(&self, tasks: &TaskSet) -> Result<RunPlan, String> {
+        let arch = self.arch;
+        let policy = match (self.policy, arch.is_kernel()) {
+            (Some(p), false) => p.to_string(),
+            (None, false) => match self.default_policy {
+                Some(p) => p.to_string(),
+                None => return Err(format!("--policy is required with --arch {}", arch.name())),
+            },
+            (Some(p), true) => return Err(format!(
+                "--policy `{p}` does not apply to the kernel baseline {} (the kernel schedules)",
+                arch.name()
+            )),
+            (None, true) => arch.name().to_string(),
+        };
+        for (option, on) in [
+            ("dedicated-irq-cpu", self.dedicated_irq_cpu),
+            ("dl-cpuset", self.dl_cpuset),
+        ] {
+            if on && !arch.takes(option) {
+                return Err(format!(
+                    "--{option} applies to --arch {} only",
+                    taking(option).join(", ")
+                ));
+            }
+        }
+        let mut config =
+            RunConfig::new(self.cpus.clone(), arch, &policy, tasks.len(), self.duration);
+        config.dedicated_irq_cpu = self.dedicated_irq_cpu;
+        if config.job_cpus().is_empty() {
+            return Err(format!(
+                "--arch {} needs at least 2 CPUs (CPU 0 schedules, the others run jobs)",
+                arch.name()
+            ));
+        }
+        config.allow_non_rt = self.allow_non_rt;
+        config.release_spin = self.release_spin;
+        config.dsp_poll = self.dsp_poll;
+        config.dl_cpuset = self.dl_cpuset;
+        config.inline_completion = self.inline_completion;
+        config.dl_margin = self.dl_margin;
+        config.background_load = self.background_load;
+        let pinned = tasks.iter().any(|t| t.cpu.is_some());
+        let placement_policy = match arch.def().partitioned_with {
+            Some(p) if self.partition.is_some() || pinned => p.to_string(),
+            _ => policy,
+        };
+        Ok(RunPlan {
+            config,
+            placement_policy,
+            heuristic: self.partition.unwrap_or(DEFAULT_HEURISTIC).to_string(),
+        })
+    }
+}
+
+impl RunPlan {
+    /// The policy whose ranks and placement the run needs (`pfp` for a partitioned
+    /// `linux-fifo`, else the run's policy).
+    pub fn placement_policy(&self) -> &str {
+        &self.placement_policy
+    }
+
+    /// The number of CPUs the policy schedules (those that run jobs).
+    pub fn job_cpus(&self) -> u32 {
+        self.config.job_cpus().len() as u32
+    }
+
+    /// The packing heuristic.
+    pub fn heuristic(&self) -> &str {
+        &self.heuristic
+    }
+
+    /// The run's policy.
+    pub fn policy(&self) -> &str {
+        &self.config.policy
+    }
+
+    /// The configuration, with the ranks and the placement computed for
+    /// [`placement_policy`](Self::placement_policy) on [`job_cpus`](Self::job_cpus) CPUs.
+    pub fn finish(
+        mut self,
+        ranks: Vec<u32>,
+        placement: Option<schedlab_policy::Placement>,
+    ) -> RunConfig {
+        self.config.ranks = ranks;
+        self.config.placement = placement;
+        self.config
+    }
+}
