@@ -85,10 +85,12 @@ impl RunRequest<'_> {
                 Some(p) => p.to_string(),
                 None => return Err(format!("--policy is required with --arch {}", arch.name())),
             },
-            (Some(p), true) => return Err(format!(
+            (Some(p), true) => {
+                return Err(format!(
                 "--policy `{p}` does not apply to the kernel baseline {} (the kernel schedules)",
                 arch.name()
-            )),
+            ))
+            }
             (None, true) => arch.name().to_string(),
         };
         for (option, on) in [
