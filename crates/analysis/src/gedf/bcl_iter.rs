@@ -42,6 +42,16 @@
 //! this usually saves the whole second `O(n²)` round. Verdicts and, for "not shown", the final
 //! slacks equal SchedCAT's (property test `matches_full_recomputation`).
 //!
+//! **Screen** (`screen = P > 0`; the `gedf` battery uses `P = 4`). Every slack a round gives
+//! is a bound of Eq. (18), at most `Dk − Ck`, and the bound is non-increasing in the others'
+//! slacks (`W^EDF_i` is). So from `U = D − C`, setting each `Uk` in place to its bound under
+//! `U` keeps `U` above every slack vector the rounds can reach; a task whose bound is negative
+//! under such a `U` is negative at every evaluation of the rounds, which therefore never find
+//! every task ok and answer *not shown* (or *gave up* at `max_rounds`; the screen answers *not
+//! shown* at once). At most `P` passes, tasks with the least slack first after the first;
+//! otherwise the rounds run as described. Same verdicts otherwise (property test); on sets the
+//! rounds accept it is wasted work, hence off by default.
+//!
 //! **Assumptions.** Sporadic tasks, constrained deadlines, preemptive G-EDF on `m` identical
 //! CPUs. **Complexity.** `O(rounds · n²)` at worst; later rounds replay only the slack changes
 //! since a task's previous evaluation (`O(n · changes)`), with identical results.
@@ -58,25 +68,39 @@ use crate::verdict::Verdict;
 pub struct BclIter {
     /// Round limit (0 = none): reaching it without a verdict answers *gave up*.
     pub max_rounds: u32,
+    /// Passes of the upper-bound screen run before the rounds (module documentation,
+    /// **Screen**); 0 = none (the default; the `gedf` battery runs it).
+    pub screen: u32,
 }
 
 impl Default for BclIter {
     fn default() -> BclIter {
-        BclIter { max_rounds: 1000 }
+        BclIter {
+            max_rounds: 1000,
+            screen: 0,
+        }
     }
 }
 
 impl SchedTest for BclIter {
     fn params(&self) -> Vec<Param> {
-        vec![Param::new(
-            "rounds",
-            self.max_rounds,
-            "slack rounds before giving up (0 = no limit)",
-        )]
+        vec![
+            Param::new(
+                "rounds",
+                self.max_rounds,
+                "slack rounds before giving up (0 = no limit)",
+            ),
+            Param::new(
+                "screen",
+                self.screen,
+                "passes of the upper-bound screen that rejects, before the rounds, sets no round can accept (0 = off)",
+            ),
+        ]
     }
     fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
         match name {
             "rounds" => self.max_rounds = param::parse_u32(name, value)?,
+            "screen" => self.screen = param::parse_u32(name, value)?,
             _ => return Err(param::unknown(&self.name(), name, &self.params())),
         }
         Ok(())
@@ -104,9 +128,42 @@ impl SchedTest for BclIter {
         if let Some(reason) = trivially_infeasible(sys) {
             return Verdict::not_shown().because(reason);
         }
+        if let Some(k) = screen(sys.params(), u128::from(sys.cpus()), self.screen) {
+            return Verdict::not_shown().because(format!(
+                "task {k}'s slack bound is negative even with slacks above any that a round can \
+                 reach (screen)"
+            ));
+        }
         let (verdict, _) = self.iterate(sys);
         verdict
     }
+}
+
+/// The upper-bound screen (module documentation, **Screen**): at most `passes` passes of
+/// Eq. (18) from above, from `U = D − C`, each task's `U` set in place to its bound; the first
+/// task whose bound is negative, or `None`.
+fn screen(params: &[Params], m: u128, passes: u32) -> Option<usize> {
+    let mut state = State::new(params, m);
+    for (s, p) in state.slack.iter_mut().zip(params) {
+        *s = p.d - p.c;
+    }
+    let mut order: Vec<usize> = (0..params.len()).collect();
+    for _ in 0..passes {
+        let mut moved = false;
+        for &k in &order {
+            match state.bound(k) {
+                None => return Some(k),
+                Some(bound) => moved |= state.set_slack(k, bound),
+            }
+        }
+        if !moved {
+            break;
+        }
+        // The tasks with the least slack left first: the likeliest to go negative.
+        let slack = &state.slack;
+        order.sort_by_key(|&k| slack.get(k).copied().unwrap_or(0));
+    }
+    None
 }
 
 impl BclIter {
@@ -220,7 +277,8 @@ impl<'a> State<'a> {
                 let mut total = self.sum.get(k).copied().unwrap_or(0);
                 for ch in changes.iter().filter(|ch| ch.task != k) {
                     if let Some(p) = self.params.get(ch.task) {
-                        // Slacks only grow, so the new term is ≤ the old one.
+                        // `total` holds the old term, so adding first never underflows
+                        // (slacks only grow in the rounds; the screen moves them down).
                         let old = edf_workload(p.c, p.t, ch.old, pk.d).min(cap);
                         let new = edf_workload(p.c, p.t, ch.new, pk.d).min(cap);
                         total = total + u128::from(new) - u128::from(old);
@@ -242,6 +300,37 @@ impl<'a> State<'a> {
             *seen = Some(self.log.len());
         }
         total
+    }
+
+    /// Eq. (18)'s bound for `τk` under the current slacks, `None` if negative.
+    fn bound(&mut self, k: usize) -> Option<u64> {
+        let pk = *self.params.get(k)?;
+        let interference = self.interference_sum(k, pk) / self.m;
+        let laxity = u128::from(pk.d - pk.c);
+        // laxity − interference ≤ Dk fits u64.
+        (interference <= laxity).then(|| u64::try_from(laxity - interference).unwrap_or(0))
+    }
+
+    /// Sets `τk`'s slack (in either direction, for the screen), logging the change; whether
+    /// it changed. The replay in `interference_sum` is exact either way: a sum holds every
+    /// term it replaces.
+    fn set_slack(&mut self, k: usize, new: u64) -> bool {
+        let Some(sk) = self.slack.get_mut(k) else {
+            return false;
+        };
+        if *sk == new {
+            return false;
+        }
+        self.log.push(Change {
+            task: k,
+            old: *sk,
+            new,
+        });
+        *sk = new;
+        if let Some(Some(seen)) = self.seen.get_mut(k) {
+            *seen = self.log.len();
+        }
+        true
     }
 
     /// Eq. (18) for `τk`: `(bound ≥ 0, slack improved)`.
@@ -318,7 +407,14 @@ mod tests {
         assert!(analyze(&BclIter::default(), &sys(&[(1, 3, 6), (3, 6, 6)], 1)).is_schedulable());
         // With a one-round limit the same set gives up.
         assert_eq!(
-            analyze(&BclIter { max_rounds: 1 }, &sys(&[(1, 3, 6), (3, 6, 6)], 1)).status,
+            analyze(
+                &BclIter {
+                    max_rounds: 1,
+                    screen: 0
+                },
+                &sys(&[(1, 3, 6), (3, 6, 6)], 1)
+            )
+            .status,
             Status::GaveUp
         );
     }
@@ -368,12 +464,21 @@ mod tests {
             let p: Vec<_> = p.iter().map(|&(c, d, t)| (c * scale, d * scale, t * scale)).collect();
             let s = sys(&p, m);
             if crate::gedf::precheck::trivially_infeasible(&s).is_none() {
-                let (v, slack) = BclIter { max_rounds: 0 }.iterate(&s);
+                let (v, slack) = BclIter { max_rounds: 0, screen: 0 }.iterate(&s);
                 let (expected, expected_slack) = naive(&p, m);
                 prop_assert_eq!(v.is_schedulable(), expected);
                 if !expected {
                     // Both stop at the least fixpoint: identical slacks.
                     prop_assert_eq!(slack, expected_slack);
+                }
+                // The screen rejects only sets the rounds reject, and a set it rejects has
+                // a task negative at every evaluation.
+                for passes in [1, 2, 4, 50] {
+                    if screen(s.params(), u128::from(m), passes).is_some() {
+                        prop_assert!(!expected, "screen {} rejected an accepted set", passes);
+                    }
+                    let screened = BclIter { max_rounds: 0, screen: passes };
+                    prop_assert_eq!(analyze(&screened, &s).status, analyze(&BclIter { max_rounds: 0, screen: 0 }, &s).status);
                 }
             }
         }

@@ -74,7 +74,10 @@ pub fn battery() -> AnyOf {
             Box::new(Bak),
             Box::new(Bcl),
             Box::new(Load::default()),
-            Box::new(BclIter::default()),
+            Box::new(BclIter {
+                screen: rta::SCREEN_PASSES,
+                ..BclIter::default()
+            }),
             Box::new(FfDbf::default()),
             Box::new(Bar::default()),
             Box::new(Rta {
