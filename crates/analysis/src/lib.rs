@@ -24,6 +24,7 @@ pub mod gedf;
 pub mod gfp;
 pub mod gnpedf;
 pub mod json;
+pub mod overheads;
 pub mod param;
 pub mod partitioned;
 pub mod placement;

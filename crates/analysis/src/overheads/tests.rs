@@ -1,0 +1,343 @@
+//! Hand-worked cases of the accounting rules (module documentation of `accounting`).
+
+#![allow(clippy::unwrap_used)]
+
+use super::accounting::{charge, AccountingError, Charged, Overheads, Rule, TaskIn};
+
+fn task(c: u64, t: u64, d: u64) -> TaskIn {
+    TaskIn { c, t, d, wss: None }
+}
+
+const GLOBAL4: Rule = Rule::PreemptionCentric {
+    dedicated_irq: false,
+    partition: false,
+    cpus: 4,
+};
+
+#[test]
+fn zero_overheads_change_nothing() {
+    let ts = [task(3, 10, 10), task(5, 20, 15)];
+    let r = charge(&ts, &Overheads::default(), GLOBAL4, None, 1).unwrap();
+    assert_eq!(r, Charged::Ok(vec![(3, 10, 10), (5, 20, 15)]));
+    let r = charge(&ts, &Overheads::default(), Rule::MessagePassing, None, 1).unwrap();
+    assert_eq!(r, Charged::Ok(vec![(3, 10, 10), (5, 20, 15)]));
+    assert_eq!(
+        charge(&[], &Overheads::default(), GLOBAL4, None, 1).unwrap(),
+        Charged::Ok(vec![])
+    );
+}
+
+/// Global, interrupts on all CPUs, M = 4, n = 2: Δev 2, Δrel 5, Δsch 3, Δcxs 1, Δipi 7,
+/// Δtck 10 every Q = 1000; tasks (C 100, T 1000, D 1000), (200, 500, 400).
+/// u_tck = 10/1000 = 1/100; u_rel = 5/1000 + 5/500 = 3/200; uscale = 1 − 2/200 − 3/200 = 39/40.
+/// cpre = (10 + 2/100 + 2·5 + 2·3/200)/(39/40) = (20 + 2/100 + 3/100)·40/39 = (2005/100)·40/39
+///      = 802/39.
+/// C'_0 = (100 + 8)·40/39 + 2·802/39 + 7 = 4320/39 + 1604/39 + 7 = 5924/39 + 7 = 151.9 + 7
+///      → 158.897… → ⌈⌉ = 159;  T' = 998, D' = 998.
+/// C'_1 = (200 + 8)·40/39 + 1604/39 + 7 = 8320/39 + 1604/39 + 7 = 9924/39 + 7 = 261.46… → 262;
+///      T' = 498, D' = 398.
+#[test]
+fn global_hand_worked() {
+    let oh = Overheads {
+        release_latency: 2,
+        release: 5,
+        schedule: 3,
+        context_switch: 1,
+        ipi: 7,
+        tick: 10,
+        tick_period: 1000,
+        ..Overheads::default()
+    };
+    let ts = [task(100, 1000, 1000), task(200, 500, 400)];
+    let r = charge(&ts, &oh, GLOBAL4, None, 1).unwrap();
+    assert_eq!(r, Charged::Ok(vec![(159, 998, 998), (262, 498, 398)]));
+    // One CPU (or a partition): no IPI term: 151.9 → 152, 254.46 → 255.
+    let one = Rule::PreemptionCentric {
+        dedicated_irq: false,
+        partition: false,
+        cpus: 1,
+    };
+    let r = charge(&ts, &oh, one, None, 1).unwrap();
+    assert_eq!(r, Charged::Ok(vec![(152, 998, 998), (255, 498, 398)]));
+    let part = Rule::PreemptionCentric {
+        dedicated_irq: false,
+        partition: true,
+        cpus: 4,
+    };
+    assert_eq!(charge(&ts, &oh, part, None, 1).unwrap(), r);
+    // Granularity 10 ns: C up, T and D down: 160/990/990 and 270/490/390.
+    let r = charge(&ts, &oh, GLOBAL4, None, 10).unwrap();
+    assert_eq!(r, Charged::Ok(vec![(160, 990, 990), (270, 490, 390)]));
+}
+
+/// Dedicated interrupt CPU, same overheads: u_rel = 0, uscale = 99/100,
+/// cpre = (10 + 2/100)/(99/100) = 1002/99; X = Δipi + Δrel = 12.
+/// C'_0 = 108·100/99 + 2004/99 + 12 = 12804/99 + 12 = 129.33… + 12 → 142 (141.33…).
+/// C'_1 = 208·100/99 + 2004/99 + 12 = 22804/99 + 12 = 230.34… + 12 → 243.
+#[test]
+fn dedicated_interrupt_cpu_hand_worked() {
+    let oh = Overheads {
+        release_latency: 2,
+        release: 5,
+        schedule: 3,
+        context_switch: 1,
+        ipi: 7,
+        tick: 10,
+        tick_period: 1000,
+        ..Overheads::default()
+    };
+    let ts = [task(100, 1000, 1000), task(200, 500, 400)];
+    let di = Rule::PreemptionCentric {
+        dedicated_irq: true,
+        partition: false,
+        cpus: 1,
+    };
+    let r = charge(&ts, &oh, di, None, 1).unwrap();
+    assert_eq!(r, Charged::Ok(vec![(142, 998, 998), (243, 498, 398)]));
+}
+
+/// Message-passing [MP App. B]: Δreq 4, Δdsp 6, others as above. uscale = 1 − 1/100 = 99/100;
+/// cpre = 1002/99. C' = (C + 3·4)·100/99 + 2004/99 + 4 + 6 + 2·7 + 5 = (C + 12)·100/99 +
+/// 2004/99 + 29: C = 100: 11200/99 + 2004/99 = 13204/99 = 133.37… + 29 → 163 (162.37…);
+/// C = 200: 21200/99 + 2004/99 = 23204/99 = 234.38… + 29 → 264.
+#[test]
+fn message_passing_hand_worked() {
+    let oh = Overheads {
+        release_latency: 2,
+        release: 5,
+        schedule: 3,
+        context_switch: 1,
+        ipi: 7,
+        tick: 10,
+        tick_period: 1000,
+        request: 4,
+        dsp: 6,
+    };
+    let ts = [task(100, 1000, 1000), task(200, 500, 400)];
+    let r = charge(&ts, &oh, Rule::MessagePassing, None, 1).unwrap();
+    assert_eq!(r, Charged::Ok(vec![(163, 998, 998), (264, 498, 398)]));
+}
+
+#[test]
+fn failures_in_order() {
+    // The tick uses the whole quantum: irq-overload.
+    let full = Overheads {
+        tick: 1000,
+        tick_period: 1000,
+        ..Overheads::default()
+    };
+    assert_eq!(
+        charge(&[task(1, 10, 10)], &full, GLOBAL4, None, 1).unwrap(),
+        Charged::IrqOverload
+    );
+    assert_eq!(
+        charge(&[task(1, 10, 10)], &full, Rule::MessagePassing, None, 1).unwrap(),
+        Charged::IrqOverload
+    );
+    // Releases use it up: Δrel 5 on periods 10 and 10: u_rel = 1 → overload; with a
+    // dedicated interrupt CPU the releases are not charged there.
+    let rel = Overheads {
+        release: 5,
+        ..Overheads::default()
+    };
+    let ts = [task(1, 10, 10), task(1, 10, 10)];
+    assert_eq!(
+        charge(&ts, &rel, GLOBAL4, None, 1).unwrap(),
+        Charged::IrqOverload
+    );
+    let di = Rule::PreemptionCentric {
+        dedicated_irq: true,
+        partition: false,
+        cpus: 4,
+    };
+    assert!(matches!(
+        charge(&ts, &rel, di, None, 1).unwrap(),
+        Charged::Ok(_)
+    ));
+    // A release latency longer than a deadline: that task (the first such) is infeasible.
+    let late = Overheads {
+        release_latency: 50,
+        ..Overheads::default()
+    };
+    let ts = [task(1, 100, 100), task(1, 100, 40), task(1, 30, 30)];
+    assert_eq!(
+        charge(&ts, &late, GLOBAL4, None, 1).unwrap(),
+        Charged::TaskInfeasible(1)
+    );
+    // C' > min(T', D'): (9, 10, 10) with Δsch = 1: C' = 9 + 2 = 11 > 10.
+    let sch = Overheads {
+        schedule: 1,
+        ..Overheads::default()
+    };
+    assert_eq!(
+        charge(&[task(1, 10, 10), task(9, 10, 10)], &sch, GLOBAL4, None, 1).unwrap(),
+        Charged::TaskInfeasible(1)
+    );
+    // Only after rounding: C' = 8 + 2 = 10 ≤ 10, but with g = 4: C'' = 12 > T'' = 8.
+    assert_eq!(
+        charge(&[task(8, 10, 10)], &sch, GLOBAL4, None, 4).unwrap(),
+        Charged::TaskInfeasible(0)
+    );
+    assert_eq!(
+        charge(&[task(8, 10, 10)], &sch, GLOBAL4, None, 1).unwrap(),
+        Charged::Ok(vec![(10, 10, 10)])
+    );
+}
+
+#[test]
+fn cpmd_of_the_largest_other_working_set() {
+    // Working sets 100, 300, (none), 300 bytes; CPMD = wss/10 ns. Task 1 and task 3 tie as
+    // largest: each sees the other's 300 → 30; tasks 0 and 2 see 300 → 30 as well. With only
+    // task 1 large: it sees the second largest, 100 → 10.
+    let cpmd = |w: u64| w / 10;
+    let mut ts = [
+        TaskIn {
+            wss: Some(100),
+            ..task(10, 1000, 1000)
+        },
+        TaskIn {
+            wss: Some(300),
+            ..task(10, 1000, 1000)
+        },
+        task(10, 1000, 1000),
+        TaskIn {
+            wss: Some(300),
+            ..task(10, 1000, 1000)
+        },
+    ];
+    let r = charge(&ts, &Overheads::default(), GLOBAL4, Some(&cpmd), 1).unwrap();
+    assert_eq!(r, Charged::Ok(vec![(40, 1000, 1000); 4]));
+    ts[3].wss = None;
+    let r = charge(&ts, &Overheads::default(), GLOBAL4, Some(&cpmd), 1).unwrap();
+    assert_eq!(
+        r,
+        Charged::Ok(vec![
+            (40, 1000, 1000),
+            (20, 1000, 1000),
+            (40, 1000, 1000),
+            (40, 1000, 1000)
+        ])
+    );
+    // A working set without a CPMD curve is an error naming the task.
+    assert_eq!(
+        charge(&ts, &Overheads::default(), GLOBAL4, None, 1),
+        Err(AccountingError::NoCpmd(0))
+    );
+    // A lone task has no other task to pay for.
+    let lone = [TaskIn {
+        wss: Some(500),
+        ..task(10, 100, 100)
+    }];
+    assert_eq!(
+        charge(&lone, &Overheads::default(), GLOBAL4, Some(&cpmd), 1).unwrap(),
+        Charged::Ok(vec![(10, 100, 100)])
+    );
+}
+
+#[test]
+fn input_errors() {
+    let tick = Overheads {
+        tick: 5,
+        ..Overheads::default()
+    };
+    assert_eq!(
+        charge(&[task(1, 10, 10)], &tick, GLOBAL4, None, 1),
+        Err(AccountingError::NoTickPeriod(5))
+    );
+    assert_eq!(
+        charge(&[task(1, 10, 10)], &Overheads::default(), GLOBAL4, None, 0),
+        Err(AccountingError::ZeroGranularity)
+    );
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn overheads() -> impl Strategy<Value = Overheads> {
+        (
+            0u64..50,
+            0u64..50,
+            0u64..50,
+            0u64..50,
+            0u64..50,
+            0u64..50,
+            0u64..50,
+        )
+            .prop_map(|(ev, rel, sch, cxs, ipi, tck, req)| Overheads {
+                release_latency: ev,
+                release: rel,
+                schedule: sch,
+                context_switch: cxs,
+                ipi,
+                tick: tck,
+                tick_period: 1000,
+                request: req,
+                dsp: req / 2,
+            })
+    }
+
+    fn tasks() -> impl Strategy<Value = Vec<TaskIn>> {
+        proptest::collection::vec(
+            (1u64..2000, 1u64..4, 0u64..3).prop_map(|(t, cdiv, dcut)| {
+                let t = t + 100;
+                TaskIn {
+                    c: (t / (cdiv + 3)).max(1),
+                    t,
+                    d: t - t * dcut / 10,
+                    wss: None,
+                }
+            }),
+            0..8,
+        )
+    }
+
+    fn rules() -> impl Strategy<Value = Rule> {
+        prop_oneof![
+            Just(Rule::MessagePassing),
+            (any::<bool>(), any::<bool>(), 1u32..17).prop_map(|(d, p, m)| {
+                Rule::PreemptionCentric {
+                    dedicated_irq: d,
+                    partition: p,
+                    cpus: m,
+                }
+            }),
+        ]
+    }
+
+    proptest! {
+        /// Charging never shrinks a WCET nor grows a period or deadline; more of any overhead
+        /// never makes a charged set feasible that was not, nor a WCET smaller.
+        #[test]
+        fn inflation_is_monotone(ts in tasks(), oh in overheads(), rule in rules(), g in 1u64..20, which in 0usize..7) {
+            let base = charge(&ts, &oh, rule, None, g).unwrap();
+            if let Charged::Ok(out) = &base {
+                for (t, &(c, p, d)) in ts.iter().zip(out) {
+                    prop_assert!(c >= t.c && p <= t.t && d <= t.d);
+                    prop_assert!(c % g == 0 && p % g == 0 && d % g == 0);
+                }
+            }
+            let mut more = oh;
+            match which {
+                0 => more.release_latency += 7,
+                1 => more.release += 7,
+                2 => more.schedule += 7,
+                3 => more.context_switch += 7,
+                4 => more.ipi += 7,
+                5 => more.tick += 7,
+                _ => more.request += 7,
+            }
+            let worse = charge(&ts, &more, rule, None, g).unwrap();
+            match (&base, &worse) {
+                (Charged::Ok(a), Charged::Ok(b)) => {
+                    for (x, y) in a.iter().zip(b) {
+                        prop_assert!(y.0 >= x.0 && y.1 <= x.1 && y.2 <= x.2);
+                    }
+                }
+                (Charged::Ok(_), _) => {}
+                (_, Charged::Ok(_)) => prop_assert!(false, "more overhead made {:?} feasible", base),
+                _ => {}
+            }
+        }
+    }
+}
