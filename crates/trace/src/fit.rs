@@ -284,6 +284,7 @@ mod tests {
     fn merge_keeps_other_sections_and_round_trips() {
         let mut file = OverheadFile::parse_toml(
             r#"schema = 1
+tick_period = "4ms"
 [meta]
 machine = "x"
 [arch.global-lock.schedule]
@@ -309,6 +310,7 @@ avg = [[0, 0], [4096, 100]]
             .unwrap();
         assert_eq!(at4.map(|d| d.as_ns()), Some(200)); // 100 + (4−2)·200/4
         assert!(back.arch["global-lock"].contains_key(&OverheadName::Tick));
+        assert_eq!(back.tick_period.map(|q| q.as_ns()), Some(4_000_000));
         assert!(back.arch.contains_key("message-passing"));
         assert!(back.cpmd.contains_key(&CpmdKind::Preemption));
         assert_eq!(back.meta["machine"], "x");

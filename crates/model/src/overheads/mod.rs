@@ -4,6 +4,7 @@
 //!
 //! ```toml
 //! schema = 1
+//! tick_period = "4ms"                      # the tick quantum Q (needed with a `tick` curve)
 //! [meta]                                   # optional free-form strings
 //! machine = "AMD EPYC, 2 vCPU"
 //! [arch.message-passing.release_latency]   # Δev, points (n tasks, ns)
@@ -213,6 +214,10 @@ impl Measured {
 pub struct OverheadFile {
     /// Free-form strings (machine, date, source).
     pub meta: BTreeMap<String, String>,
+    /// The tick quantum Q of the measuring kernel (`tick_period = "4ms"` for HZ = 250):
+    /// required when any architecture has a `tick` curve (overhead-aware analysis charges
+    /// `Δtck/Q` of every CPU).
+    pub tick_period: Option<Duration>,
     /// Per architecture (any name; DESIGN.md's `global-lock`, `message-passing`,
     /// `partitioned`, …): the measured overheads. An overhead absent here is not measured.
     pub arch: BTreeMap<String, BTreeMap<OverheadName, Measured>>,

@@ -2,10 +2,11 @@
 
 use super::{CpmdKind, Curve, Measured, OverheadError, OverheadFile, OverheadName, SCHEMA};
 use crate::error::suggest;
+use crate::time::Duration;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-const TOP_KEYS: &[&str] = &["schema", "meta", "arch", "cpmd"];
+const TOP_KEYS: &[&str] = &["schema", "tick_period", "meta", "arch", "cpmd"];
 const STAT_KEYS: &[&str] = &["avg", "max"];
 const CPMD_KEYS: &[&str] = &["preemption", "migration"];
 
@@ -28,6 +29,9 @@ pub(super) fn from_value(value: &Value) -> Result<OverheadFile, OverheadError> {
         }
     }
     let mut file = OverheadFile::default();
+    if let Some(q) = top.get("tick_period") {
+        file.tick_period = Some(tick_period(q)?);
+    }
     if let Some(meta) = top.get("meta") {
         for (k, v) in table(meta, "`meta`")? {
             let Value::String(s) = v else {
@@ -72,7 +76,44 @@ pub(super) fn from_value(value: &Value) -> Result<OverheadFile, OverheadError> {
                 .insert(kind, measured(entry, &place, "wss bytes")?);
         }
     }
+    let with_tick = file
+        .arch
+        .iter()
+        .find(|(_, overheads)| overheads.contains_key(&OverheadName::Tick));
+    if let (Some((arch, _)), None) = (with_tick, file.tick_period) {
+        return Err(OverheadError::Invalid {
+            place: format!("arch `{arch}`, overhead `tick`"),
+            message: "a tick curve needs the top-level `tick_period` (the tick quantum Q, \
+                      e.g. tick_period = \"4ms\" for HZ = 250)"
+                .into(),
+        });
+    }
     Ok(file)
+}
+
+/// `tick_period`: a time with a unit (`"4ms"`) or an integer number of ns, > 0.
+fn tick_period(value: &Value) -> Result<Duration, OverheadError> {
+    let invalid = |message: String| OverheadError::Invalid {
+        place: "`tick_period`".into(),
+        message,
+    };
+    let ns = match value {
+        Value::String(text) => {
+            crate::time::parse_ns_with_unit(text).map_err(|e| invalid(e.to_string()))?
+        }
+        Value::Number(n) => n
+            .as_u64()
+            .ok_or_else(|| invalid(format!("must be a time such as \"4ms\", got {n}")))?,
+        other => {
+            return Err(invalid(format!(
+                "must be a time such as \"4ms\", got {other}"
+            )))
+        }
+    };
+    if ns == 0 {
+        return Err(invalid("must be more than 0".into()));
+    }
+    Ok(Duration::from_ns(ns))
 }
 
 fn table<'a>(value: &'a Value, place: &str) -> Result<&'a Map<String, Value>, OverheadError> {

@@ -182,8 +182,19 @@ fn file_strategy() -> impl Strategy<Value = OverheadFile> {
             measured_strategy(),
             0..3,
         ),
+        (1u64..10_000_000_000, any::<bool>()),
     )
-        .prop_map(|(meta, arch, cpmd)| OverheadFile { meta, arch, cpmd })
+        .prop_map(|(meta, arch, cpmd, (q, with_q))| {
+            // A tick curve needs the tick period; without one it is optional.
+            let tick = arch.values().any(|o| o.contains_key(&OverheadName::Tick));
+            let tick_period = (tick || with_q).then_some(crate::time::Duration::from_ns(q));
+            OverheadFile {
+                meta,
+                tick_period,
+                arch,
+                cpmd,
+            }
+        })
 }
 
 proptest! {
@@ -210,4 +221,37 @@ proptest! {
             prop_assert!(c.eval(hi) <= top);
         }
     }
+}
+
+#[test]
+fn tick_period_is_read_written_and_required_with_a_tick_curve() {
+    let f = OverheadFile::parse_toml(
+        "schema = 1\ntick_period = \"4ms\"\n[arch.global-lock.tick]\nmax = [[1, 3000]]\n",
+    )
+    .unwrap();
+    assert_eq!(f.tick_period.map(|q| q.as_ns()), Some(4_000_000));
+    assert!(f.to_toml().contains("tick_period = \"4ms\""));
+    assert_eq!(OverheadFile::parse_toml(&f.to_toml()), Ok(f));
+    // Integer ns are accepted too; 0 and a bare unitless string are not.
+    let f = OverheadFile::parse_toml("schema = 1\ntick_period = 1000000\n").unwrap();
+    assert_eq!(f.tick_period.map(|q| q.as_ns()), Some(1_000_000));
+    let e = OverheadFile::parse_toml("schema = 1\ntick_period = 0\n").unwrap_err();
+    assert!(
+        e.to_string().contains("`tick_period`: must be more than 0"),
+        "{e}"
+    );
+    let e = OverheadFile::parse_toml("schema = 1\ntick_period = \"4\"\n").unwrap_err();
+    assert!(e.to_string().contains("`tick_period`"), "{e}");
+    // A tick curve without the period names both.
+    let e = OverheadFile::parse_toml("schema = 1\n[arch.global-lock.tick]\nmax = [[1, 3000]]\n")
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("arch `global-lock`, overhead `tick`")
+            && e.to_string().contains("tick_period"),
+        "{e}"
+    );
+    // A misspelling is caught as before.
+    let e = OverheadFile::parse_toml("schema = 1\ntick_perod = \"4ms\"\n").unwrap_err();
+    assert!(e.to_string().contains("did you mean `tick_period`?"), "{e}");
 }

@@ -5,6 +5,9 @@ use std::fmt::Write as _;
 
 pub(super) fn to_toml(file: &OverheadFile) -> String {
     let mut out = format!("schema = {SCHEMA}\n");
+    if let Some(q) = file.tick_period {
+        let _ = writeln!(out, "tick_period = {}", quoted(&q.to_string()));
+    }
     if !file.meta.is_empty() {
         out.push_str("\n[meta]\n");
         for (k, v) in &file.meta {
