@@ -11,6 +11,7 @@ mod experiment;
 mod gen_cmd;
 mod measure_cmd;
 mod output;
+mod overheads_cmd;
 mod report;
 mod run_cmd;
 mod run_files;
@@ -198,6 +199,11 @@ enum Command {
     Measure {
         #[command(subcommand)]
         what: measure_cmd::MeasureCommand,
+    },
+    /// Overhead-aware analysis: a task set charged with an architecture's overheads.
+    Overheads {
+        #[command(subcommand)]
+        what: overheads_cmd::OverheadsCommand,
     },
     /// Benchmarks.
     Bench {
@@ -469,6 +475,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Measure { what } => {
             measure_cmd::run(what)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Overheads { what } => {
+            overheads_cmd::run(what)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Showcase {

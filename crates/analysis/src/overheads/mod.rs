@@ -4,6 +4,7 @@
 //! CPUs left for jobs and the per-bin charging of partitioned tests build on [`accounting`].
 
 pub mod accounting;
+pub mod arch;
 
 #[cfg(test)]
 mod tests;

@@ -341,3 +341,122 @@ mod properties {
         }
     }
 }
+
+mod architectures {
+    use crate::overheads::accounting::Charged;
+    use crate::overheads::arch::{account, ArchKind};
+    use schedlab_model::overheads::{OverheadFile, Stat};
+    use schedlab_model::{Duration, Task, TaskSet};
+
+    /// The overheads of `global_hand_worked` for every architecture, as constants (max), plus
+    /// Δreq 4 and Δdsp 6 for message-passing.
+    fn file() -> OverheadFile {
+        let mut text = String::from("schema = 1\ntick_period = \"1us\"\n");
+        for arch in [
+            "global-lock",
+            "global-lock-di",
+            "partitioned",
+            "message-passing",
+            "linux-deadline",
+        ] {
+            for (name, v) in [
+                ("release_latency", 2),
+                ("release", 5),
+                ("schedule", 3),
+                ("context_switch", 1),
+                ("ipi", 7),
+                ("tick", 10),
+                ("request", 4),
+                ("dsp", 6),
+            ] {
+                text.push_str(&format!("[arch.{arch}.{name}]\nmax = [[1, {v}]]\n"));
+            }
+        }
+        OverheadFile::parse_toml(&text).unwrap()
+    }
+
+    fn set() -> TaskSet {
+        let ns = Duration::from_ns;
+        TaskSet::new(vec![
+            Task::new(ns(100), ns(1000), ns(1000)).unwrap(),
+            Task::new(ns(200), ns(400), ns(500)).unwrap(),
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn each_architecture_reads_its_section_and_counts_its_cpus() {
+        let f = file();
+        let run = |arch: &str, di: bool, m: u32| {
+            account(
+                &set(),
+                &f,
+                ArchKind::parse(arch, di).unwrap(),
+                Stat::Max,
+                m,
+                1,
+            )
+            .unwrap()
+        };
+        let gl = run("global-lock", false, 4);
+        assert_eq!(
+            gl.charged,
+            Charged::Ok(vec![(159, 998, 998), (262, 498, 398)])
+        );
+        assert_eq!(gl.cpus_for_jobs, 4);
+        assert_eq!(run("linux-deadline", false, 4).charged, gl.charged);
+        let di = run("global-lock", true, 4);
+        assert_eq!((di.arch, di.cpus_for_jobs), ("global-lock-di", 3));
+        assert_eq!(
+            di.charged,
+            Charged::Ok(vec![(142, 998, 998), (243, 498, 398)])
+        );
+        assert_eq!(run("global-lock-di", false, 4), di);
+        let mp = run("message-passing", false, 4);
+        assert_eq!(mp.cpus_for_jobs, 3);
+        assert_eq!(
+            mp.charged,
+            Charged::Ok(vec![(163, 998, 998), (264, 498, 398)])
+        );
+        let p = run("partitioned", false, 4);
+        assert_eq!(
+            (p.cpus_for_jobs, p.charged.clone()),
+            (4, Charged::Ok(vec![(152, 998, 998), (255, 498, 398)]))
+        );
+        assert_eq!(
+            p.to_json(),
+            serde_json::json!({"arch": "partitioned", "stat": "max", "cpus_for_jobs": 4, "status": "ok",
+                               "failed_task": null, "tasks": [[152, 998, 998], [255, 498, 398]]})
+        );
+    }
+
+    #[test]
+    fn missing_curves_and_options_are_named() {
+        let f = OverheadFile::parse_toml(
+            "schema = 1\ntick_period = \"4ms\"\n[arch.global-lock.release]\nmax = [[1, 5]]\n",
+        )
+        .unwrap();
+        let e = account(&set(), &f, ArchKind::GlobalLock, Stat::Max, 2, 1).unwrap_err();
+        assert!(
+            e.contains("arch `global-lock` has no `release_latency` curve"),
+            "{e}"
+        );
+        let e = account(&set(), &file(), ArchKind::GlobalLock, Stat::Avg, 2, 1).unwrap_err();
+        assert!(e.contains("avg"), "{e}");
+        let e = ArchKind::parse("partitioned", true).unwrap_err();
+        assert!(
+            e.contains("--dedicated-irq-cpu applies to --arch global-lock only"),
+            "{e}"
+        );
+        let e = ArchKind::parse("global-lok", false).unwrap_err();
+        assert!(e.contains("did you mean `global-lock`?"), "{e}");
+        // A working set needs the architecture's CPMD curve (migration for global ones).
+        let mut ts: Vec<Task> = set().iter().cloned().collect();
+        ts[0].wss = Some(4096);
+        let ts = TaskSet::new(ts).unwrap();
+        let e = account(&ts, &file(), ArchKind::GlobalLock, Stat::Max, 2, 1).unwrap_err();
+        assert!(e.contains("[cpmd.migration]"), "{e}");
+        let e = account(&ts, &file(), ArchKind::Partitioned, Stat::Max, 2, 1).unwrap_err();
+        assert!(e.contains("[cpmd.preemption]"), "{e}");
+    }
+}

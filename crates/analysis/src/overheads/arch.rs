@@ -1,0 +1,266 @@
+//! Which overheads an architecture pays and how its CPUs are counted: from an overhead file,
+//! an architecture name and `--cpus M` to the [`accounting`](super::accounting) of a whole
+//! task set.
+//!
+//! | `--arch` | file section | rule | CPUs for jobs | CPMD curve |
+//! |---|---|---|---|---|
+//! | `global-lock` | `[arch.global-lock]` | preemption-centric, interrupts on all CPUs, one cluster of M | M | `migration` |
+//! | `global-lock --dedicated-irq-cpu` (alias `global-lock-di`) | `[arch.global-lock-di]` | preemption-centric, dedicated interrupt CPU | M − 1 | `migration` |
+//! | `partitioned` | `[arch.partitioned]` | preemption-centric, one CPU (a partition) | M | `preemption` |
+//! | `message-passing` | `[arch.message-passing]` | [MP App. B] | M − 1 | `migration` |
+//! | `linux-deadline` | `[arch.linux-deadline]` | preemption-centric, interrupts on all CPUs [MP §V-A] | M | `migration` |
+//!
+//! Required curves (a missing one is an error naming it): `release_latency`, `release`,
+//! `schedule`, `context_switch`, `tick` (and the file's `tick_period`) for every architecture;
+//! `ipi` for the global ones; `request` and `dsp` for `message-passing`. The CPMD curve is
+//! required when a task has a working set. Every overhead is evaluated once, at n = the number
+//! of tasks charged together. For the set as a whole, the global architectures charge it as one
+//! cluster on M CPUs and `partitioned` as one CPU (what a uniprocessor test sees); partitioned
+//! and clustered tests charge each bin themselves.
+
+use super::accounting::{charge, Charged, Overheads, Rule, TaskIn};
+use schedlab_model::overheads::{CpmdKind, OverheadFile, OverheadName, Stat};
+use schedlab_model::TaskSet;
+use serde_json::{json, Value};
+
+/// A dispatch architecture as the accounting sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArchKind {
+    /// GSN-EDF: one global lock, interrupts on all CPUs.
+    GlobalLock,
+    /// GSN-EDF-DI: one global lock, a dedicated interrupt CPU.
+    GlobalLockDi,
+    /// PSN-EDF: one scheduler per CPU.
+    Partitioned,
+    /// G-EDF-MP: a dedicated scheduling CPU (DSP) and clients.
+    MessagePassing,
+    /// Linux SCHED_DEADLINE (push/pull).
+    LinuxDeadline,
+}
+
+/// The names `--arch` takes.
+pub const ARCH_NAMES: [&str; 5] = [
+    "global-lock",
+    "global-lock-di",
+    "partitioned",
+    "message-passing",
+    "linux-deadline",
+];
+
+impl ArchKind {
+    /// `name` with `--dedicated-irq-cpu` (only `global-lock` takes it; `global-lock-di` is the
+    /// same as `global-lock` with it).
+    pub fn parse(name: &str, dedicated_irq_cpu: bool) -> Result<ArchKind, String> {
+        let kind = match name {
+            "global-lock" if dedicated_irq_cpu => ArchKind::GlobalLockDi,
+            "global-lock" => ArchKind::GlobalLock,
+            "global-lock-di" => ArchKind::GlobalLockDi,
+            "partitioned" => ArchKind::Partitioned,
+            "message-passing" => ArchKind::MessagePassing,
+            "linux-deadline" => ArchKind::LinuxDeadline,
+            other => {
+                return Err(format!(
+                    "unknown architecture `{other}`{} (known: {})",
+                    schedlab_model::error::suggest(other, &ARCH_NAMES)
+                        .map(|s| format!(" (did you mean `{s}`?)"))
+                        .unwrap_or_default(),
+                    ARCH_NAMES.join(", ")
+                ))
+            }
+        };
+        if dedicated_irq_cpu && !matches!(name, "global-lock" | "global-lock-di") {
+            return Err(format!(
+                "--dedicated-irq-cpu applies to --arch global-lock only, not `{name}`"
+            ));
+        }
+        Ok(kind)
+    }
+
+    /// The section of the overhead file it reads.
+    pub fn section(self) -> &'static str {
+        match self {
+            ArchKind::GlobalLock => "global-lock",
+            ArchKind::GlobalLockDi => "global-lock-di",
+            ArchKind::Partitioned => "partitioned",
+            ArchKind::MessagePassing => "message-passing",
+            ArchKind::LinuxDeadline => "linux-deadline",
+        }
+    }
+
+    /// The CPUs left for jobs out of `m` (one less where a CPU only handles interrupts or
+    /// schedules).
+    pub fn cpus_for_jobs(self, m: u32) -> u32 {
+        match self {
+            ArchKind::GlobalLockDi | ArchKind::MessagePassing => m.saturating_sub(1),
+            _ => m,
+        }
+    }
+
+    fn required(self) -> Vec<OverheadName> {
+        use OverheadName::*;
+        let mut names = vec![ReleaseLatency, Release, Schedule, ContextSwitch, Tick];
+        match self {
+            ArchKind::Partitioned => {}
+            ArchKind::MessagePassing => names.extend([Ipi, Request, Dsp]),
+            _ => names.push(Ipi),
+        }
+        names
+    }
+
+    fn cpmd_kind(self) -> CpmdKind {
+        match self {
+            ArchKind::Partitioned => CpmdKind::Preemption,
+            _ => CpmdKind::Migration,
+        }
+    }
+
+    /// The rule for the whole set on `m` CPUs.
+    fn rule(self, m: u32) -> Rule {
+        match self {
+            ArchKind::GlobalLock | ArchKind::LinuxDeadline => Rule::PreemptionCentric {
+                dedicated_irq: false,
+                partition: false,
+                cpus: m,
+            },
+            ArchKind::GlobalLockDi => Rule::PreemptionCentric {
+                dedicated_irq: true,
+                partition: false,
+                cpus: m,
+            },
+            ArchKind::Partitioned => Rule::PreemptionCentric {
+                dedicated_irq: false,
+                partition: true,
+                cpus: 1,
+            },
+            ArchKind::MessagePassing => Rule::MessagePassing,
+        }
+    }
+}
+
+/// The accounting of one task set for one architecture: what `--overheads` adds to the JSON.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Accounting {
+    /// The architecture's section name.
+    pub arch: &'static str,
+    /// The statistic charged.
+    pub stat: Stat,
+    /// The CPUs the tests run on.
+    pub cpus_for_jobs: u32,
+    /// The outcome.
+    pub charged: Charged,
+}
+
+impl Accounting {
+    /// The `"accounting"` object of `analyze --format json`.
+    pub fn to_json(&self) -> Value {
+        let (failed, tasks) = match &self.charged {
+            Charged::Ok(t) => (
+                Value::Null,
+                json!(t.iter().map(|&(c, t, d)| [c, t, d]).collect::<Vec<_>>()),
+            ),
+            Charged::IrqOverload => (Value::Null, Value::Null),
+            Charged::TaskInfeasible(i) => (json!(i), Value::Null),
+        };
+        json!({
+            "arch": self.arch,
+            "stat": self.stat.key(),
+            "cpus_for_jobs": self.cpus_for_jobs,
+            "status": self.charged.status(),
+            "failed_task": failed,
+            "tasks": tasks,
+        })
+    }
+}
+
+/// The overheads `arch` pays for `n` tasks, from `file` (every required curve present).
+pub fn overheads_for(
+    file: &OverheadFile,
+    arch: ArchKind,
+    stat: Stat,
+    n: u64,
+) -> Result<Overheads, String> {
+    let section = arch.section();
+    let value = |name: OverheadName| -> Result<u64, String> {
+        match file.value(section, name, stat, n) {
+            Ok(Some(d)) => Ok(d.as_ns()),
+            Ok(None) => Err(format!(
+                "overhead file: arch `{section}` has no `{}` curve, which the analysis of {section} needs",
+                name.key()
+            )),
+            Err(e) => Err(e.to_string()),
+        }
+    };
+    let mut oh = Overheads::default();
+    for name in arch.required() {
+        let v = value(name)?;
+        match name {
+            OverheadName::ReleaseLatency => oh.release_latency = v,
+            OverheadName::Release => oh.release = v,
+            OverheadName::Schedule => oh.schedule = v,
+            OverheadName::ContextSwitch => oh.context_switch = v,
+            OverheadName::Tick => oh.tick = v,
+            OverheadName::Ipi => oh.ipi = v,
+            OverheadName::Request => oh.request = v,
+            OverheadName::Dsp => oh.dsp = v,
+            _ => {}
+        }
+    }
+    oh.tick_period = file.tick_period.map_or(0, |q| q.as_ns());
+    if oh.tick_period == 0 {
+        return Err(
+            "overhead file: no `tick_period` (the tick quantum Q), which the analysis needs".into(),
+        );
+    }
+    Ok(oh)
+}
+
+/// Charges the whole set `tasks` for `arch` on `cpus` CPUs (module documentation).
+pub fn account(
+    tasks: &TaskSet,
+    file: &OverheadFile,
+    arch: ArchKind,
+    stat: Stat,
+    cpus: u32,
+    granularity: u64,
+) -> Result<Accounting, String> {
+    let ins: Vec<TaskIn> = tasks
+        .iter()
+        .map(|t| TaskIn {
+            c: t.wcet.as_ns(),
+            t: t.period.as_ns(),
+            d: t.deadline.as_ns(),
+            wss: t.wss,
+        })
+        .collect();
+    let oh = overheads_for(file, arch, stat, ins.len() as u64)?;
+    let kind = arch.cpmd_kind();
+    let mut cpmd_error = None;
+    let cpmd = |wss: u64| match file.cpmd(kind, stat, wss) {
+        Ok(Some(d)) => d.as_ns(),
+        _ => 0,
+    };
+    if ins.iter().any(|t| t.wss.is_some()) {
+        match file.cpmd(kind, stat, 0) {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                cpmd_error = Some(format!(
+                "overhead file: no `[cpmd.{}]` curve, which tasks with a working set need under {}",
+                kind.key(),
+                arch.section()
+            ))
+            }
+            Err(e) => cpmd_error = Some(e.to_string()),
+        }
+    }
+    if let Some(e) = cpmd_error {
+        return Err(e);
+    }
+    let charged =
+        charge(&ins, &oh, arch.rule(cpus), Some(&cpmd), granularity).map_err(|e| e.to_string())?;
+    Ok(Accounting {
+        arch: arch.section(),
+        stat,
+        cpus_for_jobs: arch.cpus_for_jobs(cpus),
+        charged,
+    })
+}

@@ -1,0 +1,125 @@
+//! `schedlab overheads charge`: the inflated set written as a task file that `analyze` reads,
+//! the numbers of the hand-worked accounting case, errors.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::process::Command;
+
+fn schedlab(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(args)
+        .output()
+        .expect("run schedlab")
+}
+
+#[test]
+fn charge_writes_the_inflated_set_and_names_missing_curves() {
+    let dir = std::env::temp_dir().join(format!("schedlab-oh-charge-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // The hand-worked case of schedlab-analysis (overheads::tests::global_hand_worked):
+    // (100, 1000, 1000), (200, 500, 400) on 4 CPUs → (159, 998, 998), (262, 498, 398).
+    let set = dir.join("set.json");
+    std::fs::write(
+        &set,
+        r#"{"tasks": [{"name": "a", "wcet": 100, "period": 1000},
+                      {"name": "b", "wcet": 200, "period": 500, "deadline": 400}]}"#,
+    )
+    .unwrap();
+    let mut oh = String::from("schema = 1\ntick_period = \"1us\"\n");
+    for (name, v) in [
+        ("release_latency", 2),
+        ("release", 5),
+        ("schedule", 3),
+        ("context_switch", 1),
+        ("ipi", 7),
+        ("tick", 10),
+    ] {
+        oh.push_str(&format!("[arch.global-lock.{name}]\nmax = [[1, {v}]]\n"));
+    }
+    let oh_path = dir.join("oh.toml");
+    std::fs::write(&oh_path, &oh).unwrap();
+    let out = dir.join("charged.json");
+    let (s, o, op) = (
+        set.to_str().unwrap(),
+        out.to_str().unwrap(),
+        oh_path.to_str().unwrap(),
+    );
+    let r = schedlab(&[
+        "overheads",
+        "charge",
+        s,
+        "--cpus",
+        "4",
+        "--overheads",
+        op,
+        "--arch",
+        "global-lock",
+        "-o",
+        o,
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    assert!(stdout.contains("tests run on 4 CPUs"), "{stdout}");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let tasks = written["tasks"].as_array().unwrap();
+    let ns = |v: &serde_json::Value| -> u64 {
+        match v {
+            serde_json::Value::Number(n) => n.as_u64().unwrap(),
+            serde_json::Value::String(t) => schedlab_model::time::parse_ns(t).unwrap(),
+            other => panic!("{other}"),
+        }
+    };
+    let got: Vec<(u64, u64, u64)> = tasks
+        .iter()
+        .map(|t| {
+            (
+                ns(&t["wcet"]),
+                ns(&t["period"]),
+                ns(t.get("deadline").unwrap_or(&t["period"])),
+            )
+        })
+        .collect();
+    assert_eq!(got, vec![(159, 998, 998), (262, 498, 398)]);
+    assert_eq!(tasks[1]["name"], "b");
+    // The written file is an ordinary task file.
+    let r = schedlab(&["analyze", o, "--test", "gedf", "--summary"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    // An architecture whose section is missing, and one missing curve, are named.
+    let r = schedlab(&[
+        "overheads",
+        "charge",
+        s,
+        "--cpus",
+        "4",
+        "--overheads",
+        op,
+        "--arch",
+        "message-passing",
+    ]);
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("message-passing"));
+    std::fs::write(
+        &oh_path,
+        oh.replace("[arch.global-lock.ipi]\nmax = [[1, 7]]\n", ""),
+    )
+    .unwrap();
+    let r = schedlab(&[
+        "overheads",
+        "charge",
+        s,
+        "--cpus",
+        "4",
+        "--overheads",
+        op,
+        "--arch",
+        "global-lock",
+    ]);
+    assert!(
+        String::from_utf8_lossy(&r.stderr).contains("no `ipi` curve"),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
