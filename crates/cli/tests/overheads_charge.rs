@@ -45,19 +45,22 @@ fn charge_writes_the_inflated_set_and_names_missing_curves() {
         out.to_str().unwrap(),
         oh_path.to_str().unwrap(),
     );
-    let r = schedlab(&[
-        "overheads",
-        "charge",
-        s,
-        "--cpus",
-        "4",
-        "--overheads",
-        op,
-        "--arch",
-        "global-lock",
-        "-o",
-        o,
-    ]);
+    let charge = |arch: &str, extra: &[&str]| {
+        let mut args = vec![
+            "overheads",
+            "charge",
+            s,
+            "--cpus",
+            "4",
+            "--overheads",
+            op,
+            "--arch",
+            arch,
+        ];
+        args.extend_from_slice(extra);
+        schedlab(&args)
+    };
+    let r = charge("global-lock", &["-o", o]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let stdout = String::from_utf8_lossy(&r.stdout);
     assert!(stdout.contains("tests run on 4 CPUs"), "{stdout}");
@@ -87,17 +90,7 @@ fn charge_writes_the_inflated_set_and_names_missing_curves() {
     let r = schedlab(&["analyze", o, "--test", "gedf", "--summary"]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     // An architecture whose section is missing, and one missing curve, are named.
-    let r = schedlab(&[
-        "overheads",
-        "charge",
-        s,
-        "--cpus",
-        "4",
-        "--overheads",
-        op,
-        "--arch",
-        "message-passing",
-    ]);
+    let r = charge("message-passing", &[]);
     assert!(!r.status.success());
     assert!(String::from_utf8_lossy(&r.stderr).contains("message-passing"));
     std::fs::write(
@@ -105,17 +98,7 @@ fn charge_writes_the_inflated_set_and_names_missing_curves() {
         oh.replace("[arch.global-lock.ipi]\nmax = [[1, 7]]\n", ""),
     )
     .unwrap();
-    let r = schedlab(&[
-        "overheads",
-        "charge",
-        s,
-        "--cpus",
-        "4",
-        "--overheads",
-        op,
-        "--arch",
-        "global-lock",
-    ]);
+    let r = charge("global-lock", &[]);
     assert!(
         String::from_utf8_lossy(&r.stderr).contains("no `ipi` curve"),
         "{}",

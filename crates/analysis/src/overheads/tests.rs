@@ -8,6 +8,21 @@ fn task(c: u64, t: u64, d: u64) -> TaskIn {
     TaskIn { c, t, d, wss: None }
 }
 
+/// The overheads of the hand-worked cases: Δev 2, Δrel 5, Δsch 3, Δcxs 1, Δipi 7, Δtck 10
+/// every Q = 1000.
+fn example() -> Overheads {
+    Overheads {
+        release_latency: 2,
+        release: 5,
+        schedule: 3,
+        context_switch: 1,
+        ipi: 7,
+        tick: 10,
+        tick_period: 1000,
+        ..Overheads::default()
+    }
+}
+
 const GLOBAL4: Rule = Rule::PreemptionCentric {
     dedicated_irq: false,
     partition: false,
@@ -38,16 +53,7 @@ fn zero_overheads_change_nothing() {
 ///      T' = 498, D' = 398.
 #[test]
 fn global_hand_worked() {
-    let oh = Overheads {
-        release_latency: 2,
-        release: 5,
-        schedule: 3,
-        context_switch: 1,
-        ipi: 7,
-        tick: 10,
-        tick_period: 1000,
-        ..Overheads::default()
-    };
+    let oh = example();
     let ts = [task(100, 1000, 1000), task(200, 500, 400)];
     let r = charge(&ts, &oh, GLOBAL4, None, 1).unwrap();
     assert_eq!(r, Charged::Ok(vec![(159, 998, 998), (262, 498, 398)]));
@@ -76,16 +82,7 @@ fn global_hand_worked() {
 /// C'_1 = 208·100/99 + 2004/99 + 12 = 22804/99 + 12 = 230.34… + 12 → 243.
 #[test]
 fn dedicated_interrupt_cpu_hand_worked() {
-    let oh = Overheads {
-        release_latency: 2,
-        release: 5,
-        schedule: 3,
-        context_switch: 1,
-        ipi: 7,
-        tick: 10,
-        tick_period: 1000,
-        ..Overheads::default()
-    };
+    let oh = example();
     let ts = [task(100, 1000, 1000), task(200, 500, 400)];
     let di = Rule::PreemptionCentric {
         dedicated_irq: true,
@@ -103,15 +100,9 @@ fn dedicated_interrupt_cpu_hand_worked() {
 #[test]
 fn message_passing_hand_worked() {
     let oh = Overheads {
-        release_latency: 2,
-        release: 5,
-        schedule: 3,
-        context_switch: 1,
-        ipi: 7,
-        tick: 10,
-        tick_period: 1000,
         request: 4,
         dsp: 6,
+        ..example()
     };
     let ts = [task(100, 1000, 1000), task(200, 500, 400)];
     let r = charge(&ts, &oh, Rule::MessagePassing, None, 1).unwrap();
