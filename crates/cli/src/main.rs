@@ -86,6 +86,24 @@ enum Command {
         /// other outcome), and how many files failed to load.
         #[arg(long)]
         summary: bool,
+        /// Overhead-aware analysis: charge this overhead file's overheads (docs/overheads.md)
+        /// before every test; needs --arch.
+        #[arg(long, value_name = "OH")]
+        overheads: Option<PathBuf>,
+        /// The architecture that pays them: global-lock, global-lock-di, partitioned,
+        /// message-passing, linux-deadline (--cpus counts every CPU; the tests run on the CPUs
+        /// left for jobs).
+        #[arg(long, requires = "overheads")]
+        arch: Option<String>,
+        /// global-lock: a dedicated interrupt CPU (GSN-EDF-DI).
+        #[arg(long, requires = "overheads")]
+        dedicated_irq_cpu: bool,
+        /// Statistic charged: max (hard real-time) or avg.
+        #[arg(long, default_value = "max", requires = "overheads")]
+        overhead_stat: String,
+        /// Round charged C up and T, D down to a multiple of this (e.g. 1us).
+        #[arg(long, default_value = "1ns", requires = "overheads")]
+        granularity: String,
     },
     /// Generate task sets (see docs/generators.md for every distribution and method).
     Gen {
@@ -321,7 +339,22 @@ fn run(cli: Cli) -> Result<ExitCode> {
             format,
             tardiness,
             summary,
+            overheads,
+            arch,
+            dedicated_irq_cpu,
+            overhead_stat,
+            granularity,
         } => {
+            let overheads = match overheads {
+                None => None,
+                Some(path) => Some(analyze::charging(
+                    &path,
+                    arch.as_deref(),
+                    dedicated_irq_cpu,
+                    &overhead_stat,
+                    &granularity,
+                )?),
+            };
             let failed = analyze::run(&analyze::Options {
                 paths: files,
                 cpus,
@@ -330,6 +363,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 json: matches!(format, OutputFormat::Json),
                 tardiness,
                 summary,
+                overheads,
             })?;
             Ok(if failed == 0 {
                 ExitCode::SUCCESS

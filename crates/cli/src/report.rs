@@ -36,6 +36,8 @@ pub(crate) struct FileFacts<'a> {
     pub(crate) tasks: usize,
     /// Its total utilization (a float, for people).
     pub(crate) utilization: f64,
+    /// With `--overheads`: the accounting object.
+    pub(crate) accounting: Option<&'a serde_json::Value>,
 }
 
 /// Bounds in ns as a JSON list (or `null`).
@@ -97,6 +99,8 @@ impl Serialize for ResultsJson<'_> {
 /// One file's line; fields in alphabetical order, as a JSON object map prints them.
 #[derive(serde::Serialize)]
 struct FileJson<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    accounting: Option<&'a serde_json::Value>,
     cpus: u32,
     file: &'a str,
     results: ResultsJson<'a>,
@@ -111,6 +115,7 @@ pub(crate) fn write_file_json(
     rows: &[Row<'_>],
 ) -> serde_json::Result<()> {
     let line = FileJson {
+        accounting: facts.accounting,
         cpus: facts.cpus,
         file: facts.file,
         results: ResultsJson(rows),
@@ -172,6 +177,20 @@ pub(crate) fn write_file_table(
         "{}: {} tasks, U = {:.4}, m = {}",
         facts.file, facts.tasks, facts.utilization, facts.cpus
     )?;
+    if let Some(acc) = facts.accounting {
+        writeln!(
+            out,
+            "  overheads of {} ({}): {}{}; tests on {} CPUs",
+            acc["arch"].as_str().unwrap_or(""),
+            acc["stat"].as_str().unwrap_or(""),
+            acc["status"].as_str().unwrap_or(""),
+            acc["failed_task"]
+                .as_u64()
+                .map(|i| format!(" (task {i})"))
+                .unwrap_or_default(),
+            acc["cpus_for_jobs"]
+        )?;
+    }
     let width = rows.iter().map(|r| r.test.len()).max().unwrap_or(4).max(4);
     writeln!(out, "  {:<width$}  {:<14}  details", "test", "status")?;
     for r in rows {
@@ -353,6 +372,7 @@ mod tests {
                 cpus: 16,
                 tasks: 3,
                 utilization,
+                accounting: None,
             };
             let mut out = Vec::new();
             write_file_json(&mut out, &facts, &rows).unwrap();
@@ -382,6 +402,7 @@ mod tests {
             cpus: 2,
             tasks: 3,
             utilization: 1.5,
+            accounting: None,
         };
         let mut out = Vec::new();
         write_file_table(&mut out, &facts, &rows).unwrap();

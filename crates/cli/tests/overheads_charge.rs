@@ -106,3 +106,100 @@ fn charge_writes_the_inflated_set_and_names_missing_curves() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn analyze_with_overheads_runs_the_tests_on_the_charged_set() {
+    let dir = std::env::temp_dir().join(format!("schedlab-oh-analyze-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let set = dir.join("set.json");
+    std::fs::write(
+        &set,
+        r#"{"tasks": [{"name": "a", "wcet": 100, "period": 1000},
+                      {"name": "b", "wcet": 200, "period": 500, "deadline": 400}]}"#,
+    )
+    .unwrap();
+    let mut oh = String::from("schema = 1\ntick_period = \"1us\"\n");
+    for arch in ["global-lock", "message-passing"] {
+        for (name, v) in [
+            ("release_latency", 2),
+            ("release", 5),
+            ("schedule", 3),
+            ("context_switch", 1),
+            ("ipi", 7),
+            ("tick", 10),
+            ("request", 4),
+            ("dsp", 6),
+        ] {
+            oh.push_str(&format!("[arch.{arch}.{name}]\nmax = [[1, {v}]]\n"));
+        }
+    }
+    let oh_path = dir.join("oh.toml");
+    std::fs::write(&oh_path, &oh).unwrap();
+    let (s, op) = (set.to_str().unwrap(), oh_path.to_str().unwrap());
+    let analyze = |arch: &str, cpus: &str| {
+        let r = schedlab(&[
+            "analyze",
+            s,
+            "--cpus",
+            cpus,
+            "--test",
+            "gedf-gfb",
+            "--format",
+            "json",
+            "--overheads",
+            op,
+            "--arch",
+            arch,
+        ]);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        serde_json::from_slice::<serde_json::Value>(&r.stdout).unwrap()
+    };
+    // Global lock on 4 CPUs: the hand-worked inflation; the test runs on 4 CPUs.
+    let line = analyze("global-lock", "4");
+    assert_eq!(
+        line["accounting"],
+        serde_json::json!({"arch": "global-lock", "stat": "max", "cpus_for_jobs": 4, "status": "ok",
+                           "failed_task": null, "tasks": [[159, 998, 998], [262, 498, 398]]})
+    );
+    assert_eq!(line["cpus"], 4);
+    // Message-passing keeps CPU 0 for the DSP: the test runs on 3.
+    let line = analyze("message-passing", "4");
+    assert_eq!(line["accounting"]["cpus_for_jobs"], 3);
+    assert_eq!(
+        line["accounting"]["tasks"],
+        serde_json::json!([[163, 998, 998], [264, 498, 398]])
+    );
+    // A release latency of a whole period: task 1 (period 500) cannot fit: not shown.
+    std::fs::write(
+        &oh_path,
+        oh.replace(
+            "[arch.global-lock.release_latency]\nmax = [[1, 2]]",
+            "[arch.global-lock.release_latency]\nmax = [[1, 500]]",
+        ),
+    )
+    .unwrap();
+    let line = analyze("global-lock", "4");
+    assert_eq!(line["accounting"]["status"], "task-infeasible");
+    assert_eq!(line["accounting"]["failed_task"], 1);
+    assert_eq!(line["results"][0]["status"], "not-shown");
+    assert!(line["results"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("task-infeasible (task 1)"));
+    // --arch needs --overheads; message-passing needs 2 CPUs.
+    let r = schedlab(&["analyze", s, "--cpus", "4", "--arch", "global-lock"]);
+    assert!(!r.status.success());
+    let r = schedlab(&[
+        "analyze",
+        s,
+        "--cpus",
+        "1",
+        "--overheads",
+        op,
+        "--arch",
+        "message-passing",
+    ]);
+    assert!(String::from_utf8_lossy(&r.stderr).contains("needs --cpus 2 or more"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
