@@ -221,6 +221,19 @@ impl RunConfig {
         first..self.m()
     }
 
+    /// The overhead-file section this run's traces measure (trace metadata `architecture`,
+    /// which `trace overheads` and `measure curves` fit under): the architecture's name, but
+    /// `global-lock-di` for `global-lock` with a dedicated interrupt CPU — GSN-EDF-DI's
+    /// overheads are not GSN-EDF's, and overhead-aware analysis reads them from
+    /// `[arch.global-lock-di]`.
+    pub fn overhead_arch(&self) -> &'static str {
+        if self.dedicated_irq_cpu && self.arch.name() == "global-lock" {
+            "global-lock-di"
+        } else {
+            self.arch.name()
+        }
+    }
+
     /// Whether logical CPU 0 runs no real-time job (the DSP, or GSN-EDF-DI's interrupt CPU).
     pub fn reserves_cpu0(&self) -> bool {
         (self.arch.def().reserves_cpu0)(self)
@@ -253,4 +266,33 @@ pub(crate) fn validate_tasks(tasks: &[RtTask]) -> Result<(), RuntimeError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod overhead_arch_tests {
+    use super::*;
+
+    #[test]
+    fn dedicated_interrupt_cpu_runs_measure_global_lock_di() {
+        let arch = |name: &str| Arch::named(name, "ticket").unwrap();
+        let mut c = RunConfig::new(
+            vec![0, 1],
+            arch("global-lock"),
+            "gedf",
+            2,
+            Duration::from_ns(1),
+        );
+        assert_eq!(c.overhead_arch(), "global-lock");
+        c.dedicated_irq_cpu = true;
+        assert_eq!(c.overhead_arch(), "global-lock-di");
+        let c = RunConfig::new(
+            vec![0, 1],
+            arch("message-passing"),
+            "gedf",
+            2,
+            Duration::from_ns(1),
+        );
+        assert_eq!(c.overhead_arch(), "message-passing");
+    }
 }

@@ -29,7 +29,7 @@ pub fn run_taskset(tasks: &TaskSet, config: &RunConfig) -> Result<(RunResult, Me
         config.duration,
     );
     meta.extra
-        .insert("architecture".into(), json!(config.arch.name()));
+        .insert("architecture".into(), json!(config.overhead_arch()));
     meta.extra.extend(crate::arch::fields_map(config));
     meta.extra.insert("cpu_list".into(), json!(config.cpus));
     meta.extra
