@@ -4,10 +4,9 @@
 //! ordinary task file so that any tool can analyze it, with the inflation of every task.
 
 use crate::output::outln;
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use schedlab_analysis::overheads::accounting::Charged;
-use schedlab_analysis::overheads::arch::{account, ArchKind};
-use schedlab_model::overheads::{OverheadFile, Stat};
+use schedlab_analysis::overheads::arch::account;
 use schedlab_model::{file, Duration, Task, TaskSet};
 use std::path::PathBuf;
 
@@ -61,19 +60,22 @@ fn charge(a: &ChargeArgs) -> Result<()> {
         .cpus
         .or(loaded.platform.as_ref().map(|p| p.cpus))
         .ok_or_else(|| anyhow!("{}: give --cpus", a.file.display()))?;
-    let text = std::fs::read_to_string(&a.overheads)
-        .with_context(|| format!("cannot read {}", a.overheads.display()))?;
-    let oh =
-        OverheadFile::parse_toml(&text).map_err(|e| anyhow!("{}: {e}", a.overheads.display()))?;
-    let arch = ArchKind::parse(&a.arch, a.dedicated_irq_cpu).map_err(|e| anyhow!("--arch: {e}"))?;
-    let stat = Stat::parse(&a.overhead_stat).map_err(|e| anyhow!("--overhead-stat: {e}"))?;
-    let granularity = schedlab_model::time::parse_ns_with_unit(&a.granularity)
-        .map_err(|e| anyhow!("--granularity: {e}"))?;
-    if granularity == 0 {
-        bail!("--granularity must be at least 1ns");
+    let c = crate::analyze::charging(
+        &a.overheads,
+        Some(&a.arch),
+        a.dedicated_irq_cpu,
+        &a.overhead_stat,
+        &a.granularity,
+    )?;
+    let (stat, m_jobs) = (c.stat, c.arch.cpus_for_jobs(m));
+    if m_jobs == 0 {
+        bail!(
+            "--arch {} keeps one CPU from jobs, so it needs --cpus 2 or more",
+            c.arch.section()
+        );
     }
     let tasks = &loaded.tasks;
-    let acc = account(tasks, &oh, arch, stat, m, granularity).map_err(|e| anyhow!(e))?;
+    let acc = account(tasks, &c.file, c.arch, stat, m, c.granularity).map_err(|e| anyhow!(e))?;
     outln!(
         "{}: {} tasks charged for {} ({} overheads) on {m} CPUs; tests run on {} CPUs",
         a.file.display(),

@@ -39,15 +39,9 @@
 //! moves to points below it); (c) between two exact evaluations, the division-free lower bound
 //! `g(R') = Ck + ⌊(frozen + Σ min(min(W^EDF_i, W^RTA_i(R)), R' − Ck + 1))/m⌋ ≤ f(R')` (valid for
 //! `R' ≥ R`, both workloads being non-decreasing) is iterated to its own least fixpoint, which
-//! lies at or below `f`'s; (d) a task's result depends only on Eq. (6) on `[Ck, H]` (`H` its
-//! fixpoint, or `Dk` when there is none), so a round reuses it when every other task whose
-//! slack changed since it was computed contributes exactly `R − Ck + 1` on all of `[Ck, H]`:
-//! `W^EDF_i` is constant in `R` and `W^RTA_i(R) − (R − Ck + 1)` is non-increasing (slope 0 or
-//! 1 against 1), so `W^EDF_i ≥ H − Ck + 1` and `W^RTA_i(H) ≥ H − Ck + 1` at the new slack
-//! (slacks only grow, which only lowers both workloads) show the term was and is the cap there,
-//! an `O(1)` check per change instead of a new search. Later rounds, where few slacks still move
-//! and many terms sit at the cap, cost a fraction of the first; reused results are not charged
-//! to `max_work`. Integer arithmetic only, no allocation per fixpoint. The property
+//! lies at or below `f`'s; (d) a task's fixpoint depends only on the *other* tasks' slacks, so a
+//! round reuses it when none of them changed since it was computed (a log of slack changes
+//! says which; reused results are not charged to `max_work`). Integer arithmetic only, no allocation per fixpoint. The property
 //! tests compare verdicts and bounds with a literal transcription of SchedCAT's loop.
 //!
 //! **Work limit.** `max_work` bounds the number of interference terms evaluated in total
@@ -192,8 +186,9 @@ impl SchedTest for Rta {
             let mut updated = false;
             for k in 0..n {
                 let cached = known.get(k).copied().flatten().and_then(|(at, result)| {
+                    // Reused when no other task's slack changed since it was computed.
                     let since = log.get(at..).unwrap_or_default();
-                    ctx.unaffected(k, result, since).then_some(result)
+                    since.iter().all(|&j| j == k).then_some(result)
                 });
                 let bound = match cached {
                     Some(result) => Ok(result),
@@ -358,34 +353,6 @@ impl Ctx<'_> {
         self.cache.iter_mut().for_each(Vec::clear);
         self.synced.iter_mut().for_each(|s| *s = 0);
         Ok(failing)
-    }
-
-    /// Whether `τk`'s last result (`result`, computed before the slack changes of the tasks in
-    /// `since`) still holds: every changed task's term equals the cap `R − Ck + 1` on the
-    /// whole range the search looks at, `[Ck, H]` with `H` the fixpoint or `Dk`, so Eq. (6) is
-    /// the same function there (module documentation, **Speed** (d)).
-    fn unaffected(&self, k: usize, result: Option<u64>, since: &[usize]) -> bool {
-        let Some(&pk) = self.params.get(k) else {
-            return false;
-        };
-        let horizon = result.unwrap_or(pk.d);
-        let cap = horizon - pk.c + 1;
-        since.iter().all(|&j| {
-            if j == k {
-                return true;
-            }
-            let (Some(p), Some(&s)) = (self.params.get(j), self.slack.get(j)) else {
-                return false;
-            };
-            let term = Term {
-                c: p.c,
-                t: p.t,
-                offset: (p.d - p.c).saturating_sub(s),
-                edf: 0,
-                floor: 0,
-            };
-            edf_workload(p.c, p.t, s, pk.d) >= cap && rta_piece(&term, horizon).value >= cap
-        })
     }
 
     /// Fills `terms` for `τk` with the slacks as they are now, each `floor` at `R = Ck`:

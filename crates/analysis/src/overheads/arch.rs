@@ -234,27 +234,24 @@ pub fn account(
         .collect();
     let oh = overheads_for(file, arch, stat, ins.len() as u64)?;
     let kind = arch.cpmd_kind();
-    let mut cpmd_error = None;
+    // The curve is checked once (present, with this statistic) before it is evaluated per
+    // task, so evaluation cannot fail below.
+    if ins.iter().any(|t| t.wss.is_some())
+        && file
+            .cpmd(kind, stat, 0)
+            .map_err(|e| e.to_string())?
+            .is_none()
+    {
+        return Err(format!(
+            "overhead file: no `[cpmd.{}]` curve, which tasks with a working set need under {}",
+            kind.key(),
+            arch.section()
+        ));
+    }
     let cpmd = |wss: u64| match file.cpmd(kind, stat, wss) {
         Ok(Some(d)) => d.as_ns(),
         _ => 0,
     };
-    if ins.iter().any(|t| t.wss.is_some()) {
-        match file.cpmd(kind, stat, 0) {
-            Ok(Some(_)) => {}
-            Ok(None) => {
-                cpmd_error = Some(format!(
-                "overhead file: no `[cpmd.{}]` curve, which tasks with a working set need under {}",
-                kind.key(),
-                arch.section()
-            ))
-            }
-            Err(e) => cpmd_error = Some(e.to_string()),
-        }
-    }
-    if let Some(e) = cpmd_error {
-        return Err(e);
-    }
     let charged =
         charge(&ins, &oh, arch.rule(cpus), Some(&cpmd), granularity).map_err(|e| e.to_string())?;
     Ok(Accounting {
