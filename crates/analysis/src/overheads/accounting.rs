@@ -38,14 +38,14 @@
 //! use 1 µs): `C'' = ⌈C'/g⌉·g`, `T'' = ⌊T'/g⌋·g`, `D'' = ⌊D'/g⌋·g`.
 //!
 //! **Assumptions.** Sporadic tasks; overhead values already evaluated at the cluster's `n`
-//! (the caller reads them from the overhead file). **Complexity.** `O(n)` big-rational
-//! operations; the denominators grow with the distinct periods (`u_rel`), so the cost is
-//! `O(n · size of lcm(T))` in the worst case.
+//! (the caller reads them from the overhead file). **Complexity.** `O(n)` float operations
+//! with a rigorous error bound; exact rationals only where the float enclosure cannot decide a
+//! rounding (see [`charge`]), where the release utilization's denominator grows with the lcm of
+//! the periods.
 
 use num_bigint::BigInt;
-use num_integer::Integer;
 use num_rational::BigRational;
-use num_traits::{One, Signed, ToPrimitive, Zero};
+use num_traits::{One, Signed, ToPrimitive};
 
 /// The overheads one cluster pays, in ns, evaluated at its number of tasks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -137,12 +137,18 @@ pub enum AccountingError {
     NoCpmd(usize),
 }
 
-fn int(v: u64) -> BigRational {
-    BigRational::from_integer(BigInt::from(v))
-}
-
 /// Charges `tasks` (one cluster) with `oh` under `rule`; `cpmd` evaluates the CPMD of a
 /// working set (bytes → ns); `granularity` in ns (≥ 1).
+///
+/// **How it stays exact and fast.** Both rules reduce to one division per task: with
+/// `A_i = C_i + k(Δsch + Δcxs) + Δcpd_i + 2Δtck + 2Δev + [interrupts on the job CPUs: 2nΔrel]`
+/// (`k` = 2, or 3 for message passing), `2·cpre = (2Δtck + 2Δev + [2nΔrel])/uscale − 2Δev`
+/// (because `Δev·(u_tck + u_rel) = Δev·(1 − uscale)`), so `C'_i = A_i/uscale − 2Δev + X` and
+/// `⌈C'_i⌉ = ⌈A_i/uscale⌉ − 2Δev + X`. `uscale` is known to floating-point precision with a
+/// rigorous error bound ([`Scale`]); `⌈A_i/uscale⌉` is taken from the float enclosure when both
+/// ends round up to the same integer, and from exact rationals otherwise (values at or near an
+/// integer, `uscale` near 0). The exact `uscale` — whose denominator is the lcm of the periods —
+/// is built only then, so a typical set costs `O(n)` float operations.
 pub fn charge(
     tasks: &[TaskIn],
     oh: &Overheads,
@@ -157,92 +163,198 @@ pub fn charge(
         return Err(AccountingError::NoTickPeriod(oh.tick));
     }
     let cpmd_of = cpmd_per_task(tasks, cpmd)?;
-    let n = tasks.len() as u64;
-    let u_tck = if oh.tick_period == 0 {
-        BigRational::zero()
-    } else {
-        BigRational::new(BigInt::from(oh.tick), BigInt::from(oh.tick_period))
-    };
-    let dev = int(oh.release_latency);
-    let (scale, cpre, per_job, extra) = match rule {
+    let n = tasks.len() as u128;
+    let (irq_on_job_cpus, per_job, extra) = match rule {
         Rule::PreemptionCentric {
             dedicated_irq,
             partition,
             cpus,
         } => {
-            let u_rel = if dedicated_irq {
-                BigRational::zero()
-            } else {
-                tasks
-                    .iter()
-                    .filter(|t| t.t > 0)
-                    .map(|t| BigRational::new(BigInt::from(oh.release), BigInt::from(t.t)))
-                    .fold(BigRational::zero(), |a, b| a + b)
-            };
-            let scale = BigRational::one() - &u_tck - &u_rel;
-            let mut pre = int(oh.tick) + &dev * &u_tck;
-            if !dedicated_irq {
-                pre += int(n.saturating_mul(oh.release)) + &dev * &u_rel;
-            }
             let x = if dedicated_irq {
-                oh.ipi.saturating_add(oh.release)
+                u128::from(oh.ipi) + u128::from(oh.release)
             } else if cpus > 1 && !partition {
-                oh.ipi
+                u128::from(oh.ipi)
             } else {
                 0
             };
             let per_job = 2 * (u128::from(oh.schedule) + u128::from(oh.context_switch));
-            (scale, pre, per_job, u128::from(x))
+            (!dedicated_irq, per_job, x)
         }
         Rule::MessagePassing => {
-            let scale = BigRational::one() - &u_tck;
-            let pre = int(oh.tick) + &dev * &u_tck;
             let per_job = 3 * (u128::from(oh.schedule) + u128::from(oh.context_switch));
             let extra = u128::from(oh.request)
                 + u128::from(oh.dsp)
                 + 2 * u128::from(oh.ipi)
                 + u128::from(oh.release);
-            (scale, pre, per_job, extra)
+            (false, per_job, extra)
         }
     };
+    let scale = Scale::new(oh, irq_on_job_cpus.then_some(tasks));
     if !scale.is_positive() {
         return Ok(Charged::IrqOverload);
     }
-    let cpre = cpre / &scale;
-    let fixed = BigRational::from_integer(BigInt::from(2u8)) * cpre
-        + BigRational::from_integer(BigInt::from(extra));
-    let g = BigInt::from(granularity);
+    let two_dev = 2 * u128::from(oh.release_latency);
+    let mut base = 2 * u128::from(oh.tick) + two_dev;
+    if irq_on_job_cpus {
+        base += 2 * n * u128::from(oh.release);
+    }
+    let g = granularity;
+    let dev = oh.release_latency;
     let mut out = Vec::with_capacity(tasks.len());
     for (i, (task, &cpd)) in tasks.iter().zip(&cpmd_of).enumerate() {
-        let demand = BigInt::from(task.c) + BigInt::from(per_job) + BigInt::from(cpd);
-        let c = BigRational::from_integer(demand) / &scale + &fixed;
-        let t = i128::from(task.t) - i128::from(oh.release_latency);
-        let d = i128::from(task.d) - i128::from(oh.release_latency);
-        if t <= 0 || d <= 0 {
-            return Ok(Charged::TaskInfeasible(i));
-        }
-        let window = t.min(d);
-        if c > BigRational::from_integer(BigInt::from(window)) {
-            return Ok(Charged::TaskInfeasible(i));
-        }
-        // Round C up, T and D down, to the granularity.
-        let c_units = c.ceil().to_integer().div_ceil(&g);
-        let c_round = (c_units * &g).to_u64();
-        let down = |v: i128| (BigInt::from(v).div_floor(&g) * &g).to_u64();
-        let (Some(c_round), Some(t_round), Some(d_round)) = (c_round, down(t), down(d)) else {
+        let a = u128::from(task.c) + per_job + u128::from(cpd) + base;
+        // ⌈C'⌉ = ⌈A/uscale⌉ − 2Δev + X ≥ X, since A/uscale ≥ A ≥ 2Δev.
+        let c_ceil = (scale.ceil_div(a) + extra).saturating_sub(two_dev);
+        let (Some(t), Some(d)) = (
+            task.t.checked_sub(dev).filter(|&v| v > 0),
+            task.d.checked_sub(dev).filter(|&v| v > 0),
+        ) else {
             return Ok(Charged::TaskInfeasible(i));
         };
-        if c_round > t_round.min(d_round) {
+        // C' > min(T', D') ⟺ ⌈C'⌉ > min(T', D') for an integer window; past this check
+        // ⌈C'⌉ fits in u64.
+        let c_ceil = match u64::try_from(c_ceil) {
+            Ok(c) if c <= t.min(d) => c,
+            _ => return Ok(Charged::TaskInfeasible(i)),
+        };
+        // Round C up, T and D down, to the granularity (C ≤ T already, so no overflow).
+        let (c, t, d) = if g == 1 {
+            (c_ceil, t, d)
+        } else {
+            (c_ceil.div_ceil(g) * g, t / g * g, d / g * g)
+        };
+        if c > t.min(d) {
             return Ok(Charged::TaskInfeasible(i));
         }
-        out.push((c_round, t_round, d_round));
+        out.push((c, t, d));
     }
     Ok(Charged::Ok(out))
 }
 
+/// `uscale = 1 − Δtck/Q − Δrel·Σ_j 1/T_j` (the release term only when `periods` is given):
+/// a float value with a rigorous bound on its error, and the exact rational on demand.
+pub(crate) struct Scale<'a> {
+    tick: u64,
+    tick_period: u64,
+    release: u64,
+    periods: Option<&'a [TaskIn]>,
+    /// `(value, error bound)`, or `None` when an input is too large for the float path.
+    approx: Option<(f64, f64)>,
+    /// `(1 − 6u)/(v + e)` and `(1 + 6u)/(v − e)` for the enclosure `v ± e` with `v − e > 0`:
+    /// `a` times them brackets `a/uscale` (each of the reciprocal and the product rounds once,
+    /// `(1 + u)³(1 − 6u) < 1`).
+    reciprocals: Option<(f64, f64)>,
+    exact: std::cell::OnceCell<BigRational>,
+}
+
+/// Integers below this convert to `f64` exactly.
+const F64_EXACT: u128 = 1 << 52;
+
+impl<'a> Scale<'a> {
+    pub(crate) fn new(oh: &Overheads, periods: Option<&'a [TaskIn]>) -> Scale<'a> {
+        let mut scale = Scale {
+            tick: oh.tick,
+            tick_period: oh.tick_period,
+            release: oh.release,
+            periods,
+            approx: None,
+            reciprocals: None,
+            exact: std::cell::OnceCell::new(),
+        };
+        scale.approx = scale.float();
+        let u = f64::EPSILON / 2.0;
+        scale.reciprocals = scale
+            .approx
+            .filter(|&(v, e)| v - e > 0.0)
+            .map(|(v, e)| ((1.0 - 6.0 * u) / (v + e), (1.0 + 6.0 * u) / (v - e)));
+        scale
+    }
+
+    /// The float enclosure. With `u` = 2⁻⁵³ and every input below 2⁵² (exact in `f64`):
+    /// `Σ 1/T_j` over `k` terms is within `(k + 1)·u` relative (each quotient and each addition
+    /// rounds once, all terms positive); a product or quotient adds `u`; the two subtractions
+    /// add `u` of their operands each. The bound used is twice the sum of those.
+    fn float(&self) -> Option<(f64, f64)> {
+        let u = f64::EPSILON / 2.0;
+        let small = |v: u64| u128::from(v) < F64_EXACT;
+        if !small(self.tick) || !small(self.tick_period) || !small(self.release) {
+            return None;
+        }
+        let (a, e_a) = if self.tick_period == 0 {
+            (0.0, 0.0)
+        } else {
+            let a = self.tick as f64 / self.tick_period as f64;
+            (a, u * a)
+        };
+        let (b, e_b) = match self.periods {
+            Some(tasks) if self.release > 0 => {
+                let mut sum = 0.0f64;
+                let mut k = 0u32;
+                for t in tasks.iter().filter(|t| t.t > 0) {
+                    if !small(t.t) {
+                        return None;
+                    }
+                    sum += 1.0 / t.t as f64;
+                    k += 1;
+                }
+                let e_sum = (f64::from(k) + 1.0) * u * sum;
+                let p = self.release as f64;
+                let b = p * sum;
+                (b, p * e_sum + 2.0 * u * b)
+            }
+            _ => (0.0, 0.0),
+        };
+        let value = (1.0 - a) - b;
+        let e_sub = 2.0 * u * (1.0 + a + b);
+        Some((value, 2.0 * (e_a + e_b + e_sub) + f64::MIN_POSITIVE))
+    }
+
+    fn exact(&self) -> &BigRational {
+        self.exact.get_or_init(|| {
+            let mut s = BigRational::one();
+            if self.tick_period > 0 {
+                s -= BigRational::new(BigInt::from(self.tick), BigInt::from(self.tick_period));
+            }
+            if let Some(tasks) = self.periods {
+                let p = BigInt::from(self.release);
+                for t in tasks.iter().filter(|t| t.t > 0) {
+                    s -= BigRational::new(p.clone(), BigInt::from(t.t));
+                }
+            }
+            s
+        })
+    }
+
+    /// `uscale > 0`.
+    pub(crate) fn is_positive(&self) -> bool {
+        match self.approx {
+            Some((v, e)) if v > e => true,
+            Some((v, e)) if v < -e => false,
+            _ => self.exact().is_positive(),
+        }
+    }
+
+    /// `⌈a / uscale⌉`, for `uscale > 0`; saturates at `u128::MAX`.
+    pub(crate) fn ceil_div(&self, a: u128) -> u128 {
+        if let Some((lo_inv, hi_inv)) = self.reciprocals {
+            // Conversions through u64: u128 ↔ f64 is done in software.
+            if let Some(a) = u64::try_from(a).ok().filter(|&a| u128::from(a) < F64_EXACT) {
+                let a = a as f64;
+                let (lo, hi) = (a * lo_inv, a * hi_inv);
+                let (lo, hi) = (lo.ceil(), hi.ceil());
+                if hi < F64_EXACT as f64 && lo == hi {
+                    return u128::from(hi as u64);
+                }
+            }
+        }
+        let q = BigRational::from_integer(BigInt::from(a)) / self.exact();
+        q.ceil().to_integer().to_u128().unwrap_or(u128::MAX)
+    }
+}
+
 /// `Δcpd_i` per task: the CPMD of the largest working set among the other tasks (0 bytes for
 /// a task without one); all 0 when no task has a working set.
-fn cpmd_per_task(
+pub(crate) fn cpmd_per_task(
     tasks: &[TaskIn],
     cpmd: Option<&dyn Fn(u64) -> u64>,
 ) -> Result<Vec<u64>, AccountingError> {

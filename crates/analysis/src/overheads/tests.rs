@@ -330,6 +330,53 @@ mod properties {
                 _ => {}
             }
         }
+
+        /// The float-filtered `charge` agrees with the all-rational reference, on small round
+        /// numbers (where `A/uscale` often is an integer: the exact fallback) and on realistic
+        /// ns-scale sets (the float path), with and without working sets.
+        #[test]
+        fn agrees_with_the_exact_reference(
+            ts in tasks(), oh in overheads(), rule in rules(), g in 1u64..20, wss in any::<bool>()
+        ) {
+            let ts: Vec<TaskIn> = ts
+                .into_iter()
+                .enumerate()
+                .map(|(i, t)| TaskIn { wss: wss.then_some(i as u64 * 37 % 5), ..t })
+                .collect();
+            let cpmd = |w: u64| 3 * w;
+            let fast = charge(&ts, &oh, rule, Some(&cpmd), g).unwrap();
+            let cpd = super::super::accounting::cpmd_per_task(&ts, Some(&cpmd)).unwrap();
+            prop_assert_eq!(fast, super::reference::charge(&ts, &oh, rule, &cpd, g));
+        }
+
+        #[test]
+        fn agrees_with_the_exact_reference_at_scale(
+            periods in proptest::collection::vec(1_000_000u64..1_000_000_000, 0..40),
+            scale in prop_oneof![Just(1u64), Just(1000), 1u64..5000],
+            oh in overheads(),
+            rule in rules(),
+            g in prop_oneof![Just(1u64), Just(1000)],
+        ) {
+            let ts: Vec<TaskIn> = periods
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| TaskIn { c: t / (7 + i as u64 % 50), t, d: t - t / 9, wss: None })
+                .collect();
+            let big = Overheads {
+                release_latency: oh.release_latency * scale,
+                release: oh.release * scale,
+                schedule: oh.schedule * scale,
+                context_switch: oh.context_switch * scale,
+                ipi: oh.ipi * scale,
+                tick: oh.tick * scale,
+                tick_period: 1_000_000,
+                request: oh.request * scale,
+                dsp: oh.dsp * scale,
+            };
+            let fast = charge(&ts, &big, rule, None, g).unwrap();
+            let cpd = vec![0; ts.len()];
+            prop_assert_eq!(fast, super::reference::charge(&ts, &big, rule, &cpd, g));
+        }
     }
 }
 
@@ -449,5 +496,93 @@ mod architectures {
         assert!(e.contains("[cpmd.migration]"), "{e}");
         let e = account(&ts, &file(), ArchKind::Partitioned, Stat::Max, 2, 1).unwrap_err();
         assert!(e.contains("[cpmd.preemption]"), "{e}");
+    }
+}
+
+/// The accounting computed the slow, obvious way: every term an exact rational, as the module
+/// documentation writes it. `charge` must agree with it everywhere.
+mod reference {
+    use super::super::accounting::{Charged, Overheads, Rule, TaskIn};
+    use num_bigint::BigInt;
+    use num_integer::Integer;
+    use num_rational::BigRational;
+    use num_traits::{One, Signed, ToPrimitive, Zero};
+
+    fn int(v: u64) -> BigRational {
+        BigRational::from_integer(BigInt::from(v))
+    }
+
+    /// `cpd[i]` is Δcpd_i.
+    pub(super) fn charge(
+        tasks: &[TaskIn],
+        oh: &Overheads,
+        rule: Rule,
+        cpd: &[u64],
+        granularity: u64,
+    ) -> Charged {
+        let n = tasks.len() as u64;
+        let u_tck = if oh.tick_period == 0 {
+            BigRational::zero()
+        } else {
+            BigRational::new(BigInt::from(oh.tick), BigInt::from(oh.tick_period))
+        };
+        let dev = int(oh.release_latency);
+        let (scale, cpre, per_job, extra) = match rule {
+            Rule::PreemptionCentric {
+                dedicated_irq,
+                partition,
+                cpus,
+            } => {
+                let u_rel = if dedicated_irq {
+                    BigRational::zero()
+                } else {
+                    tasks
+                        .iter()
+                        .map(|t| BigRational::new(BigInt::from(oh.release), BigInt::from(t.t)))
+                        .fold(BigRational::zero(), |a, b| a + b)
+                };
+                let scale = BigRational::one() - &u_tck - &u_rel;
+                let mut pre = int(oh.tick) + &dev * &u_tck;
+                if !dedicated_irq {
+                    pre += int(n * oh.release) + &dev * &u_rel;
+                }
+                let x = if dedicated_irq {
+                    oh.ipi + oh.release
+                } else if cpus > 1 && !partition {
+                    oh.ipi
+                } else {
+                    0
+                };
+                (scale, pre, 2 * (oh.schedule + oh.context_switch), x)
+            }
+            Rule::MessagePassing => {
+                let scale = BigRational::one() - &u_tck;
+                let pre = int(oh.tick) + &dev * &u_tck;
+                let extra = oh.request + oh.dsp + 2 * oh.ipi + oh.release;
+                (scale, pre, 3 * (oh.schedule + oh.context_switch), extra)
+            }
+        };
+        if !scale.is_positive() {
+            return Charged::IrqOverload;
+        }
+        let cpre = cpre / &scale;
+        let g = BigInt::from(granularity);
+        let mut out = Vec::new();
+        for (i, task) in tasks.iter().enumerate() {
+            let c = int(task.c + per_job + cpd[i]) / &scale + int(2) * &cpre + int(extra);
+            let t = i128::from(task.t) - i128::from(oh.release_latency);
+            let d = i128::from(task.d) - i128::from(oh.release_latency);
+            if t <= 0 || d <= 0 || c > BigRational::from_integer(BigInt::from(t.min(d))) {
+                return Charged::TaskInfeasible(i);
+            }
+            let c_round = (c.ceil().to_integer().div_ceil(&g) * &g).to_u64().unwrap();
+            let down = |v: i128| (BigInt::from(v).div_floor(&g) * &g).to_u64().unwrap();
+            let (t_round, d_round) = (down(t), down(d));
+            if c_round > t_round.min(d_round) {
+                return Charged::TaskInfeasible(i);
+            }
+            out.push((c_round, t_round, d_round));
+        }
+        Charged::Ok(out)
     }
 }
