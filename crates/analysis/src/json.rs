@@ -27,9 +27,10 @@ pub fn tardiness_as_requested(mut v: Verdict, tardiness: bool, n: usize) -> Verd
 }
 
 /// `{"test", "status", "schedulable", "applicable", "reason", "response_time_bounds_ns",
-/// "tardiness_bounds_ns", "partition"}` for one test's verdict.
+/// "tardiness_bounds_ns", "partition"}` for one test's verdict, plus `"accounting"` when the
+/// test charged overheads per bin.
 pub fn result_json(test: &str, v: &Verdict) -> Value {
-    json!({
+    let mut out = json!({
         "test": test,
         "status": v.status.name(),
         "schedulable": v.is_schedulable(),
@@ -38,7 +39,11 @@ pub fn result_json(test: &str, v: &Verdict) -> Value {
         "response_time_bounds_ns": ns(v.response_time_bounds.as_deref()),
         "tardiness_bounds_ns": ns(v.tardiness_bounds.as_deref()),
         "partition": v.partition,
-    })
+    });
+    if let (Some(acc), Value::Object(map)) = (&v.accounting, &mut out) {
+        map.insert("accounting".into(), acc.to_json());
+    }
+    out
 }
 
 fn entry(name: &str, test: &dyn SchedTest) -> Value {

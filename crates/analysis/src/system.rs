@@ -4,8 +4,9 @@
 //! [`schedlab_model::Task`], so that partitioning and clustering can form sub-systems cheaply.
 
 use crate::error::AnalysisError;
+use crate::overheads::context::OverheadContext;
 use schedlab_model::Task;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Timing parameters of one sporadic task, in nanoseconds: `c ≤ d`, all positive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -90,6 +91,8 @@ pub struct System {
     cpus: u32,
     priorities: Priorities,
     order: OnceLock<Result<Vec<usize>, String>>,
+    /// Overheads that tests which charge per bin apply themselves (`None`: free scheduling).
+    overheads: Option<Arc<OverheadContext>>,
 }
 
 impl Clone for System {
@@ -99,6 +102,7 @@ impl Clone for System {
             cpus: self.cpus,
             priorities: self.priorities,
             order: OnceLock::new(),
+            overheads: self.overheads.clone(),
         }
     }
 }
@@ -136,7 +140,22 @@ impl System {
             cpus,
             priorities,
             order: OnceLock::new(),
+            overheads: None,
         })
+    }
+
+    /// The same system with an overhead context: tests that charge per bin
+    /// ([`SchedTest::charges_per_bin`](crate::SchedTest::charges_per_bin)) charge each bin
+    /// from these original parameters (`crate::overheads::context`). Sub-systems
+    /// ([`System::subset`], [`System::with_cpus`]) do not inherit it.
+    pub fn with_overheads(mut self, ctx: Arc<OverheadContext>) -> System {
+        self.overheads = Some(ctx);
+        self
+    }
+
+    /// The overhead context, if any.
+    pub fn overheads(&self) -> Option<&OverheadContext> {
+        self.overheads.as_deref()
     }
 
     /// The tasks' parameters, in task-index order.

@@ -64,6 +64,12 @@ pub trait SchedTest: Send + Sync {
     fn params(&self) -> Vec<Param> {
         Vec::new()
     }
+    /// Does the test charge overheads per bin itself (partitioned and clustered tests)? Such
+    /// a test runs on the original set with the [`System::overheads`] context; every other
+    /// test runs on the set charged as a whole (`crate::overheads::context`).
+    fn charges_per_bin(&self) -> bool {
+        false
+    }
     /// Sets a parameter from text; `Err` names the problem (unknown name, bad value).
     fn set_param(&mut self, name: &str, _value: &str) -> Result<(), String> {
         Err(crate::param::unknown(&self.name(), name, &self.params()))

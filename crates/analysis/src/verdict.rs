@@ -10,6 +10,7 @@
 //!
 //! Bounds are per task, in task-index order, rounded up to whole nanoseconds.
 
+use crate::overheads::context::BinAccounting;
 use schedlab_model::Duration;
 use std::fmt;
 
@@ -60,6 +61,8 @@ pub struct Verdict {
     pub tardiness_bounds: Option<Vec<Duration>>,
     /// Task indices per CPU (partitioned) or per cluster (clustered); `None` when it fails.
     pub partition: Option<Vec<Vec<usize>>>,
+    /// Per-bin overhead accounting (partitioned and clustered tests run with overheads).
+    pub accounting: Option<BinAccounting>,
 }
 
 impl Verdict {
@@ -70,6 +73,7 @@ impl Verdict {
             response_time_bounds: None,
             tardiness_bounds: None,
             partition: None,
+            accounting: None,
         }
     }
     /// Schedulable, no bounds.
@@ -126,6 +130,11 @@ impl Verdict {
     /// Adds a partition.
     pub fn with_partition(mut self, partition: Vec<Vec<usize>>) -> Verdict {
         self.partition = Some(partition);
+        self
+    }
+    /// Adds the per-bin overhead accounting.
+    pub fn with_accounting(mut self, accounting: BinAccounting) -> Verdict {
+        self.accounting = Some(accounting);
         self
     }
     /// `status == Schedulable`.

@@ -3,8 +3,10 @@
 //! [--dedicated-irq-cpu] [--overhead-stat max|avg] [--granularity 1us]]`.
 //!
 //! With `--overheads`, every test runs on the set charged with the architecture's overheads
-//! (`schedlab_analysis::overheads::arch`) on the CPUs left for jobs; the JSON line gains the
-//! `"accounting"` object; a set whose accounting fails is *not shown* for every test.
+//! (`schedlab_analysis::overheads::context`) on the CPUs left for jobs, except the partitioned
+//! and clustered tests, which charge each bin themselves; the JSON line gains the
+//! `"accounting"` object; a set whose whole-set accounting fails is *not shown* for every test
+//! that runs on the charged set.
 //!
 //! Several files (or folders of `.json`/`.toml` files) are analysed in one process, in parallel,
 //! and reported in the order given, so bulk analysis does not pay a process start per task set.
@@ -20,26 +22,14 @@ use crate::report::{write_file_json, write_file_table, FileFacts, Row, Summary};
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use schedlab_analysis::json::tardiness_as_requested;
-use schedlab_analysis::overheads::accounting::Charged;
-use schedlab_analysis::overheads::arch::{account, Accounting, ArchKind};
+use schedlab_analysis::overheads::arch::ArchKind;
+use schedlab_analysis::overheads::context::{ChargedAnalysis, OverheadSetup};
 use schedlab_analysis::{analyze, registry, Priorities, SchedTest, Status, System, Verdict};
+use schedlab_model::file;
 use schedlab_model::overheads::{OverheadFile, Stat};
-use schedlab_model::{file, Duration, TaskSet};
 use std::cell::RefCell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-/// `--overheads` and the options that go with it.
-pub(crate) struct Charging {
-    /// The overhead file.
-    pub(crate) file: OverheadFile,
-    /// The architecture that pays them.
-    pub(crate) arch: ArchKind,
-    /// `max` or `avg`.
-    pub(crate) stat: Stat,
-    /// Rounding granularity in ns.
-    pub(crate) granularity: u64,
-}
 
 /// Reads `--overheads` and checks the options that go with it.
 pub(crate) fn charging(
@@ -48,7 +38,7 @@ pub(crate) fn charging(
     dedicated_irq_cpu: bool,
     stat: &str,
     granularity: &str,
-) -> Result<Charging> {
+) -> Result<OverheadSetup> {
     let Some(arch) = arch else {
         bail!("--overheads needs --arch (global-lock, global-lock-di, partitioned, message-passing, linux-deadline)");
     };
@@ -64,8 +54,8 @@ pub(crate) fn charging(
     if granularity == 0 {
         bail!("--granularity must be at least 1ns");
     }
-    Ok(Charging {
-        file,
+    Ok(OverheadSetup {
+        file: std::sync::Arc::new(file),
         arch,
         stat,
         granularity,
@@ -89,7 +79,7 @@ pub(crate) struct Options {
     /// Print only the summary over all files (how many sets each test accepts).
     pub(crate) summary: bool,
     /// Overhead-aware analysis.
-    pub(crate) overheads: Option<Charging>,
+    pub(crate) overheads: Option<OverheadSetup>,
 }
 
 /// Files per chunk: enough to keep every core busy and the output buffer's writes large, few
@@ -193,45 +183,40 @@ fn analyze_loaded(
     };
     let charged = match &opts.overheads {
         None => None,
-        Some(c) => Some(charge_set(path, loaded, c, cpus)?),
+        Some(setup) => Some(
+            ChargedAnalysis::new(&loaded.tasks, cpus, opts.priorities, setup)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+        ),
     };
-    let (tasks, test_cpus) = match &charged {
-        Some((acc, Some(set))) => (set, acc.cpus_for_jobs),
-        Some((acc, None)) => (&loaded.tasks, acc.cpus_for_jobs),
-        None => (&loaded.tasks, cpus),
+    let plain = match &charged {
+        None => Some(System::new(&loaded.tasks, cpus, opts.priorities)?),
+        Some(_) => None,
     };
-    let failed_accounting = charged.as_ref().and_then(|(acc, set)| {
-        set.is_none().then(|| match &acc.charged {
-            Charged::TaskInfeasible(i) => {
-                format!(
-                    "overhead accounting: task-infeasible (task {i}) under {}",
-                    acc.arch
-                )
-            }
-            other => format!("overhead accounting: {} under {}", other.status(), acc.arch),
-        })
-    });
-    let sys = System::new(tasks, test_cpus, opts.priorities)?;
+    let test_cpus = charged
+        .as_ref()
+        .map_or(cpus, ChargedAnalysis::cpus_for_jobs);
+    let n = loaded.tasks.len();
     with_tests(chosen, test_cpus, |tests| {
         let rows: Vec<Row> = tests
             .iter()
             .map(|(name, test)| Row {
                 test: name,
-                verdict: match &failed_accounting {
-                    Some(reason) => Verdict::not_shown().because(reason.clone()),
-                    None => tardiness_as_requested(
-                        analyze(test.as_ref(), &sys),
-                        opts.tardiness,
-                        sys.len(),
-                    ),
-                },
+                verdict: tardiness_as_requested(
+                    match (&charged, &plain) {
+                        (Some(c), _) => c.verdict(test.as_ref()),
+                        (None, Some(sys)) => analyze(test.as_ref(), sys),
+                        (None, None) => Verdict::not_applicable("no system"),
+                    },
+                    opts.tardiness,
+                    n,
+                ),
             })
             .collect();
         let statuses = rows.iter().map(|r| r.verdict.status).collect();
         let mut out = Vec::new();
         if !opts.summary {
             let name = path.to_string_lossy();
-            let accounting = charged.as_ref().map(|(acc, _)| acc.to_json());
+            let accounting = charged.as_ref().map(|c| c.accounting.to_json());
             let facts = FileFacts {
                 file: &name,
                 cpus,
@@ -247,44 +232,6 @@ fn analyze_loaded(
         }
         Ok((out, test_cpus, statuses))
     })
-}
-
-/// The set charged with `c`'s overheads on `cpus` CPUs: the accounting and, when it succeeded,
-/// the inflated tasks (names and other fields kept).
-fn charge_set(
-    path: &Path,
-    loaded: &file::TaskFile,
-    c: &Charging,
-    cpus: u32,
-) -> Result<(Accounting, Option<TaskSet>)> {
-    if c.arch.cpus_for_jobs(cpus) == 0 {
-        bail!(
-            "{}: --arch {} keeps one CPU from jobs, so it needs --cpus 2 or more",
-            path.display(),
-            c.arch.section()
-        );
-    }
-    let acc = account(&loaded.tasks, &c.file, c.arch, c.stat, cpus, c.granularity)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    let set = match &acc.charged {
-        Charged::Ok(params) => {
-            let tasks = loaded
-                .tasks
-                .iter()
-                .zip(params)
-                .map(|(t, &(wcet, period, deadline))| {
-                    let mut t = t.clone();
-                    t.wcet = Duration::from_ns(wcet);
-                    t.period = Duration::from_ns(period);
-                    t.deadline = Duration::from_ns(deadline);
-                    t
-                })
-                .collect();
-            Some(TaskSet::new(tasks)?)
-        }
-        _ => None,
-    };
-    Ok((acc, set))
 }
 
 /// The names of every test on `cpus` CPUs, computed once per CPU count.

@@ -61,6 +61,8 @@ impl Serialize for BoundsNs<'_> {
 /// One result object; fields in the alphabetical order of the reference shape.
 #[derive(serde::Serialize)]
 struct ResultJson<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    accounting: Option<serde_json::Value>,
     applicable: bool,
     partition: &'a Option<Vec<Vec<usize>>>,
     reason: &'a Option<String>,
@@ -75,6 +77,7 @@ impl<'a> ResultJson<'a> {
     fn of(row: &'a Row<'a>) -> ResultJson<'a> {
         let v = &row.verdict;
         ResultJson {
+            accounting: v.accounting.as_ref().map(|a| a.to_json()),
             applicable: v.is_applicable(),
             partition: &v.partition,
             reason: &v.reason,

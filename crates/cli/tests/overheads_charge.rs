@@ -120,7 +120,7 @@ fn analyze_with_overheads_runs_the_tests_on_the_charged_set() {
     )
     .unwrap();
     let mut oh = String::from("schema = 1\ntick_period = \"1us\"\n");
-    for arch in ["global-lock", "message-passing"] {
+    for arch in ["global-lock", "message-passing", "partitioned"] {
         for (name, v) in [
             ("release_latency", 2),
             ("release", 5),
@@ -170,6 +170,45 @@ fn analyze_with_overheads_runs_the_tests_on_the_charged_set() {
         line["accounting"]["tasks"],
         serde_json::json!([[163, 998, 998], [264, 498, 398]])
     );
+    // Partitioned, FFD: task 1 (u 0.4) first, alone on CPU 0: n = 1, uscale = 1 − 1/100 −
+    // 5/500 = 98/100, A = 200 + 2(3 + 1) + 2·10 + 2·1·5 + 2·2 = 242, ⌈242/0.98⌉ = 247,
+    // C'' = 247 − 4 = 243. Then task 0 joins it: the whole set on one CPU (hand-worked in the
+    // library's tests): 152 and 255, EDF passes (dbf(398) = 255, dbf(998) = 152 + 2·255).
+    let r = schedlab(&[
+        "analyze",
+        s,
+        "--cpus",
+        "2",
+        "--test",
+        "pedf-ffd",
+        "--test",
+        "edf",
+        "--format",
+        "json",
+        "--overheads",
+        op,
+        "--arch",
+        "partitioned",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let line: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(
+        line["accounting"]["tasks"],
+        serde_json::json!([[152, 998, 998], [255, 498, 398]])
+    );
+    let ffd = &line["results"][0];
+    assert_eq!(ffd["status"], "schedulable");
+    assert_eq!(ffd["partition"], serde_json::json!([[0, 1], []]));
+    let per_cpu = &ffd["accounting"]["per_cpu"];
+    assert_eq!(
+        per_cpu[0]["tasks"],
+        serde_json::json!([[152, 998, 998], [255, 498, 398]])
+    );
+    assert_eq!(per_cpu[0]["cpus_for_jobs"], 1);
+    assert_eq!(per_cpu[1]["tasks"], serde_json::json!([]));
+    assert_eq!(ffd["accounting"]["misfits"], serde_json::json!([]));
+    // A whole-set test has no per-bin accounting.
+    assert!(line["results"][1].get("accounting").is_none());
     // A release latency of a whole period: task 1 (period 500) cannot fit: not shown.
     std::fs::write(
         &oh_path,

@@ -65,6 +65,7 @@ impl AnalysisResult {
             response_time_bounds: ns(response_time_bounds_ns),
             tardiness_bounds: ns(tardiness_bounds_ns),
             partition,
+            accounting: None,
         };
         if schedulable.is_some_and(|s| s != verdict.is_schedulable())
             || applicable.is_some_and(|a| a != verdict.is_applicable())

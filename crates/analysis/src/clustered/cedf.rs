@@ -125,60 +125,78 @@ impl SchedTest for Cedf {
         }
         Ok(())
     }
+    fn charges_per_bin(&self) -> bool {
+        true
+    }
     fn run(&self, sys: &System) -> Verdict {
+        if let Some(ctx) = sys.overheads() {
+            return super::cedf_charged::run(self.k, sys, ctx);
+        }
         let params = sys.params();
         let clusters = (sys.cpus() / self.k.max(1)) as usize;
         let Some(partition) = assign(params, clusters, self.k) else {
             return Verdict::not_shown()
                 .because("worst-fit decreasing found no cluster with enough capacity");
         };
-        let battery = crate::gedf::battery();
-        let mut bounds = Some(vec![schedlab_model::Duration::ZERO; params.len()]);
-        let mut gave_up: Option<String> = None;
-        for (ci, members) in partition.iter().enumerate() {
-            if members.is_empty() {
-                continue;
-            }
-            let sub = match sys.subset(members, self.k) {
-                Ok(s) => s,
-                Err(e) => return Verdict::not_applicable(format!("cluster {ci}: {e}")),
-            };
-            let v = analyze(&battery, &sub);
-            match v.status {
-                Status::Schedulable => match (&mut bounds, &v.response_time_bounds) {
-                    (Some(all), Some(rs)) => {
-                        for (&i, &r) in members.iter().zip(rs) {
-                            if let Some(b) = all.get_mut(i) {
-                                *b = r;
-                            }
+        check_clusters(sys, &partition, |_, members| {
+            sys.subset(members, self.k).map_err(|e| e.to_string())
+        })
+    }
+}
+
+/// Runs the `gedf` battery on every non-empty cluster of `partition` (each built by
+/// `cluster(index, members)`) and combines the answers (module documentation).
+pub(crate) fn check_clusters(
+    sys: &System,
+    partition: &[Vec<usize>],
+    cluster: impl Fn(usize, &[usize]) -> Result<System, String>,
+) -> Verdict {
+    let params = sys.params();
+    let battery = crate::gedf::battery();
+    let mut bounds = Some(vec![schedlab_model::Duration::ZERO; params.len()]);
+    let mut gave_up: Option<String> = None;
+    for (ci, members) in partition.iter().enumerate() {
+        if members.is_empty() {
+            continue;
+        }
+        let sub = match cluster(ci, members) {
+            Ok(s) => s,
+            Err(e) => return Verdict::not_applicable(format!("cluster {ci}: {e}")),
+        };
+        let v = analyze(&battery, &sub);
+        match v.status {
+            Status::Schedulable => match (&mut bounds, &v.response_time_bounds) {
+                (Some(all), Some(rs)) => {
+                    for (&i, &r) in members.iter().zip(rs) {
+                        if let Some(b) = all.get_mut(i) {
+                            *b = r;
                         }
                     }
-                    _ => bounds = None,
-                },
-                Status::NotApplicable => {
-                    return Verdict::not_applicable(format!(
-                        "cluster {ci}: {}",
-                        v.reason.unwrap_or_default()
-                    ))
                 }
-                Status::GaveUp => {
-                    gave_up
-                        .get_or_insert(format!("cluster {ci}: {}", v.reason.unwrap_or_default()));
-                }
-                Status::NotShown | Status::Unschedulable => {
-                    return Verdict::not_shown()
-                        .because(format!("the gedf battery did not accept cluster {ci}"))
-                }
+                _ => bounds = None,
+            },
+            Status::NotApplicable => {
+                return Verdict::not_applicable(format!(
+                    "cluster {ci}: {}",
+                    v.reason.unwrap_or_default()
+                ))
+            }
+            Status::GaveUp => {
+                gave_up.get_or_insert(format!("cluster {ci}: {}", v.reason.unwrap_or_default()));
+            }
+            Status::NotShown | Status::Unschedulable => {
+                return Verdict::not_shown()
+                    .because(format!("the gedf battery did not accept cluster {ci}"))
             }
         }
-        if let Some(r) = gave_up {
-            return Verdict::gave_up(r);
-        }
-        let v = Verdict::sufficient(true).with_partition(partition);
-        match bounds {
-            Some(b) => v.with_response_times(b),
-            None => v,
-        }
+    }
+    if let Some(r) = gave_up {
+        return Verdict::gave_up(r);
+    }
+    let v = Verdict::sufficient(true).with_partition(partition.to_vec());
+    match bounds {
+        Some(b) => v.with_response_times(b),
+        None => v,
     }
 }
 

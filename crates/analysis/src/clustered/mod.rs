@@ -2,6 +2,7 @@
 //! runs the global-EDF battery (`gedf`) in each cluster.
 
 pub mod cedf;
+mod cedf_charged;
 
 use crate::test::SchedTest;
 

@@ -5,6 +5,7 @@
 
 pub mod accounting;
 pub mod arch;
+pub mod context;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -501,7 +501,7 @@ mod architectures {
 
 /// The accounting computed the slow, obvious way: every term an exact rational, as the module
 /// documentation writes it. `charge` must agree with it everywhere.
-mod reference {
+pub(crate) mod reference {
     use super::super::accounting::{Charged, Overheads, Rule, TaskIn};
     use num_bigint::BigInt;
     use num_integer::Integer;
@@ -513,7 +513,7 @@ mod reference {
     }
 
     /// `cpd[i]` is Δcpd_i.
-    pub(super) fn charge(
+    pub(crate) fn charge(
         tasks: &[TaskIn],
         oh: &Overheads,
         rule: Rule,

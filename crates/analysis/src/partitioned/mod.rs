@@ -4,6 +4,7 @@
 
 pub mod admission;
 pub mod binpack;
+pub mod charged_pack;
 pub mod lopez_edf;
 pub mod lopez_fp;
 pub mod pack_test;

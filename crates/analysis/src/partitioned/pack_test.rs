@@ -17,10 +17,15 @@
 
 use super::admission::{EdfAdmission, FpAdmission};
 use super::binpack::{pack, Heuristic, PackFailure};
+use super::charged_pack::Packer;
+use crate::overheads::accounting::Charged;
+use crate::overheads::arch::ArchKind;
+use crate::overheads::context::{BinAccounting, BinCharger, OverheadContext};
 use crate::param::{self, Param};
-use crate::system::System;
+use crate::system::{Params, System};
 use crate::test::{Kind, SchedTest, TestInfo};
 use crate::uni::{qpa, rta};
+use crate::util::budget::Budget;
 use crate::verdict::Verdict;
 use schedlab_model::Duration;
 
@@ -130,7 +135,13 @@ impl SchedTest for Partitioned {
             Local::Fp => sys.priority_order().map(|_| ()),
         }
     }
+    fn charges_per_bin(&self) -> bool {
+        true
+    }
     fn run(&self, sys: &System) -> Verdict {
+        if let Some(ctx) = sys.overheads() {
+            return self.run_charged(sys, ctx);
+        }
         let params = sys.params();
         let m = sys.cpus() as usize;
         match self.local {
@@ -177,6 +188,120 @@ impl SchedTest for Partitioned {
                     .with_response_times(bounds)
             }
         }
+    }
+}
+
+impl Partitioned {
+    /// The overhead-aware packing with rollback ([`super::charged_pack`]) under `--arch
+    /// partitioned`: every CPU's bin charged from the original parameters.
+    fn run_charged(&self, sys: &System, ctx: &OverheadContext) -> Verdict {
+        if ctx.setup.arch != ArchKind::Partitioned {
+            return Verdict::not_applicable(format!(
+                "a partitioned test is charged per CPU under --arch partitioned, not `{}`",
+                ctx.setup.arch.section()
+            ));
+        }
+        let ranks = match self.local {
+            Local::Edf => Vec::new(),
+            Local::Fp => match sys.priority_ranks() {
+                Ok(r) => r,
+                Err(r) => return Verdict::not_applicable(r),
+            },
+        };
+        let charger = BinCharger::new(ctx);
+        let mut packer = Packer {
+            params: sys.params(),
+            ranks: &ranks,
+            local: self.local,
+            charger,
+            budget: Budget::new(self.limit),
+        };
+        let packing = match packer.pack(sys.cpus() as usize, self.heuristic, self.decreasing) {
+            Ok(p) => p,
+            Err(e) => return Verdict::not_applicable(e),
+        };
+        let mut partition = Vec::with_capacity(packing.bins.len());
+        let mut bins = Vec::with_capacity(packing.bins.len());
+        let mut bounds = (self.local == Local::Fp).then(|| vec![Duration::ZERO; sys.len()]);
+        for bin in &packing.bins {
+            // The bin's tasks ascending, their charged parameters alongside.
+            let mut rows: Vec<(usize, (u64, u64, u64))> = bin
+                .members
+                .iter()
+                .copied()
+                .zip(bin.charged.iter().copied())
+                .collect();
+            rows.sort_unstable_by_key(|&(i, _)| i);
+            if let Some(all) = &mut bounds {
+                if let Err(v) = fp_bounds(&rows, &ranks, sys, self.limit, all) {
+                    return v;
+                }
+            }
+            partition.push(rows.iter().map(|&(i, _)| i).collect::<Vec<_>>());
+            let charged = Charged::Ok(rows.iter().map(|&(_, p)| p).collect());
+            bins.push(packer.charger.accounting(1, charged));
+        }
+        let accounting = BinAccounting {
+            key: "per_cpu",
+            bins,
+            misfits: packing.misfits.clone(),
+        };
+        let verdict = if packing.misfits.is_empty() {
+            let v = Verdict::sufficient(true);
+            match bounds {
+                Some(b) => v.with_response_times(b),
+                None => v,
+            }
+        } else {
+            let list: Vec<String> = packing.misfits.iter().map(usize::to_string).collect();
+            let what = format!(
+                "task{} {} fitted on no CPU once charged with {} overheads",
+                if list.len() == 1 { "" } else { "s" },
+                list.join(", "),
+                ctx.setup.arch.section()
+            );
+            match packing.gave_up {
+                Some(r) => Verdict::gave_up(format!("{what}, and an admission test gave up: {r}")),
+                None => Verdict::not_shown().because(what),
+            }
+        };
+        verdict
+            .with_partition(partition)
+            .with_accounting(accounting)
+    }
+}
+
+/// Response-time bounds of one charged bin (`rows`: task index and charged parameters) into
+/// `all`; `Err` with the verdict when the analysis gives up.
+#[allow(clippy::result_large_err)] // the error is the final verdict, built once
+fn fp_bounds(
+    rows: &[(usize, (u64, u64, u64))],
+    ranks: &[u32],
+    sys: &System,
+    limit: u64,
+    all: &mut [Duration],
+) -> Result<(), Verdict> {
+    let mut sorted: Vec<(u32, usize, Params)> = rows
+        .iter()
+        .map(|&(i, (c, t, d))| {
+            let prio = sys.params().get(i).and_then(|p| p.prio);
+            let rank = ranks.get(i).copied().unwrap_or(u32::MAX);
+            (rank, i, Params { c, d, t, prio })
+        })
+        .collect();
+    sorted.sort_by_key(|&(rank, i, _)| (rank, i));
+    let ps: Vec<Params> = sorted.iter().map(|&(_, _, p)| p).collect();
+    match rta::fp_response_times(&ps, limit) {
+        Ok(times) => {
+            for (&(_, i, _), r) in sorted.iter().zip(times) {
+                if let Some(b) = all.get_mut(i) {
+                    *b = Duration::from_ns(r);
+                }
+            }
+            Ok(())
+        }
+        Err(crate::uni::Outcome::GaveUp(r)) => Err(Verdict::gave_up(r)),
+        Err(_) => Err(Verdict::not_shown()),
     }
 }
 

@@ -1,0 +1,296 @@
+//! Overhead-aware analysis of one task set: the whole-set accounting every test sees, and the
+//! context partitioned and clustered tests use to charge each bin themselves.
+//!
+//! One entry point for the CLI (`analyze --overheads`) and Python (`schedlab.analyze(...,
+//! overheads=...)`): [`ChargedAnalysis::new`] charges the set as a whole
+//! ([`arch::account`]) and [`ChargedAnalysis::verdict`] runs a test on what it must see:
+//!
+//! * a test that charges per bin ([`SchedTest::charges_per_bin`]: `pedf-*`/`pfp-*` bin packing,
+//!   `cedf-k*`) runs on the *original* set with the [`OverheadContext`] attached, re-charging
+//!   every candidate bin from the original parameters ([`BinCharger`]); its verdict depends
+//!   only on its own packing (a task that fits in no bin is a misfit), not on the whole-set
+//!   accounting, which charges every task as if all shared one CPU (n = all tasks) and so is
+//!   more pessimistic than any bin;
+//! * every other test runs on the set charged as a whole on the CPUs left for jobs, and is
+//!   *not shown* when that accounting fails (the reason names the status and the task).
+//!
+//! Which architectures a per-bin test accepts: `pedf-*`/`pfp-*` are charged per CPU under
+//! `partitioned` (PSN-EDF; one CPU, no IPI term); `cedf-k*` per cluster of `k` CPUs under
+//! `global-lock` (C-EDF: GSN-EDF in each cluster). Other pairs are *not applicable*, with the
+//! reason.
+
+use super::accounting::{charge, Charged, Overheads, Rule, TaskIn};
+use super::arch::{account, overheads_for, Accounting, ArchKind};
+use crate::system::{Priorities, System};
+use crate::test::{analyze, SchedTest};
+use crate::verdict::Verdict;
+use schedlab_model::overheads::{CpmdKind, OverheadFile, Stat};
+use schedlab_model::TaskSet;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// What `--overheads` asks for: the file, the architecture, the statistic and the rounding.
+#[derive(Clone, Debug)]
+pub struct OverheadSetup {
+    /// The overhead file.
+    pub file: Arc<OverheadFile>,
+    /// The architecture that pays the overheads.
+    pub arch: ArchKind,
+    /// `max` (hard real-time) or `avg`.
+    pub stat: Stat,
+    /// Rounding granularity in ns (≥ 1).
+    pub granularity: u64,
+}
+
+/// The overhead context attached to a [`System`] for tests that charge per bin: the setup, the
+/// original tasks (with their working sets) and the CPUs given (`--cpus`).
+#[derive(Clone, Debug)]
+pub struct OverheadContext {
+    /// The overheads and how to charge them.
+    pub setup: OverheadSetup,
+    /// The original tasks, in task-index order.
+    pub tasks: Vec<TaskIn>,
+    /// Every CPU (`--cpus M`).
+    pub cpus: u32,
+}
+
+/// The accounting of each bin of a per-bin test (the `"accounting"` of its result).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BinAccounting {
+    /// `per_cpu` (partitioned tests) or `per_cluster` (clustered tests).
+    pub key: &'static str,
+    /// Each bin's accounting; its tasks in the bin's (ascending) task order.
+    pub bins: Vec<Accounting>,
+    /// Tasks that fitted in no bin, in packing order.
+    pub misfits: Vec<usize>,
+}
+
+impl BinAccounting {
+    /// `{"per_cpu" | "per_cluster": [{arch, stat, cpus_for_jobs, status, failed_task, tasks}
+    /// …], "misfits": [...]}`.
+    pub fn to_json(&self) -> Value {
+        let bins: Vec<Value> = self.bins.iter().map(Accounting::to_json).collect();
+        let mut map = serde_json::Map::new();
+        map.insert(self.key.to_string(), Value::from(bins));
+        map.insert("misfits".into(), json!(self.misfits));
+        Value::Object(map)
+    }
+}
+
+/// Charges bins (subsets of the original tasks) from their original parameters, with the
+/// overheads evaluated at each bin's number of tasks (cached per `n`).
+pub struct BinCharger<'a> {
+    ctx: &'a OverheadContext,
+    by_n: Vec<Option<Overheads>>,
+    buf: Vec<TaskIn>,
+}
+
+impl<'a> BinCharger<'a> {
+    /// A charger for the tasks of `ctx`.
+    pub fn new(ctx: &'a OverheadContext) -> BinCharger<'a> {
+        BinCharger {
+            ctx,
+            by_n: Vec::new(),
+            buf: Vec::new(),
+        }
+    }
+
+    /// The architecture charged.
+    pub fn arch(&self) -> ArchKind {
+        self.ctx.setup.arch
+    }
+
+    /// Charges the tasks `members` (indices into the original set) as one bin of `cpus` CPUs
+    /// (`partition`: one CPU of a partitioned scheduler). `Err` only for input problems (a
+    /// missing curve), never for an accounting outcome.
+    pub fn charge(
+        &mut self,
+        members: &[usize],
+        cpus: u32,
+        partition: bool,
+    ) -> Result<Charged, String> {
+        let setup = &self.ctx.setup;
+        let n = members.len();
+        if self.by_n.len() <= n {
+            self.by_n.resize(n + 1, None);
+        }
+        let oh = match self.by_n.get(n).copied().flatten() {
+            Some(oh) => oh,
+            None => {
+                let oh = overheads_for(&setup.file, setup.arch, setup.stat, n as u64)?;
+                if let Some(slot) = self.by_n.get_mut(n) {
+                    *slot = Some(oh);
+                }
+                oh
+            }
+        };
+        self.buf.clear();
+        self.buf.extend(
+            members
+                .iter()
+                .filter_map(|&i| self.ctx.tasks.get(i).copied()),
+        );
+        let kind = match setup.arch {
+            ArchKind::Partitioned => CpmdKind::Preemption,
+            _ => CpmdKind::Migration,
+        };
+        let file = &setup.file;
+        let stat = setup.stat;
+        let cpmd = |wss: u64| match file.cpmd(kind, stat, wss) {
+            Ok(Some(d)) => d.as_ns(),
+            _ => 0,
+        };
+        let rule = match setup.arch {
+            ArchKind::MessagePassing => Rule::MessagePassing,
+            arch => Rule::PreemptionCentric {
+                dedicated_irq: arch == ArchKind::GlobalLockDi,
+                partition,
+                cpus,
+            },
+        };
+        charge(&self.buf, &oh, rule, Some(&cpmd), setup.granularity).map_err(|e| e.to_string())
+    }
+
+    /// The [`Accounting`] of one bin of `cpus` CPUs with the given outcome.
+    pub fn accounting(&self, cpus: u32, charged: Charged) -> Accounting {
+        Accounting {
+            arch: self.ctx.setup.arch.section(),
+            stat: self.ctx.setup.stat,
+            cpus_for_jobs: cpus,
+            charged,
+        }
+    }
+}
+
+/// One task set analysed with overheads: the whole-set accounting and the two systems tests
+/// run on.
+pub struct ChargedAnalysis {
+    /// The whole-set accounting (the line's `"accounting"`).
+    pub accounting: Accounting,
+    /// The charged set on the CPUs left for jobs, when the accounting succeeded.
+    charged: Option<System>,
+    /// The original set on every CPU, with the overhead context (for per-bin tests).
+    original: System,
+    /// Why every whole-set test is not shown, when the accounting failed.
+    failed: Option<String>,
+}
+
+impl ChargedAnalysis {
+    /// Charges `tasks` on `cpus` CPUs (every CPU, also one the architecture keeps from jobs).
+    /// `Err` names the problem: a missing curve, too few CPUs for the architecture.
+    pub fn new(
+        tasks: &TaskSet,
+        cpus: u32,
+        priorities: Priorities,
+        setup: &OverheadSetup,
+    ) -> Result<ChargedAnalysis, String> {
+        let jobs = setup.arch.cpus_for_jobs(cpus);
+        if jobs == 0 {
+            return Err(format!(
+                "--arch {} keeps one CPU from jobs, so it needs --cpus 2 or more",
+                setup.arch.section()
+            ));
+        }
+        let accounting = account(
+            tasks,
+            &setup.file,
+            setup.arch,
+            setup.stat,
+            cpus,
+            setup.granularity,
+        )?;
+        let ctx = OverheadContext {
+            setup: setup.clone(),
+            tasks: tasks
+                .iter()
+                .map(|t| TaskIn {
+                    c: t.wcet.as_ns(),
+                    t: t.period.as_ns(),
+                    d: t.deadline.as_ns(),
+                    wss: t.wss,
+                })
+                .collect(),
+            cpus,
+        };
+        let original = System::new(tasks, cpus, priorities)
+            .map_err(|e| e.to_string())?
+            .with_overheads(Arc::new(ctx));
+        let (charged, failed) = match &accounting.charged {
+            Charged::Ok(params) => {
+                let params = tasks
+                    .iter()
+                    .zip(params)
+                    .map(|(task, &(c, t, d))| crate::system::Params {
+                        c,
+                        d,
+                        t,
+                        prio: task.priority,
+                    })
+                    .collect();
+                let sys =
+                    System::from_params(params, jobs, priorities).map_err(|e| e.to_string())?;
+                (Some(sys), None)
+            }
+            Charged::TaskInfeasible(i) => (
+                None,
+                Some(format!(
+                    "overhead accounting: task-infeasible (task {i}) under {}",
+                    accounting.arch
+                )),
+            ),
+            other => (
+                None,
+                Some(format!(
+                    "overhead accounting: {} under {}",
+                    other.status(),
+                    accounting.arch
+                )),
+            ),
+        };
+        Ok(ChargedAnalysis {
+            accounting,
+            charged,
+            original,
+            failed,
+        })
+    }
+
+    /// The CPUs whole-set tests run on.
+    pub fn cpus_for_jobs(&self) -> u32 {
+        self.accounting.cpus_for_jobs
+    }
+
+    /// The inflated parameters `(C, T, D)` per task, when the whole-set accounting succeeded.
+    pub fn charged_tasks(&self) -> Option<&[(u64, u64, u64)]> {
+        match &self.accounting.charged {
+            Charged::Ok(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// `test`'s verdict on the system it must see (module documentation).
+    pub fn verdict(&self, test: &dyn SchedTest) -> Verdict {
+        if test.charges_per_bin() {
+            return analyze(test, &self.original);
+        }
+        match (&self.charged, &self.failed) {
+            (Some(sys), _) => analyze(test, sys),
+            (None, Some(reason)) => Verdict::not_shown().because(reason.clone()),
+            (None, None) => Verdict::not_shown().because("overhead accounting failed"),
+        }
+    }
+
+    /// The number of tasks.
+    pub fn len(&self) -> usize {
+        self.original.len()
+    }
+
+    /// No tasks.
+    pub fn is_empty(&self) -> bool {
+        self.original.is_empty()
+    }
+}
+
+#[cfg(test)]
+#[path = "context_tests.rs"]
+mod tests;
