@@ -18,6 +18,8 @@
 use crate::config::{mix, Cell, EvalKind, Experiment};
 use crate::error::ExpError;
 use schedlab_analysis::json::tardiness_as_requested;
+use schedlab_analysis::overheads::arch::ArchKind;
+use schedlab_analysis::overheads::context::{ChargedAnalysis, OverheadSetup};
 use schedlab_analysis::placement::for_policy;
 use schedlab_analysis::{analyze, registry, Priorities, SchedTest, System};
 use schedlab_model::overheads::{OverheadFile, Stat};
@@ -137,6 +139,8 @@ enum Compiled {
     Analysis {
         test: Box<dyn SchedTest>,
         priorities: Priorities,
+        overheads: Option<OverheadSetup>,
+        reserved_cpus: u32,
     },
     Simulation {
         policy: String,
@@ -196,9 +200,30 @@ fn compile(e: &Experiment, m: u32) -> Result<Vec<(String, Compiled)>, ExpError> 
         .map(|ev| {
             let l = ev.label.as_str();
             let c = match &ev.kind {
-                EvalKind::Analysis { test, priorities } => Compiled::Analysis {
+                EvalKind::Analysis {
+                    test,
+                    priorities,
+                    overheads,
+                    reserved_cpus,
+                } => Compiled::Analysis {
                     test: registry::by_name(test).map_err(|x| bad(l, x.to_string()))?,
                     priorities: Priorities::parse(priorities).map_err(|x| bad(l, x.to_string()))?,
+                    overheads: match (overheads, &file) {
+                        (None, _) => None,
+                        (Some(o), Some(f)) => Some(OverheadSetup {
+                            file: std::sync::Arc::clone(f),
+                            arch: ArchKind::parse(&o.arch, false).map_err(|x| bad(l, x))?,
+                            stat: Stat::parse(&o.stat).map_err(|x| bad(l, x.to_string()))?,
+                            granularity: o.granularity_ns.max(1),
+                        }),
+                        (Some(_), None) => {
+                            return Err(bad(
+                                l,
+                                "overheads asked for without an overhead file".into(),
+                            ))
+                        }
+                    },
+                    reserved_cpus: *reserved_cpus,
                 },
                 EvalKind::Simulation {
                     policy,
@@ -277,9 +302,31 @@ fn run_one(
         jobs: None,
     };
     match c {
-        Compiled::Analysis { test, priorities } => {
-            let sys = System::new(tasks, m, *priorities).map_err(|x| fail(x.to_string()))?;
-            let v = tardiness_as_requested(analyze(test.as_ref(), &sys), true, tasks.len());
+        Compiled::Analysis {
+            test,
+            priorities,
+            overheads,
+            reserved_cpus,
+        } => {
+            let cpus = m
+                .checked_sub(*reserved_cpus)
+                .filter(|&c| c > 0)
+                .ok_or_else(|| {
+                    fail(format!(
+                        "reserved_cpus = {reserved_cpus} leaves no CPU of {m}"
+                    ))
+                })?;
+            let v = match overheads {
+                None => {
+                    let sys =
+                        System::new(tasks, cpus, *priorities).map_err(|x| fail(x.to_string()))?;
+                    analyze(test.as_ref(), &sys)
+                }
+                Some(setup) => ChargedAnalysis::new(tasks, cpus, *priorities, setup)
+                    .map_err(fail)?
+                    .verdict(test.as_ref()),
+            };
+            let v = tardiness_as_requested(v, true, tasks.len());
             out.status = v.status.name().to_string();
             out.schedulable = v.is_schedulable();
             if let Some(b) = v.tardiness_bounds.as_deref() {

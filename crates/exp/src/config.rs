@@ -124,6 +124,15 @@ pub enum EvalKind {
         test: String,
         /// Priority assignment: `dm`, `rm`.
         priorities: String,
+        /// Overhead-aware analysis: the set charged with one architecture's overheads from the
+        /// experiment's overhead file (`None`: free scheduling). Omitted from the JSON when
+        /// absent, so experiments without overheads keep their config hash.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        overheads: Option<AnalysisOverheads>,
+        /// CPUs kept from the test: it runs on `m − reserved_cpus` (the zero-overhead
+        /// "G-EDF on m − 1" curve of [MP Fig. 8]). Omitted from the JSON when 0.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        reserved_cpus: u32,
     },
     /// A simulation under a policy.
     Simulation {
@@ -148,6 +157,23 @@ pub enum EvalKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         overheads: Option<SimOverheads>,
     },
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+/// How an analysis charges the experiment's overhead file (`schedlab analyze --overheads`):
+/// the architecture (its section, e.g. `global-lock-di` for `global-lock` with
+/// `dedicated_irq_cpu = true`), the statistic and the rounding granularity.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnalysisOverheads {
+    /// Architecture section name (`schedlab_analysis::overheads::arch::ARCH_NAMES`).
+    pub arch: String,
+    /// `max` or `avg`.
+    pub stat: String,
+    /// Rounding granularity in ns.
+    pub granularity_ns: u64,
 }
 
 /// How a simulation charges the experiment's overhead file (docs/overheads.md): the values

@@ -115,8 +115,27 @@ fn config_lines(e: &Experiment, rows: &[Row]) -> Vec<String> {
     ];
     for ev in &e.evaluations {
         lines.push(match &ev.kind {
-            EvalKind::Analysis { test, priorities } => {
-                format!("`{}`: analysis `{test}` (priorities {priorities})", ev.label)
+            EvalKind::Analysis {
+                test,
+                priorities,
+                overheads,
+                reserved_cpus,
+            } => {
+                let cpus = match reserved_cpus {
+                    0 => String::new(),
+                    r => format!(", on m − {r} CPUs"),
+                };
+                let charged = match overheads {
+                    None => String::new(),
+                    Some(o) => format!(
+                        ", charged with the `{}` overheads ({}, granularity {} ns)",
+                        o.arch, o.stat, o.granularity_ns
+                    ),
+                };
+                format!(
+                    "`{}`: analysis `{test}` (priorities {priorities}){cpus}{charged}",
+                    ev.label
+                )
             }
             EvalKind::Simulation {
                 policy,

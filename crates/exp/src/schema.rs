@@ -8,10 +8,12 @@
 
 use crate::chunk::MAX_CHUNKS;
 use crate::config::{
-    EvalKind, Evaluation, Experiment, GeneratorConfig, ShapeKind, SimOverheads, Variable,
+    AnalysisOverheads, EvalKind, Evaluation, Experiment, GeneratorConfig, ShapeKind, SimOverheads,
+    Variable,
 };
 use crate::error::{ExpError, Problems};
 use crate::reader::{At, Reader, Table};
+use schedlab_analysis::overheads::arch::{overheads_for, ArchKind};
 use schedlab_analysis::{registry, Priorities};
 use schedlab_gen::util_vec::VecMethod;
 use schedlab_gen::{DeadlineSpec, PeriodDist, Rounding, UtilDist};
@@ -142,7 +144,7 @@ fn read(top: &Table<'_, '_, '_, '_>, default_title: &str, base: &Path) -> Option
     };
     let mut evaluations = Vec::new();
     for a in &analyses {
-        if let Some(e) = read_analysis(a) {
+        if let Some(e) = read_analysis(a, &overheads, &platforms) {
             evaluations.push((e, a.span.clone()));
         }
     }
@@ -773,10 +775,19 @@ fn priorities(t: &Table<'_, '_, '_, '_>) -> String {
     }
 }
 
-fn read_analysis(a: &Table<'_, '_, '_, '_>) -> Option<Evaluation> {
+fn read_analysis(
+    a: &Table<'_, '_, '_, '_>,
+    overheads: &OverheadSource,
+    platforms: &[u32],
+) -> Option<Evaluation> {
     let test = a.str("test");
     let label = a.str("label");
     let priorities = priorities(a);
+    let arch = a.str("arch");
+    let dedicated = a.bool("dedicated_irq_cpu");
+    let stat = a.str("overhead_stat");
+    let granularity = a.str("granularity");
+    let reserved = a.u64("reserved_cpus");
     a.finish();
     let Some((spec, span)) = test else {
         a.missing("test", "a test name or spec, e.g. `gedf` or `gedf-rta:rounds=50` (`schedlab tests` lists them)");
@@ -787,13 +798,123 @@ fn read_analysis(a: &Table<'_, '_, '_, '_>) -> Option<Evaluation> {
             .problem(&span, format!("`{}`: {e}", a.name("test")));
         return None;
     }
+    let charged = read_analysis_overheads(a, overheads, arch, dedicated, stat, granularity)?;
+    let reserved_cpus = match reserved {
+        None => 0,
+        Some((r, span)) => match u32::try_from(r) {
+            Ok(r) if platforms.iter().all(|&m| m > r) => r,
+            _ => {
+                a.reader().problem(
+                    &span,
+                    format!(
+                        "`{}` = {r} leaves no CPU for the test on a platform of {r} CPUs or fewer",
+                        a.name("reserved_cpus")
+                    ),
+                );
+                return None;
+            }
+        },
+    };
     Some(Evaluation {
         label: label.map_or_else(|| spec.clone(), |l| l.0),
         kind: EvalKind::Analysis {
             test: spec,
             priorities,
+            overheads: charged,
+            reserved_cpus,
         },
     })
+}
+
+/// The overhead options of an analysis: `arch` (with `dedicated_irq_cpu`), `overhead_stat`
+/// (default `max`: hard real-time) and `granularity` (default `1ns`), checked against the
+/// experiment's overhead file as `schedlab analyze --overheads` checks them. `Some(None)`: no
+/// overheads; `None`: a problem was reported.
+fn read_analysis_overheads(
+    a: &Table<'_, '_, '_, '_>,
+    source: &OverheadSource,
+    arch: Option<At<String>>,
+    dedicated: Option<At<bool>>,
+    stat: Option<At<String>>,
+    granularity: Option<At<String>>,
+) -> Option<Option<AnalysisOverheads>> {
+    let Some((name, arch_span)) = arch else {
+        let stray = dedicated.as_ref().map(|v| &v.1).into_iter();
+        let stray = stray
+            .chain(stat.as_ref().map(|v| &v.1))
+            .chain(granularity.as_ref().map(|v| &v.1));
+        let mut ok = true;
+        for span in stray {
+            a.reader().problem(
+                span,
+                format!(
+                    "`{}`: overhead options need `arch` (the architecture that pays them)",
+                    a.path
+                ),
+            );
+            ok = false;
+        }
+        return ok.then_some(None);
+    };
+    let file = match source {
+        OverheadSource::Valid(_, f) => f,
+        OverheadSource::Invalid => return None,
+        OverheadSource::None => {
+            a.reader().problem(
+                &arch_span,
+                format!(
+                    "`{}`: `arch` needs a top-level `overheads = \"FILE\"` (docs/overheads.md)",
+                    a.path
+                ),
+            );
+            return None;
+        }
+    };
+    let kind = match ArchKind::parse(&name, dedicated.as_ref().is_some_and(|d| d.0)) {
+        Ok(k) => k,
+        Err(e) => {
+            a.reader()
+                .problem(&arch_span, format!("`{}`: {e}", a.name("arch")));
+            return None;
+        }
+    };
+    let stat_name = stat.as_ref().map_or("max", |v| v.0.as_str());
+    let parsed = match Stat::parse(stat_name) {
+        Ok(x) => x,
+        Err(e) => {
+            let span = stat.as_ref().map_or(&a.span, |v| &v.1);
+            a.reader()
+                .problem(span, format!("`{}`: {e}", a.name("overhead_stat")));
+            return None;
+        }
+    };
+    let granularity_ns = match &granularity {
+        None => 1,
+        Some((text, span)) => match schedlab_model::time::parse_ns_with_unit(text) {
+            Ok(g) if g > 0 => g,
+            Ok(_) => {
+                a.reader().problem(
+                    span,
+                    format!("`{}` must be at least 1ns", a.name("granularity")),
+                );
+                return None;
+            }
+            Err(e) => {
+                a.reader()
+                    .problem(span, format!("`{}`: {e}", a.name("granularity")));
+                return None;
+            }
+        },
+    };
+    if let Err(e) = overheads_for(file, kind, parsed, 1) {
+        a.reader().problem(&arch_span, format!("`{}`: {e}", a.path));
+        return None;
+    }
+    Some(Some(AnalysisOverheads {
+        arch: kind.section().to_string(),
+        stat: parsed.key().to_string(),
+        granularity_ns,
+    }))
 }
 
 fn read_simulation(

@@ -138,3 +138,102 @@ fn the_config_hash_does_not_depend_on_how_the_file_is_named() {
     assert_ne!(a.config_hash(), c.config_hash());
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Overhead-aware analysis in experiments: per curve an `arch` (the whole set charged as
+/// `schedlab analyze --overheads` charges it) and `reserved_cpus` (the zero-overhead "on
+/// m − 1" curve of [MP Fig. 8]).
+mod analysis {
+    use super::*;
+
+    const ANALYSES: &str = r#"
+seed = 5
+samples = 8
+chunk_size = 4
+overheads = "ovh.toml"
+
+[platform]
+cpus = [3]
+
+[generator]
+shape = "fixed-sum"
+method = "uunifast-discard"
+tasks = 6
+periods = "uniform:10ms..50ms/10ms"
+
+[sweep]
+variable = "utilization"
+points = [1.0, 2.0, 2.6]
+
+[[analysis]]
+test = "gedf-bcl"
+label = "free"
+
+[[analysis]]
+test = "gedf-bcl"
+label = "gsn-edf"
+arch = "global-lock"
+
+[[analysis]]
+test = "gedf-bcl"
+label = "free on m - 1"
+reserved_cpus = 1
+
+[[analysis]]
+test = "gedf-bcl"
+label = "g-edf-mp"
+arch = "message-passing"
+overhead_stat = "max"
+granularity = "1us"
+"#;
+
+    fn file(value: u64) -> String {
+        let mut text = String::from("schema = 1\ntick_period = \"4ms\"\n");
+        for arch in ["global-lock", "message-passing"] {
+            for name in [
+                "release_latency",
+                "release",
+                "schedule",
+                "context_switch",
+                "ipi",
+                "tick",
+                "request",
+                "dsp",
+            ] {
+                text.push_str(&format!("[arch.{arch}.{name}]\nmax = [[1, {value}]]\n"));
+            }
+        }
+        text
+    }
+
+    fn rows(value: u64, name: &str) -> Vec<[bool; 4]> {
+        let dir = folder(name);
+        std::fs::write(dir.join("ovh.toml"), file(value)).unwrap();
+        let e = schema::parse(ANALYSES, "exp.toml", "exp", &dir).unwrap();
+        let out = chunks(&e)
+            .iter()
+            .flat_map(|c| evaluate_chunk(&e, c).unwrap())
+            .map(|r| std::array::from_fn(|i| r.outcomes[i].schedulable))
+            .collect();
+        std::fs::remove_dir_all(&dir).unwrap();
+        out
+    }
+
+    #[test]
+    fn zero_overheads_match_the_free_curves_on_m_and_m_minus_1() {
+        let got = rows(0, "analysis-zero");
+        assert_eq!(got.len(), 24);
+        for r in &got {
+            assert_eq!(r[0], r[1], "global-lock with zero overheads = free on m: {got:?}");
+            assert_eq!(r[2], r[3], "message-passing with zero overheads = free on m − 1");
+        }
+        // The sweep reaches sets that m accepts and m − 1 does not.
+        assert!(got.iter().any(|r| r[0] && !r[2]), "{got:?}");
+    }
+
+    #[test]
+    fn a_release_latency_past_every_period_accepts_nothing() {
+        let got = rows(60_000_000, "analysis-late");
+        assert!(got.iter().all(|r| !r[1] && !r[3]), "{got:?}");
+        assert!(got.iter().any(|r| r[0]));
+    }
+}
