@@ -5,8 +5,8 @@
 
 use crate::output::outln;
 use anyhow::{anyhow, bail, Result};
-use schedlab_analysis::overheads::accounting::Charged;
-use schedlab_analysis::overheads::arch::account;
+use schedlab_analysis::overheads::accounting::{Charged, Explanation, Rule};
+use schedlab_analysis::overheads::arch::{account, explain_account};
 use schedlab_model::{file, Duration, Task, TaskSet};
 use std::path::PathBuf;
 
@@ -54,6 +54,74 @@ pub(crate) fn run(command: OverheadsCommand) -> Result<()> {
     }
 }
 
+/// The rule and its terms, in words and numbers, for a person to check each C'' by hand.
+fn describe(e: &Explanation, n: usize, granularity: u64) -> Vec<String> {
+    let o = &e.overheads;
+    let mut lines = vec![format!(
+        "overheads at n = {n} (ns): Δev {} Δrel {} Δsch {} Δcxs {} Δipi {} Δtck {} every Q = {}{}",
+        o.release_latency,
+        o.release,
+        o.schedule,
+        o.context_switch,
+        o.ipi,
+        o.tick,
+        o.tick_period,
+        match e.rule {
+            Rule::MessagePassing => format!(" Δreq {} Δdsp {}", o.request, o.dsp),
+            _ => String::new(),
+        }
+    )];
+    match e.rule {
+        Rule::PreemptionCentric {
+            dedicated_irq,
+            partition,
+            cpus,
+        } => {
+            lines.push(format!(
+                "u_tck = Δtck/Q = {:.6}; u_rel = Σ Δrel/T = {:.6}{}; uscale = 1 − u_tck − u_rel = {:.6}",
+                e.u_tck,
+                e.u_rel,
+                if dedicated_irq { " (dedicated interrupt CPU)" } else { "" },
+                e.uscale
+            ));
+            lines.push(format!(
+                "cpre = (Δtck + Δev·u_tck{})/uscale = {:.3}",
+                if dedicated_irq {
+                    ""
+                } else {
+                    " + n·Δrel + Δev·u_rel"
+                },
+                e.cpre
+            ));
+            let x = if dedicated_irq {
+                "Δipi + Δrel (dedicated interrupt CPU)".to_string()
+            } else if cpus > 1 && !partition {
+                format!("Δipi (M = {cpus} CPUs)")
+            } else {
+                "0 (one CPU or a partition)".to_string()
+            };
+            lines.push(format!(
+                "C' = (C + 2(Δsch + Δcxs) + Δcpd)/uscale + 2·cpre + X, X = {x} = {}",
+                e.extra
+            ));
+        }
+        Rule::MessagePassing => {
+            lines.push(format!(
+                "u_tck = Δtck/Q = {:.6}; cpre = (Δtck + Δev·u_tck)/(1 − u_tck) = {:.3}",
+                e.u_tck, e.cpre
+            ));
+            lines.push(format!(
+                "C' = (C + 3(Δsch + Δcxs) + Δcpd)/(1 − u_tck) + 2·cpre + Δreq + Δdsp + 2·Δipi + Δrel, the last four = {}  [MP App. B]",
+                e.extra
+            ));
+        }
+    }
+    lines.push(format!(
+        "T' = T − Δev, D' = D − Δev; C' rounded up, T' and D' down, to {granularity} ns; Δcpd = CPMD of the largest other working set"
+    ));
+    lines
+}
+
 fn charge(a: &ChargeArgs) -> Result<()> {
     let loaded = file::load(&a.file)?;
     let m = a
@@ -96,29 +164,44 @@ fn charge(a: &ChargeArgs) -> Result<()> {
             tasks.get(*i).and_then(|t| t.name.clone()).unwrap_or_default()
         ),
         };
+    let terms = explain_account(tasks, &c.file, c.arch, stat, m).map_err(|e| anyhow!(e))?;
+    for line in describe(&terms, tasks.len(), c.granularity) {
+        outln!("  {line}")?;
+    }
+    let k = if matches!(terms.rule, Rule::MessagePassing) {
+        3
+    } else {
+        2
+    };
     outln!(
-        "  {:>5} {:<12} {:>14} {:>14} {:>14} {:>14} {:>14} {:>14}",
+        "  {:>5} {:<12} {:>12} {:>12} {:>10} {:>16} {:>12} {:>12} {:>12} {:>12} {:>12}",
         "task",
         "name",
         "C",
-        "C'",
+        format!("+{k}(Δsch+Δcxs)"),
+        "+Δcpd",
+        "C' exact",
+        "C''",
         "T",
-        "T'",
+        "T''",
         "D",
-        "D'"
+        "D''"
     )?;
     let mut inflated = Vec::with_capacity(tasks.len());
     for (i, (t, &(c, p, d))) in tasks.iter().zip(charged).enumerate() {
         outln!(
-            "  {:>5} {:<12} {:>14} {:>14} {:>14} {:>14} {:>14} {:>14}",
+            "  {:>5} {:<12} {:>12} {:>12} {:>10} {:>16.3} {:>12} {:>12} {:>12} {:>12} {:>12}",
             i,
             t.name.as_deref().unwrap_or(""),
-            t.wcet.to_string(),
-            Duration::from_ns(c).to_string(),
-            t.period.to_string(),
-            Duration::from_ns(p).to_string(),
-            t.deadline.to_string(),
-            Duration::from_ns(d).to_string()
+            t.wcet.as_ns(),
+            terms.per_job,
+            terms.cpmd.get(i).copied().unwrap_or(0),
+            terms.inflated(i, t.wcet.as_ns()),
+            c,
+            t.period.as_ns(),
+            p,
+            t.deadline.as_ns(),
+            d
         )?;
         let mut task: Task = t.clone();
         task.wcet = Duration::from_ns(c);
@@ -126,6 +209,7 @@ fn charge(a: &ChargeArgs) -> Result<()> {
         task.deadline = Duration::from_ns(d);
         inflated.push(task);
     }
+    outln!("  (all times in ns)")?;
     if let Some(out) = &a.out {
         let tasks = TaskSet::new(inflated)?;
         let platform = schedlab_model::Platform::new(acc.cpus_for_jobs).ok();

@@ -64,6 +64,20 @@ fn charge_writes_the_inflated_set_and_names_missing_curves() {
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let stdout = String::from_utf8_lossy(&r.stdout);
     assert!(stdout.contains("tests run on 4 CPUs"), "{stdout}");
+    // The breakdown a person can check by hand (global_hand_worked in the library's tests):
+    // uscale = 39/40, cpre = 802/39, C'_0 = 108·40/39 + 1604/39 + 7 = 158.897….
+    assert!(
+        stdout.contains("uscale = 1 − u_tck − u_rel = 0.975000"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("cpre = (Δtck + Δev·u_tck + n·Δrel + Δev·u_rel)/uscale = 20.564"));
+    assert!(stdout.contains("X = Δipi (M = 4 CPUs) = 7"), "{stdout}");
+    let row = stdout.lines().find(|l| l.contains(" a ")).unwrap();
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        cols,
+        ["0", "a", "100", "8", "0", "158.897", "159", "1000", "998", "1000", "998"]
+    );
     let written: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let tasks = written["tasks"].as_array().unwrap();

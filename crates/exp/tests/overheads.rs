@@ -223,8 +223,14 @@ granularity = "1us"
         let got = rows(0, "analysis-zero");
         assert_eq!(got.len(), 24);
         for r in &got {
-            assert_eq!(r[0], r[1], "global-lock with zero overheads = free on m: {got:?}");
-            assert_eq!(r[2], r[3], "message-passing with zero overheads = free on m − 1");
+            assert_eq!(
+                r[0], r[1],
+                "global-lock with zero overheads = free on m: {got:?}"
+            );
+            assert_eq!(
+                r[2], r[3],
+                "message-passing with zero overheads = free on m − 1"
+            );
         }
         // The sweep reaches sets that m accepts and m − 1 does not.
         assert!(got.iter().any(|r| r[0] && !r[2]), "{got:?}");

@@ -231,6 +231,117 @@ pub fn charge(
     Ok(Charged::Ok(out))
 }
 
+/// The terms of a charge, for a person to check by hand (`schedlab overheads charge` prints
+/// them): the rates and the inflation's parts as decimals (the charge itself is exact).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Explanation {
+    /// The rule applied.
+    pub rule: Rule,
+    /// The overheads, evaluated at the cluster's n.
+    pub overheads: Overheads,
+    /// `u_tck = Δtck/Q`.
+    pub u_tck: f64,
+    /// `u_rel = Σ Δrel/T_j` (0 with a dedicated interrupt CPU or for message passing).
+    pub u_rel: f64,
+    /// The divisor of the per-job demand: `1 − u_tck − u_rel` (`1 − u_tck` for message
+    /// passing).
+    pub uscale: f64,
+    /// `cpre` in ns.
+    pub cpre: f64,
+    /// Per-job scheduling cost: `2(Δsch + Δcxs)` (`3(…)` for message passing).
+    pub per_job: u64,
+    /// The constant added after the division: `X` (preemption-centric) or
+    /// `Δreq + Δdsp + 2Δipi + Δrel` (message passing).
+    pub extra: u64,
+    /// `Δcpd_i` per task.
+    pub cpmd: Vec<u64>,
+}
+
+impl Explanation {
+    /// `C'_i` before rounding, as a decimal.
+    pub fn inflated(&self, i: usize, c: u64) -> f64 {
+        let cpd = self.cpmd.get(i).copied().unwrap_or(0);
+        (c as f64 + self.per_job as f64 + cpd as f64) / self.uscale
+            + 2.0 * self.cpre
+            + self.extra as f64
+    }
+}
+
+/// The terms [`charge`] uses for `tasks` (same inputs, same errors), as decimals.
+pub fn explain(
+    tasks: &[TaskIn],
+    oh: &Overheads,
+    rule: Rule,
+    cpmd: Option<&dyn Fn(u64) -> u64>,
+) -> Result<Explanation, AccountingError> {
+    if oh.tick > 0 && oh.tick_period == 0 {
+        return Err(AccountingError::NoTickPeriod(oh.tick));
+    }
+    let cpmd_of = cpmd_per_task(tasks, cpmd)?;
+    let u_tck = if oh.tick_period == 0 {
+        0.0
+    } else {
+        oh.tick as f64 / oh.tick_period as f64
+    };
+    let dev = oh.release_latency as f64;
+    let n = tasks.len() as f64;
+    let (u_rel, per_job, extra, irq) = match rule {
+        Rule::PreemptionCentric {
+            dedicated_irq,
+            partition,
+            cpus,
+        } => {
+            let u_rel: f64 = if dedicated_irq {
+                0.0
+            } else {
+                tasks
+                    .iter()
+                    .filter(|t| t.t > 0)
+                    .map(|t| oh.release as f64 / t.t as f64)
+                    .sum()
+            };
+            let x = if dedicated_irq {
+                oh.ipi.saturating_add(oh.release)
+            } else if cpus > 1 && !partition {
+                oh.ipi
+            } else {
+                0
+            };
+            let per_job = 2 * oh.schedule.saturating_add(oh.context_switch);
+            (u_rel, per_job, x, !dedicated_irq)
+        }
+        Rule::MessagePassing => {
+            let extra = oh
+                .request
+                .saturating_add(oh.dsp)
+                .saturating_add(oh.ipi.saturating_mul(2))
+                .saturating_add(oh.release);
+            (
+                0.0,
+                3 * oh.schedule.saturating_add(oh.context_switch),
+                extra,
+                false,
+            )
+        }
+    };
+    let uscale = 1.0 - u_tck - u_rel;
+    let mut pre = oh.tick as f64 + dev * u_tck;
+    if irq {
+        pre += n * oh.release as f64 + dev * u_rel;
+    }
+    Ok(Explanation {
+        rule,
+        overheads: *oh,
+        u_tck,
+        u_rel,
+        uscale,
+        cpre: pre / uscale,
+        per_job,
+        extra,
+        cpmd: cpmd_of,
+    })
+}
+
 /// `uscale = 1 − Δtck/Q − Δrel·Σ_j 1/T_j` (the release term only when `periods` is given):
 /// a float value with a rigorous bound on its error, and the exact rational on demand.
 pub(crate) struct Scale<'a> {

@@ -18,7 +18,7 @@
 //! cluster on M CPUs and `partitioned` as one CPU (what a uniprocessor test sees); partitioned
 //! and clustered tests charge each bin themselves.
 
-use super::accounting::{charge, Charged, Overheads, Rule, TaskIn};
+use super::accounting::{charge, explain, Charged, Explanation, Overheads, Rule, TaskIn};
 use schedlab_model::overheads::{CpmdKind, OverheadFile, OverheadName, Stat};
 use schedlab_model::TaskSet;
 use serde_json::{json, Value};
@@ -214,15 +214,14 @@ pub fn overheads_for(
     Ok(oh)
 }
 
-/// Charges the whole set `tasks` for `arch` on `cpus` CPUs (module documentation).
-pub fn account(
+/// The inputs of the whole-set accounting: the tasks, their overheads and the CPMD curve
+/// (checked present when a task has a working set).
+fn whole_set(
     tasks: &TaskSet,
     file: &OverheadFile,
     arch: ArchKind,
     stat: Stat,
-    cpus: u32,
-    granularity: u64,
-) -> Result<Accounting, String> {
+) -> Result<(Vec<TaskIn>, Overheads), String> {
     let ins: Vec<TaskIn> = tasks
         .iter()
         .map(|t| TaskIn {
@@ -235,7 +234,7 @@ pub fn account(
     let oh = overheads_for(file, arch, stat, ins.len() as u64)?;
     let kind = arch.cpmd_kind();
     // The curve is checked once (present, with this statistic) before it is evaluated per
-    // task, so evaluation cannot fail below.
+    // task, so evaluation cannot fail later.
     if ins.iter().any(|t| t.wss.is_some())
         && file
             .cpmd(kind, stat, 0)
@@ -248,10 +247,28 @@ pub fn account(
             arch.section()
         ));
     }
-    let cpmd = |wss: u64| match file.cpmd(kind, stat, wss) {
+    Ok((ins, oh))
+}
+
+fn cpmd_curve(file: &OverheadFile, arch: ArchKind, stat: Stat) -> impl Fn(u64) -> u64 + '_ {
+    let kind = arch.cpmd_kind();
+    move |wss: u64| match file.cpmd(kind, stat, wss) {
         Ok(Some(d)) => d.as_ns(),
         _ => 0,
-    };
+    }
+}
+
+/// Charges the whole set `tasks` for `arch` on `cpus` CPUs (module documentation).
+pub fn account(
+    tasks: &TaskSet,
+    file: &OverheadFile,
+    arch: ArchKind,
+    stat: Stat,
+    cpus: u32,
+    granularity: u64,
+) -> Result<Accounting, String> {
+    let (ins, oh) = whole_set(tasks, file, arch, stat)?;
+    let cpmd = cpmd_curve(file, arch, stat);
     let charged =
         charge(&ins, &oh, arch.rule(cpus), Some(&cpmd), granularity).map_err(|e| e.to_string())?;
     Ok(Accounting {
@@ -260,4 +277,17 @@ pub fn account(
         cpus_for_jobs: arch.cpus_for_jobs(cpus),
         charged,
     })
+}
+
+/// The terms of [`account`] for a person ([`explain`]).
+pub fn explain_account(
+    tasks: &TaskSet,
+    file: &OverheadFile,
+    arch: ArchKind,
+    stat: Stat,
+    cpus: u32,
+) -> Result<Explanation, String> {
+    let (ins, oh) = whole_set(tasks, file, arch, stat)?;
+    let cpmd = cpmd_curve(file, arch, stat);
+    explain(&ins, &oh, arch.rule(cpus), Some(&cpmd)).map_err(|e| e.to_string())
 }
