@@ -56,6 +56,7 @@ pub(crate) fn charging(
     }
     Ok(OverheadSetup {
         file: std::sync::Arc::new(file),
+        source: path.display().to_string(),
         arch,
         stat,
         granularity,

@@ -6,7 +6,7 @@
 use crate::output::outln;
 use anyhow::{anyhow, bail, Result};
 use schedlab_analysis::overheads::accounting::{Charged, Explanation, Rule};
-use schedlab_analysis::overheads::arch::{account, explain_account};
+use schedlab_analysis::overheads::arch::{account, explain_account, in_file};
 use schedlab_model::{file, Duration, Task, TaskSet};
 use std::path::PathBuf;
 
@@ -143,7 +143,8 @@ fn charge(a: &ChargeArgs) -> Result<()> {
         );
     }
     let tasks = &loaded.tasks;
-    let acc = account(tasks, &c.file, c.arch, stat, m, c.granularity).map_err(|e| anyhow!(e))?;
+    let named = |e: String| anyhow!(in_file(&e, &c.source));
+    let acc = account(tasks, &c.file, c.arch, stat, m, c.granularity).map_err(named)?;
     outln!(
         "{}: {} tasks charged for {} ({} overheads) on {m} CPUs; tests run on {} CPUs",
         a.file.display(),
@@ -164,7 +165,7 @@ fn charge(a: &ChargeArgs) -> Result<()> {
             tasks.get(*i).and_then(|t| t.name.clone()).unwrap_or_default()
         ),
         };
-    let terms = explain_account(tasks, &c.file, c.arch, stat, m).map_err(|e| anyhow!(e))?;
+    let terms = explain_account(tasks, &c.file, c.arch, stat, m).map_err(named)?;
     for line in describe(&terms, tasks.len(), c.granularity) {
         outln!("  {line}")?;
     }

@@ -212,6 +212,7 @@ fn compile(e: &Experiment, m: u32) -> Result<Vec<(String, Compiled)>, ExpError> 
                         (None, _) => None,
                         (Some(o), Some(f)) => Some(OverheadSetup {
                             file: std::sync::Arc::clone(f),
+                            source: source.clone(),
                             arch: ArchKind::parse(&o.arch, false).map_err(|x| bad(l, x))?,
                             stat: Stat::parse(&o.stat).map_err(|x| bad(l, x.to_string()))?,
                             granularity: o.granularity_ns.max(1),

@@ -199,6 +199,9 @@ granularity = "1us"
                 "request",
                 "dsp",
             ] {
+                if matches!(name, "request" | "dsp") && arch != "message-passing" {
+                    continue;
+                }
                 text.push_str(&format!("[arch.{arch}.{name}]\nmax = [[1, {value}]]\n"));
             }
         }

@@ -172,7 +172,26 @@ impl Accounting {
     }
 }
 
-/// The overheads `arch` pays for `n` tasks, from `file` (every required curve present).
+/// The largest overhead value the analysis accepts: one hour. Anything larger is not an
+/// overhead but a unit mistake (e.g. a value in ps, or a period pasted in), reported as an
+/// error rather than charged.
+pub const MAX_OVERHEAD_NS: u64 = 3_600_000_000_000;
+
+/// Overheads only one architecture pays: a curve of them in another architecture's section
+/// means the section (or the curve) belongs elsewhere.
+const ONLY_MESSAGE_PASSING: [OverheadName; 2] = [OverheadName::Request, OverheadName::Dsp];
+
+/// Names the overhead file in an error of this module or of the file's model, all of which
+/// start with `overhead file: `.
+pub fn in_file(message: &str, source: &str) -> String {
+    match message.strip_prefix("overhead file: ") {
+        Some(rest) if !source.is_empty() => format!("overhead file {source}: {rest}"),
+        _ => message.to_string(),
+    }
+}
+
+/// The overheads `arch` pays for `n` tasks, from `file` (every required curve present, none
+/// that belongs to another architecture, every value at most [`MAX_OVERHEAD_NS`]).
 pub fn overheads_for(
     file: &OverheadFile,
     arch: ArchKind,
@@ -180,8 +199,24 @@ pub fn overheads_for(
     n: u64,
 ) -> Result<Overheads, String> {
     let section = arch.section();
+    if arch != ArchKind::MessagePassing {
+        if let Ok(curves) = file.arch(section) {
+            if let Some(name) = ONLY_MESSAGE_PASSING.iter().find(|k| curves.contains_key(k)) {
+                return Err(format!(
+                    "overhead file: arch `{section}` has a `{}` curve, an overhead only message-passing pays (is the section meant for another architecture?)",
+                    name.key()
+                ));
+            }
+        }
+    }
     let value = |name: OverheadName| -> Result<u64, String> {
         match file.value(section, name, stat, n) {
+            Ok(Some(d)) if d.as_ns() > MAX_OVERHEAD_NS => Err(format!(
+                "overhead file: arch `{section}`, overhead `{}`, field `{}`: {} ns at n = {n} is more than an hour, not an overhead (a unit mistake?)",
+                name.key(),
+                stat.key(),
+                d.as_ns()
+            )),
             Ok(Some(d)) => Ok(d.as_ns()),
             Ok(None) => Err(format!(
                 "overhead file: arch `{section}` has no `{}` curve, which the analysis of {section} needs",
@@ -211,6 +246,12 @@ pub fn overheads_for(
             "overhead file: no `tick_period` (the tick quantum Q), which the analysis needs".into(),
         );
     }
+    if oh.tick_period > MAX_OVERHEAD_NS {
+        return Err(format!(
+            "overhead file: `tick_period` = {} ns is more than an hour, not a tick quantum",
+            oh.tick_period
+        ));
+    }
     Ok(oh)
 }
 
@@ -235,17 +276,26 @@ fn whole_set(
     let kind = arch.cpmd_kind();
     // The curve is checked once (present, with this statistic) before it is evaluated per
     // task, so evaluation cannot fail later.
-    if ins.iter().any(|t| t.wss.is_some())
-        && file
-            .cpmd(kind, stat, 0)
-            .map_err(|e| e.to_string())?
-            .is_none()
-    {
-        return Err(format!(
-            "overhead file: no `[cpmd.{}]` curve, which tasks with a working set need under {}",
-            kind.key(),
-            arch.section()
-        ));
+    if let Some(largest) = ins.iter().filter_map(|t| t.wss).max() {
+        match file.cpmd(kind, stat, largest).map_err(|e| e.to_string())? {
+            None => {
+                return Err(format!(
+                    "overhead file: no `[cpmd.{}]` curve, which tasks with a working set need under {}",
+                    kind.key(),
+                    arch.section()
+                ))
+            }
+            // Curves are monotone, so the largest working set gives the largest value.
+            Some(d) if d.as_ns() > MAX_OVERHEAD_NS => {
+                return Err(format!(
+                    "overhead file: cpmd `{}`, field `{}`: {} ns at {largest} bytes is more than an hour, not an overhead (a unit mistake?)",
+                    kind.key(),
+                    stat.key(),
+                    d.as_ns()
+                ))
+            }
+            Some(_) => {}
+        }
     }
     Ok((ins, oh))
 }

@@ -20,7 +20,7 @@
 //! reason.
 
 use super::accounting::{charge, Charged, Overheads, Rule, TaskIn};
-use super::arch::{account, overheads_for, Accounting, ArchKind};
+use super::arch::{account, in_file, overheads_for, Accounting, ArchKind};
 use crate::system::{Priorities, System};
 use crate::test::{analyze, SchedTest};
 use crate::verdict::Verdict;
@@ -40,6 +40,8 @@ pub struct OverheadSetup {
     pub stat: Stat,
     /// Rounding granularity in ns (≥ 1).
     pub granularity: u64,
+    /// Where the file came from (its path, or a description), named in errors.
+    pub source: String,
 }
 
 /// The overhead context attached to a [`System`] for tests that charge per bin: the setup, the
@@ -117,7 +119,8 @@ impl<'a> BinCharger<'a> {
         let oh = match self.by_n.get(n).copied().flatten() {
             Some(oh) => oh,
             None => {
-                let oh = overheads_for(&setup.file, setup.arch, setup.stat, n as u64)?;
+                let oh = overheads_for(&setup.file, setup.arch, setup.stat, n as u64)
+                    .map_err(|e| in_file(&e, &setup.source))?;
                 if let Some(slot) = self.by_n.get_mut(n) {
                     *slot = Some(oh);
                 }
@@ -198,7 +201,8 @@ impl ChargedAnalysis {
             setup.stat,
             cpus,
             setup.granularity,
-        )?;
+        )
+        .map_err(|e| in_file(&e, &setup.source))?;
         let ctx = OverheadContext {
             setup: setup.clone(),
             tasks: tasks

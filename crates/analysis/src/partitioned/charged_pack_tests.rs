@@ -40,6 +40,7 @@ fn system(file: OverheadFile, arch: ArchKind, wcets: &[u64], m: u32) -> System {
             arch,
             stat: Stat::Max,
             granularity: 1,
+            source: "test".into(),
         },
         tasks: params
             .iter()
@@ -245,6 +246,7 @@ mod properties {
                 arch,
                 stat: Stat::Max,
                 granularity: 1,
+                source: "test".into(),
             },
             tasks: ps
                 .iter()
@@ -445,6 +447,7 @@ mod against_a_plain_reference {
                     arch: ArchKind::Partitioned,
                     stat: Stat::Max,
                     granularity: 1,
+                    source: "test".into(),
                 },
                 tasks: tasks.clone(),
                 cpus: m as u32,
