@@ -35,9 +35,9 @@
 //! the most of them is the tick's, and every gap starting within it is charged to the tick
 //! instant it belongs to (the lengths of several gaps at one instant are summed: the interrupt
 //! and the softirq that follows it are one tick's cost). Per CPU that gives one Δtck sample per
-//! tick instant seen, the number of instants expected (spin time / Q; fewer samples than that
-//! means ticks cost less than the threshold, or the CPU did not tick), and the gaps that were
-//! not the tick (count and maximum, reported, not charged). A host preemption that happens to
+//! tick instant seen, the number of instants expected (those within w of the spinning time,
+//! about spin time / Q; fewer samples than that means ticks cost less than the threshold, or
+//! the CPU did not tick), and the gaps that were not the tick (count and maximum, reported, not charged). A host preemption that happens to
 //! coincide with a tick is still charged to it: the maximum is as measured (no outlier filter,
 //! as [`crate::cpmd`] and [MP §IV]); the 99th percentile is reported beside it.
 //!
@@ -222,7 +222,7 @@ pub struct GapAnalysis {
     pub phase_ns: u64,
     /// Half-width w of the phase window.
     pub window_ns: u64,
-    /// Tick instants within the spinning spans (what a CPU ticking every Q would show).
+    /// Tick instants within w of the spinning spans (what a CPU ticking every Q would show).
     pub expected: u64,
     /// One Δtck sample per tick instant seen: the summed lengths of its gaps, by instant.
     pub ticks: Vec<u64>,
@@ -289,7 +289,8 @@ pub fn analyze_gaps(gaps: &[Gap], spans: &[(u64, u64)], q_ns: u64, w_ns: u64) ->
     let mut phases: Vec<u64> = gaps.iter().map(|g| g.start_ns % q).collect();
     phases.sort_unstable();
     let phase = densest_phase(&phases, q, w);
-    // Tick instants φ + kQ inside each span.
+    // Tick instants φ + kQ within w of each span (a tick that arrives w early at the end of
+    // a span is seen there).
     let instants_below = |t: u64| -> u64 {
         // Instants in [0, t): φ, φ + Q, …
         if t <= phase {
@@ -301,7 +302,7 @@ pub fn analyze_gaps(gaps: &[Gap], spans: &[(u64, u64)], q_ns: u64, w_ns: u64) ->
     let expected = spans
         .iter()
         .filter(|s| s.1 > s.0)
-        .map(|&(a, b)| instants_below(b) - instants_below(a))
+        .map(|&(a, b)| instants_below(b.saturating_add(w)) - instants_below(a.saturating_sub(w)))
         .sum();
     let mut by_instant: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
     let mut other = Vec::new();
@@ -747,7 +748,7 @@ mod tests {
 
     /// Q = 1000, w = 50, spinning over [0, 5000). Phases (start mod Q) 98, 100, 100, 102, 120
     /// fit one window of width 100; its first and last give φ = (98 + 120)/2 = 109. The tick
-    /// instants 109, 1109, …, 4109 are 5 expected; the gaps at 2098 and 2120 belong to the
+    /// instants within w of the span, 109, 1109, …, 4109, are 5 expected; the gaps at 2098 and 2120 belong to the
     /// same instant and are summed (8 + 5). 3109 shows no gap. 1500 and 3600 are elsewhere.
     #[test]
     fn gaps_at_the_tick_phase_are_the_tick() {
@@ -765,7 +766,7 @@ mod tests {
         assert_eq!(a.ticks, vec![10, 12, 13, 30]);
         assert_eq!(a.other, vec![200, 7]);
         assert!((a.coverage() - 0.8).abs() < 1e-12);
-        // Two spans [0, 1000) and [2000, 2500) hold the instants 109 and 2109 only.
+        // Two spans [0, 1000) and [2000, 2500), widened by w, hold the instants 109 and 2109.
         let b = analyze_gaps(&g, &[(0, 1000), (2000, 2500)], 1000, 50);
         assert_eq!(b.expected, 2);
     }
@@ -781,7 +782,7 @@ mod tests {
         assert_eq!(a.other, vec![100]);
         let none = analyze_gaps(&[], &[(0, 4000)], 1000, 50);
         assert!(none.ticks.is_empty() && none.other.is_empty());
-        assert_eq!(none.expected, 4); // instants 0, 1000, 2000, 3000
+        assert_eq!(none.expected, 5); // instants 0, 1000, …, 4000 of [−50, 4050)
     }
 
     /// A gap every 4 ms (phase 1.3 ms) over 200 ms, plus two stray gaps: HZ 250 sees every
