@@ -4,12 +4,20 @@
 //! - `stats FILE... [--equal-samples] [--format table|json] [--jobs-csv F]`: overhead
 //!   statistics [MP §IV-A] and per-job metrics (`schedlab_trace::stats`);
 //! - `gantt FILE -o out.svg`, `perfetto FILE -o out.json`: the exports of `schedlab simulate`;
-//! - `overheads FILE... -o overheads.toml [--arch NAME] [--equal-samples]`: fits measured
-//!   overheads into the overhead file (`schedlab_trace::fit`), merging into an existing one.
+//! - `overheads FILE... -o overheads.toml [--arch NAME] [--equal-samples]
+//!   [--measure-tick[=PER_CPU] [--tick-cpus LIST]]`: fits measured overheads into the overhead
+//!   file (`schedlab_trace::fit`), merging into an existing one; writes `tick_period` (the
+//!   traces' kernel's, from their metadata, else this kernel's) and, with `--measure-tick`,
+//!   measures Δtck here (`schedlab_runtime::tick`) into a `tick` curve of each section written.
 
 use crate::output::outln;
 use anyhow::{anyhow, bail, Context, Result};
 use schedlab_model::overheads::OverheadFile;
+use schedlab_runtime::mech::sched::allowed_cpus;
+use schedlab_runtime::tick::{
+    kernel_tick, measure as measure_tick, merge as merge_tick, KernelTick, TickConfig, TickResult,
+    TickSource,
+};
 use schedlab_trace::fit::{fit, merge, Measurement};
 use schedlab_trace::gantt::{to_svg, GanttOptions, Rows};
 use schedlab_trace::overheads::Overheads;
@@ -82,6 +90,15 @@ pub(crate) enum TraceCommand {
         /// Seed of the shuffle of --equal-samples.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Also measure the kernel tick's cost Δtck on this machine — a SCHED_FIFO thread
+        /// spinning PER_CPU on each CPU (default 1s; `--measure-tick=2s`) — and write it as a
+        /// `tick` curve into every architecture section written (run it on the machine that
+        /// ran the traces).
+        #[arg(long, value_name = "PER_CPU", num_args = 0..=1, require_equals = true, default_missing_value = "1s")]
+        measure_tick: Option<String>,
+        /// CPUs of --measure-tick (default: every CPU this process may use).
+        #[arg(long, value_delimiter = ',', requires = "measure_tick")]
+        tick_cpus: Vec<u32>,
         /// Output format of the fitted points.
         #[arg(long, value_enum, default_value = "table")]
         format: crate::OutputFormat,
@@ -137,14 +154,23 @@ pub(crate) fn run(cmd: TraceCommand) -> Result<()> {
             arch,
             equal_samples,
             seed,
+            measure_tick,
+            tick_cpus,
             format,
-        } => overheads_command(
-            &files,
-            &out,
-            arch.as_deref(),
-            equal_samples.then_some(seed),
-            format,
-        ),
+        } => {
+            let tick = match measure_tick {
+                None => None,
+                Some(per_cpu) => Some(tick_config(&per_cpu, &tick_cpus)?),
+            };
+            overheads_command(
+                &files,
+                &out,
+                arch.as_deref(),
+                equal_samples.then_some(seed),
+                tick,
+                format,
+            )
+        }
     }
 }
 
@@ -298,28 +324,118 @@ fn print_stats(file: &Path, s: &TraceStats, equal_samples: bool) -> Result<()> {
     Ok(())
 }
 
+/// The configuration of `--measure-tick[=PER_CPU]` and `--tick-cpus`.
+fn tick_config(per_cpu: &str, cpus: &[u32]) -> Result<TickConfig> {
+    let cpus = if cpus.is_empty() {
+        allowed_cpus()?
+    } else {
+        cpus.to_vec()
+    };
+    let mut cfg = TickConfig::new(cpus);
+    cfg.per_cpu = schedlab_model::time::parse_duration_with_unit(per_cpu)
+        .map_err(|e| anyhow!("--measure-tick: {e}"))?;
+    Ok(cfg)
+}
+
+/// The kernel tick rate the traces' metadata records (`kernel_hz`, written by `schedlab run`):
+/// `None` if no trace records one; an error if two traces disagree.
+fn traces_hz(metas: &[(PathBuf, Option<u64>)]) -> Result<Option<u32>> {
+    let mut seen: Option<(u64, &Path)> = None;
+    for (f, hz) in metas {
+        let Some(hz) = *hz else { continue };
+        match seen {
+            Some((h, g)) if h != hz => bail!(
+                "{} was measured on a kernel with {h} Hz, {} on one with {hz} Hz: fit traces of one kernel at a time",
+                g.display(),
+                f.display()
+            ),
+            _ => seen = Some((hz, f)),
+        }
+    }
+    seen.map(|(hz, _)| u32::try_from(hz).map_err(|_| anyhow!("kernel_hz {hz} out of range")))
+        .transpose()
+}
+
+/// The tick period to write and where it came from: the traces' kernel, else this one's.
+fn tick_period_of(traces: Option<u32>, here: Option<KernelTick>) -> Option<(KernelTick, String)> {
+    match traces {
+        Some(hz) => KernelTick::of_hz(
+            hz,
+            TickSource::Recorded("the traces' metadata (kernel_hz)".into()),
+        )
+        .map(|k| {
+            let why = format!("{hz} Hz, {}", k.source.describe());
+            (k, why)
+        }),
+        None => here.map(|k| {
+            let why = format!(
+                "{} Hz, {} on the machine that fitted (the traces record no kernel_hz)",
+                k.hz,
+                k.source.describe()
+            );
+            (k, why)
+        }),
+    }
+}
+
 fn overheads_command(
     files: &[PathBuf],
     out: &Path,
     arch: Option<&str>,
     equal_samples: Option<u64>,
+    tick: Option<TickConfig>,
     format: crate::OutputFormat,
 ) -> Result<()> {
     let mut ms = Vec::with_capacity(files.len());
+    let mut hz = Vec::with_capacity(files.len());
     for f in files {
         let t = read(f)?;
         ms.push(
             Measurement::from_trace(&t.meta, &t.events, arch)
                 .with_context(|| format!("{}", f.display()))?,
         );
+        hz.push((
+            f.clone(),
+            t.meta.extra.get("kernel_hz").and_then(|v| v.as_u64()),
+        ));
     }
     let fitted = fit(&ms, equal_samples)?;
+    let sections = fitted.sections()?;
+    let traces_hz = traces_hz(&hz)?;
+    // Read before measuring: a bad file fails at once.
     let mut file = if out.exists() {
         OverheadFile::load(out).map_err(|e| anyhow!("{e}"))?
     } else {
         OverheadFile::default()
     };
-    merge(&mut file, fitted.sections()?);
+    // This kernel's tick: needed when the traces record none, or to measure here.
+    let here = (traces_hz.is_none() || tick.is_some())
+        .then(kernel_tick)
+        .flatten();
+    let period = tick_period_of(traces_hz, here.clone());
+    // Δtck, measured here: only meaningful on the kernel that ran the traces.
+    let measured_tick = match tick {
+        None => None,
+        Some(mut cfg) => {
+            if let (Some(t), Some(h)) = (traces_hz, &here) {
+                if t != h.hz {
+                    bail!(
+                        "--measure-tick: the traces were measured on a kernel with {t} Hz, this one has {} Hz ({}): measure the tick on the machine that ran them",
+                        h.hz,
+                        h.source.describe()
+                    );
+                }
+            }
+            cfg.tick = here.or_else(|| period.as_ref().map(|p| p.0.clone()));
+            let r = measure_tick(&cfg)?;
+            for w in &r.warnings {
+                eprintln!("warning: {w}");
+            }
+            Some(r)
+        }
+    };
+    let archs: Vec<String> = sections.keys().cloned().collect();
+    merge(&mut file, sections);
     file.meta.insert(
         "fitted_from".into(),
         format!(
@@ -327,6 +443,24 @@ fn overheads_command(
             files.len()
         ),
     );
+    match (&period, &measured_tick) {
+        // The measurement's own period (this kernel's, equal to the traces' when they say).
+        (_, Some(r)) => {
+            let m = r
+                .measured()?
+                .ok_or_else(|| anyhow!("--measure-tick: no tick was seen on any CPU (see the warnings)"))?;
+            merge_tick(&mut file, r.tick.period, &m, archs.iter().map(String::as_str));
+            file.meta.insert("tick_period".into(), format!("{} Hz, {}", r.tick.hz, r.tick.source.describe()));
+            file.meta.insert("tick".into(), r.describe());
+        }
+        (Some((k, why)), None) => {
+            file.tick_period = Some(k.period);
+            file.meta.insert("tick_period".into(), why.clone());
+        }
+        (None, None) => eprintln!(
+            "warning: no tick_period written: the traces record no kernel_hz and this kernel's HZ could not be read"
+        ),
+    }
     // The file must read back and be usable by the simulator before it is written.
     let text = file.to_toml();
     OverheadFile::parse_toml(&text).map_err(|e| anyhow!("internal: fitted file: {e}"))?;
@@ -344,7 +478,10 @@ fn overheads_command(
             .collect();
         outln!(
             "{}",
-            serde_json::json!({"file": out.display().to_string(), "points": pts, "skipped": fitted.skipped})
+            serde_json::json!({"file": out.display().to_string(), "points": pts, "skipped": fitted.skipped,
+                "tick_period_ns": file.tick_period.map(|q| q.as_ns()),
+                "tick_period_source": file.meta.get("tick_period"),
+                "tick": measured_tick.as_ref().map(TickResult::to_json)})
         )?;
         return Ok(());
     }
@@ -387,5 +524,82 @@ fn overheads_command(
             fitted.skipped.join(", ")
         )?;
     }
+    if let (Some(q), Some(why)) = (file.tick_period, file.meta.get("tick_period")) {
+        outln!("  tick_period {q} ({why})")?;
+    }
+    if let Some(r) = &measured_tick {
+        print_tick(r)?;
+    }
     Ok(())
+}
+
+/// The per-CPU table of a tick measurement (µs).
+fn print_tick(r: &TickResult) -> Result<()> {
+    outln!(
+        "  tick (Δtck): gaps > {} ns at the tick's phase, {:.1} s",
+        r.threshold_ns,
+        r.wall_seconds
+    )?;
+    outln!(
+        "  {:>4} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10}  (µs)",
+        "cpu",
+        "expected",
+        "samples",
+        "avg",
+        "median",
+        "p99",
+        "max",
+        "other",
+        "other max"
+    )?;
+    let us = |x: f64| x / 1000.0;
+    for c in &r.cpus {
+        let a = &c.analysis;
+        let t = schedlab_trace::OverheadStats::of(&a.ticks);
+        let o = schedlab_trace::OverheadStats::of(&a.other);
+        outln!(
+            "  {:>4} {:>9} {:>8} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8} {:>10.2}{}",
+            c.raw.cpu,
+            a.expected,
+            a.ticks.len(),
+            t.map_or(0.0, |s| us(s.mean_ns)),
+            t.map_or(0.0, |s| us(s.median_ns as f64)),
+            t.map_or(0.0, |s| us(s.p99_ns as f64)),
+            t.map_or(0.0, |s| us(s.max_ns as f64)),
+            a.other.len(),
+            o.map_or(0.0, |s| us(s.max_ns as f64)),
+            if c.raw.real_time {
+                ""
+            } else {
+                "  (SCHED_OTHER)"
+            }
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The traces' HZ: none recorded → `None`; the traces that record one must agree.
+    #[test]
+    fn traces_must_agree_on_their_kernel_hz() {
+        let p = |s: &str| PathBuf::from(s);
+        assert_eq!(traces_hz(&[(p("a"), None)]).unwrap(), None);
+        assert_eq!(
+            traces_hz(&[(p("a"), Some(250)), (p("b"), None), (p("c"), Some(250))]).unwrap(),
+            Some(250)
+        );
+        let e = traces_hz(&[(p("a"), Some(250)), (p("b"), Some(1000))]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("a was measured on a kernel with 250 Hz, b on one with 1000 Hz"),
+            "{e}"
+        );
+        let (k, why) = tick_period_of(Some(300), None).unwrap();
+        assert_eq!(k.period.as_ns(), 3_333_333);
+        assert!(why.contains("kernel_hz"), "{why}");
+    }
 }

@@ -219,6 +219,101 @@ fn fitted_overheads_of_real_runs_round_trip_into_the_simulator() {
     }
 }
 
+/// `trace overheads` writes the measuring kernel's `tick_period` (from the run's metadata,
+/// `kernel_hz`) without measuring anything; with `--measure-tick=100ms` it also writes a `tick`
+/// curve, constant in n, into every architecture section it fits. Both files parse back with
+/// `OverheadFile::parse_toml`. Structure only, never timing.
+#[test]
+fn trace_overheads_writes_the_tick_period_and_the_measured_tick() {
+    let test = "trace_overheads_writes_the_tick_period_and_the_measured_tick";
+    let dir = temp_dir("tick");
+    let f = write(&dir, "set.json", SET);
+    let tr = dir.join("gl.trace").display().to_string();
+    ok(&schedlab(&[
+        "run",
+        &f,
+        "--cpus",
+        "2",
+        "--policy",
+        "gedf",
+        "--arch",
+        "global-lock",
+        "--duration",
+        "300ms",
+        "--allow-non-rt",
+        "--trace",
+        &tr,
+    ]));
+    let oh = dir.join("oh.toml").display().to_string();
+    let out = ok(&schedlab(&[
+        "trace",
+        "overheads",
+        &tr,
+        "-o",
+        &oh,
+        "--format",
+        "json",
+    ]))
+    .stdout
+    .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let text = std::fs::read_to_string(&oh).unwrap();
+    let file = schedlab_model::overheads::OverheadFile::parse_toml(&text).unwrap();
+    if file.tick_period.is_none() {
+        schedlab_testkit::skip(
+            test,
+            "this kernel's HZ is readable neither from its configuration nor from /proc/timer_list",
+        );
+        return;
+    }
+    assert_eq!(
+        v["tick_period_ns"].as_u64(),
+        file.tick_period.map(|q| q.as_ns())
+    );
+    assert!(v["tick"].is_null());
+    assert!(text.contains("tick_period = "), "{text}");
+    assert!(!text.contains("[arch.global-lock.tick]"), "{text}");
+
+    let out = schedlab(&[
+        "trace",
+        "overheads",
+        &tr,
+        "-o",
+        &oh,
+        "--measure-tick=100ms",
+        "--format",
+        "json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if stderr.contains("no tick was seen") {
+        schedlab_testkit::skip(test, &format!("no tick seen on any CPU: {stderr}"));
+        return;
+    }
+    ok(&out);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = std::fs::read_to_string(&oh).unwrap();
+    let file = schedlab_model::overheads::OverheadFile::parse_toml(&text).unwrap();
+    let tick = &file.arch["global-lock"][&schedlab_model::overheads::OverheadName::Tick];
+    for c in [&tick.avg, &tick.max] {
+        assert_eq!(c.as_ref().map(|c| c.points().len()), Some(1), "{text}");
+        assert_eq!(c.as_ref().map(|c| c.points()[0].0), Some(0), "{text}");
+    }
+    assert_eq!(
+        v["tick"]["tick_period_ns"].as_u64(),
+        file.tick_period.map(|q| q.as_ns())
+    );
+    let cpus = v["tick"]["cpus"].as_array().unwrap();
+    assert!(!cpus.is_empty());
+    assert!(cpus.iter().all(|c| c["expected"].as_u64() > Some(0)));
+    assert!(file.meta["tick"].contains("spinning thread"), "{text}");
+
+    // --tick-cpus needs --measure-tick; a bad duration is named.
+    let bad = schedlab(&["trace", "overheads", &tr, "-o", &oh, "--tick-cpus", "0"]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--measure-tick"));
+    let bad = schedlab(&["trace", "overheads", &tr, "-o", &oh, "--measure-tick=10"]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--measure-tick"));
+}
+
 /// `measure cpmd` merges CPMD curves into an existing file (its other sections kept); the
 /// curves start at (0, 0) and have one point per size. Structure only, never timing.
 #[test]

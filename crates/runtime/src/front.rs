@@ -35,6 +35,13 @@ pub fn run_taskset(tasks: &TaskSet, config: &RunConfig) -> Result<(RunResult, Me
     meta.extra
         .insert("real_time".into(), json!(result.real_time));
     meta.extra.insert("tick_hz".into(), json!(result.tick_hz));
+    // The kernel tick's HZ, so that `trace overheads` writes the measuring kernel's tick
+    // period (the configuration only: no waiting at the end of a run).
+    if let Some(k) = crate::tick::configured_tick() {
+        meta.extra.insert("kernel_hz".into(), json!(k.hz));
+        meta.extra
+            .insert("kernel_hz_source".into(), json!(k.source.describe()));
+    }
     Ok((result, meta))
 }
 
@@ -46,7 +53,9 @@ pub fn run_taskset(tasks: &TaskSet, config: &RunConfig) -> Result<(RunResult, Me
 /// `interrupted`, `dropped_events`, `tsc`, `tick_hz`, `invariant` (architectures of global
 /// scheduling — global-lock, and message-passing on the DSP's view —: fraction of the run
 /// the global scheduling invariant held, worst window) and `warnings`. The trace metadata
-/// ([`run_taskset`]) carries `architecture` and the same architecture fields.
+/// ([`run_taskset`]) carries `architecture`, the same architecture fields, and `kernel_hz`
+/// with `kernel_hz_source` (the kernel's tick rate from its configuration,
+/// [`crate::tick::configured_tick`], when readable).
 pub fn summary_json(r: &RunResult, config: &RunConfig, primary: &dyn Fn(u32, u64) -> u64) -> Value {
     let mut map = metrics_json(&r.per_task, &r.totals, r.horizon);
     map.insert("policy".into(), json!(config.policy));

@@ -31,7 +31,8 @@
 //!   [`mailbox`]: its wait-free client → DSP rings (loom-checked);
 //! - [`throttle`]: warnings about the kernel's RT throttling limit; [`background`]: the
 //!   cache-thrashing background load; [`cpmd`]: measuring the cache-related
-//!   preemption/migration delay;
+//!   preemption/migration delay; [`tick`]: the kernel's tick period and measuring the tick's
+//!   cost Δtck;
 //! - [`front`]: from a task set to a result, its JSON and its trace metadata.
 //!
 //! Trace buffers, statistics, overhead samples and their fit, and the checks of a schedule
@@ -57,6 +58,7 @@ pub mod request;
 pub mod run;
 pub mod state;
 pub mod throttle;
+pub mod tick;
 mod watchdog;
 
 pub use config::{Arch, Body, RtTask, RunConfig};
