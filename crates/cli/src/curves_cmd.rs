@@ -87,6 +87,11 @@ pub(crate) struct Args {
     /// Reuse the traces already in --work (same options): only fit and plot again.
     #[arg(long)]
     reuse_traces: bool,
+    /// Also measure the tick (Δtck) on this kernel, spinning PER_CPU on each CPU (default
+    /// 1s), and write `tick_period` and a `tick` curve for every architecture measured
+    /// (docs/overheads.md) — the analysis needs both.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "1s", value_name = "PER_CPU")]
+    measure_tick: Option<String>,
 }
 
 /// The policy an architecture runs.
@@ -219,7 +224,12 @@ pub(crate) fn run(a: &Args) -> Result<()> {
     } else {
         OverheadFile::default()
     };
-    merge(&mut file, fitted.sections()?);
+    let sections = fitted.sections()?;
+    let archs: Vec<String> = sections.keys().cloned().collect();
+    merge(&mut file, sections);
+    if let Some(per_cpu) = &a.measure_tick {
+        crate::trace_cmd::measure_tick_into(&mut file, per_cpu, archs.iter().map(String::as_str))?;
+    }
     file.meta.insert(
         "curves".into(),
         format!(

@@ -324,6 +324,41 @@ fn print_stats(file: &Path, s: &TraceStats, equal_samples: bool) -> Result<()> {
     Ok(())
 }
 
+/// Writes a measured tick into `file`: the period, a `tick` curve in each of `archs`, and
+/// how both were obtained (`meta.tick_period`, `meta.tick`).
+fn merge_measured_tick<'a>(
+    file: &mut OverheadFile,
+    r: &TickResult,
+    archs: impl IntoIterator<Item = &'a str>,
+) -> Result<()> {
+    let m = r
+        .measured()?
+        .ok_or_else(|| anyhow!("--measure-tick: no tick was seen on any CPU (see the warnings)"))?;
+    merge_tick(file, r.tick.period, &m, archs);
+    file.meta.insert(
+        "tick_period".into(),
+        format!("{} Hz, {}", r.tick.hz, r.tick.source.describe()),
+    );
+    file.meta.insert("tick".into(), r.describe());
+    Ok(())
+}
+
+/// Measures the tick on this kernel (`--measure-tick=PER_CPU` on every allowed CPU) and
+/// writes it into `file` for `archs` (`schedlab measure curves --measure-tick`).
+pub(crate) fn measure_tick_into<'a>(
+    file: &mut OverheadFile,
+    per_cpu: &str,
+    archs: impl IntoIterator<Item = &'a str>,
+) -> Result<()> {
+    let mut cfg = tick_config(per_cpu, &[])?;
+    cfg.tick = kernel_tick();
+    let r = measure_tick(&cfg)?;
+    for w in &r.warnings {
+        eprintln!("warning: {w}");
+    }
+    merge_measured_tick(file, &r, archs)
+}
+
 /// The configuration of `--measure-tick[=PER_CPU]` and `--tick-cpus`.
 fn tick_config(per_cpu: &str, cpus: &[u32]) -> Result<TickConfig> {
     let cpus = if cpus.is_empty() {
@@ -445,14 +480,7 @@ fn overheads_command(
     );
     match (&period, &measured_tick) {
         // The measurement's own period (this kernel's, equal to the traces' when they say).
-        (_, Some(r)) => {
-            let m = r
-                .measured()?
-                .ok_or_else(|| anyhow!("--measure-tick: no tick was seen on any CPU (see the warnings)"))?;
-            merge_tick(&mut file, r.tick.period, &m, archs.iter().map(String::as_str));
-            file.meta.insert("tick_period".into(), format!("{} Hz, {}", r.tick.hz, r.tick.source.describe()));
-            file.meta.insert("tick".into(), r.describe());
-        }
+        (_, Some(r)) => merge_measured_tick(&mut file, r, archs.iter().map(String::as_str))?,
         (Some((k, why)), None) => {
             file.tick_period = Some(k.period);
             file.meta.insert("tick_period".into(), why.clone());
