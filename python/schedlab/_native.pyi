@@ -2,7 +2,7 @@
 
 Times in task fields and arrays are integer nanoseconds (or, in task fields, strings with a
 unit such as ``"2ms"``); times in keyword arguments (``duration=``, ``release_spin=``,
-``dl_margin=``) need a unit or are ``datetime.timedelta`` objects.
+``dl_margin=``, ``granularity=``) need a unit or are ``datetime.timedelta`` objects.
 """
 
 import datetime
@@ -24,6 +24,7 @@ __all__ = [
     "analyze",
     "analyze_many",
     "catalogue",
+    "charge_overheads",
     "generate",
     "utilizations",
     "simulate",
@@ -47,6 +48,7 @@ _Duration = Union[str, datetime.timedelta]
 _TaskEntry = Union["Task", Mapping[str, Any]]
 _TaskSetLike = Union["TaskSet", Iterable[_TaskEntry], Mapping[str, Any]]
 _Tests = Union[str, Sequence[str], None]
+_Overheads = Union[_PathLike, Mapping[str, Any]]
 
 class Error(ValueError):
     """Bad input to schedlab: the message names the task and the field."""
@@ -171,6 +173,8 @@ class Result:
         response_time_bounds_ns: Optional[Sequence[int]] = None,
         tardiness_bounds_ns: Optional[Sequence[int]] = None,
         partition: Optional[Sequence[Sequence[int]]] = None,
+        accounting: Optional[Mapping[str, Any]] = None,
+        overhead_accounting: Optional[Mapping[str, Any]] = None,
     ) -> Self: ...
     @property
     def test(self) -> str: ...
@@ -188,6 +192,10 @@ class Result:
     def tardiness_bounds_ns(self) -> Optional[List[int]]: ...
     @property
     def partition(self) -> Optional[List[List[int]]]: ...
+    @property
+    def accounting(self) -> Optional[Dict[str, Any]]: ...
+    @property
+    def overhead_accounting(self) -> Optional[Dict[str, Any]]: ...
     def to_dict(self) -> Dict[str, Any]: ...
     def __eq__(self, other: object, /) -> bool: ...
 
@@ -199,6 +207,11 @@ def analyze(  # type: ignore[overload-overlap]
     tests: str,
     priorities: str = "dm",
     tardiness: bool = False,
+    overheads: Optional[_Overheads] = None,
+    arch: Optional[str] = None,
+    dedicated_irq_cpu: bool = False,
+    overhead_stat: str = "max",
+    granularity: Optional[_Duration] = None,
 ) -> Result: ...
 @overload
 def analyze(  # type: ignore[overload-overlap]
@@ -208,6 +221,11 @@ def analyze(  # type: ignore[overload-overlap]
     tests: str,
     priorities: str = "dm",
     tardiness: bool = False,
+    overheads: Optional[_Overheads] = None,
+    arch: Optional[str] = None,
+    dedicated_irq_cpu: bool = False,
+    overhead_stat: str = "max",
+    granularity: Optional[_Duration] = None,
 ) -> Result: ...
 @overload
 def analyze(
@@ -216,6 +234,11 @@ def analyze(
     tests: Optional[Sequence[str]] = None,
     priorities: str = "dm",
     tardiness: bool = False,
+    overheads: Optional[_Overheads] = None,
+    arch: Optional[str] = None,
+    dedicated_irq_cpu: bool = False,
+    overhead_stat: str = "max",
+    granularity: Optional[_Duration] = None,
 ) -> List[Result]: ...
 @overload
 def analyze_many(  # type: ignore[overload-overlap]
@@ -225,6 +248,11 @@ def analyze_many(  # type: ignore[overload-overlap]
     priorities: str = "dm",
     tardiness: bool = False,
     threads: Optional[int] = None,
+    overheads: Optional[_Overheads] = None,
+    arch: Optional[str] = None,
+    dedicated_irq_cpu: bool = False,
+    overhead_stat: str = "max",
+    granularity: Optional[_Duration] = None,
 ) -> List[Result]: ...
 @overload
 def analyze_many(  # type: ignore[overload-overlap]
@@ -235,6 +263,11 @@ def analyze_many(  # type: ignore[overload-overlap]
     priorities: str = "dm",
     tardiness: bool = False,
     threads: Optional[int] = None,
+    overheads: Optional[_Overheads] = None,
+    arch: Optional[str] = None,
+    dedicated_irq_cpu: bool = False,
+    overhead_stat: str = "max",
+    granularity: Optional[_Duration] = None,
 ) -> List[Result]: ...
 @overload
 def analyze_many(
@@ -244,8 +277,23 @@ def analyze_many(
     priorities: str = "dm",
     tardiness: bool = False,
     threads: Optional[int] = None,
+    overheads: Optional[_Overheads] = None,
+    arch: Optional[str] = None,
+    dedicated_irq_cpu: bool = False,
+    overhead_stat: str = "max",
+    granularity: Optional[_Duration] = None,
 ) -> List[List[Result]]: ...
 def catalogue() -> List[Dict[str, Any]]: ...
+def charge_overheads(
+    taskset: _TaskSetLike,
+    cpus: Optional[int] = None,
+    *,
+    overheads: _Overheads,
+    arch: str,
+    dedicated_irq_cpu: bool = False,
+    overhead_stat: str = "max",
+    granularity: Optional[_Duration] = None,
+) -> Dict[str, Any]: ...
 def generate(
     tasks: Optional[int] = None,
     utilization: Optional[float] = None,

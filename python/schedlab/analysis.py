@@ -2,6 +2,9 @@
 
 ``analyze`` and ``analyze_many`` are native functions: the task set is read in place, the GIL
 is released while the tests run, and ``analyze_many`` spreads its task sets over every core.
+With ``overheads=`` and ``arch=`` they run the tests on the set charged with an architecture's
+overheads, as ``schedlab analyze --overheads`` does; ``charge_overheads`` is
+``schedlab overheads charge``.
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from . import _native
-from ._native import Result, analyze, analyze_many
+from ._native import Result, analyze, analyze_many, charge_overheads
 
 
 def tests() -> List[Dict[str, Any]]:
@@ -17,4 +20,4 @@ def tests() -> List[Dict[str, Any]]:
     return _native.catalogue()
 
 
-__all__ = ["Result", "analyze", "analyze_many", "tests"]
+__all__ = ["Result", "analyze", "analyze_many", "charge_overheads", "tests"]

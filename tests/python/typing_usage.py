@@ -42,6 +42,17 @@ def usage(tmp: Path) -> None:
     verdicts: List[Result] = schedlab.analyze_many([ts, from_arrays], cpus=2, tests="gedf")
     lists: List[List[Result]] = schedlab.analyze_many([ts], cpus=2, tests=["gedf"], threads=2)
     catalogue: List[Dict[str, Any]] = schedlab.tests()
+    oh: Dict[str, Any] = {"schema": 1, "arch": {}}
+    charged_one: Result = schedlab.analyze(ts, cpus=4, tests="gedf", overheads=tmp / "oh.toml",
+                                           arch="global-lock", granularity="1us")
+    charged: List[Result] = schedlab.analyze(ts, cpus=4, overheads=oh, arch="message-passing",
+                                             overhead_stat="avg")
+    charged_many: List[Result] = schedlab.analyze_many([ts], cpus=4, tests="gedf", overheads=oh,
+                                                       arch="global-lock", dedicated_irq_cpu=True)
+    per_bin: Optional[Dict[str, Any]] = charged_one.accounting
+    whole: Optional[Dict[str, Any]] = charged_one.overhead_accounting
+    inflation: Dict[str, Any] = schedlab.charge_overheads(ts, cpus=4, overheads=oh,
+                                                          arch="partitioned")
     sets: List[TaskSet] = schedlab.generate(tasks=10, utilization=2.0, seed=3, count=4)
     realised: Optional[float] = sets[0].realised_utilization
     vector: np.ndarray = schedlab.utilizations("uunifast", 4, 1.5)
@@ -58,5 +69,6 @@ def usage(tmp: Path) -> None:
     except schedlab.Error as e:
         message: str = str(e)
     del (version, some, wcet, name, u, again, as_dict, periods, cpus, from_tasks, loaded, parsed,
-         one_positional, several, every, bounds, status, verdicts, lists, catalogue, realised,
+         one_positional, several, every, bounds, status, verdicts, lists, catalogue, charged,
+         charged_many, per_bin, whole, inflation, realised,
          vector, sim, sim2, sims, real, report, warning)

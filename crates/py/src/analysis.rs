@@ -1,10 +1,16 @@
 //! Schedulability analysis for Python: `analyze` on one task set and `analyze_many` over many
 //! (spread over every core), both with the GIL released while the tests run; the answers are
 //! [`AnalysisResult`]s.
+//!
+//! With `overheads=`, the tests run exactly as `schedlab analyze --overheads` runs them: through
+//! [`ChargedAnalysis::verdict`] (the whole-set accounting for most tests, per-bin charging for
+//! partitioned and clustered ones), and "every test" means every test for the CPUs left for
+//! jobs. Each result carries the set's whole-set accounting, shared by `Arc`.
 
 use crate::args::{cpus_or_platform, Cpus};
 use crate::batch::{on_pool, pool, tasksets_of};
 use crate::err;
+use crate::overheads::{cpus_for_jobs, OverheadArgs};
 use crate::pyvalue::to_py;
 pub(crate) use crate::result::AnalysisResult;
 use crate::taskset::{taskset_of, PyTaskSet};
@@ -13,6 +19,8 @@ use pyo3::types::{PyList, PyString};
 use pyo3::IntoPyObjectExt;
 use rayon::prelude::*;
 use schedlab_analysis::json::tardiness_as_requested;
+use schedlab_analysis::overheads::arch::Accounting;
+use schedlab_analysis::overheads::context::{ChargedAnalysis, OverheadSetup};
 use schedlab_analysis::Verdict;
 use schedlab_analysis::{analyze as run_test, registry, Priorities, SchedTest, System};
 use std::collections::HashMap;
@@ -98,34 +106,65 @@ impl Selection {
     }
 }
 
-/// Runs `tests` on `tasks`; `Err` if the system cannot be formed (no CPUs, bad task).
+/// One task set's verdicts, with its whole-set accounting when run with overheads.
+struct Answers {
+    verdicts: Vec<Verdict>,
+    accounting: Option<Arc<Accounting>>,
+}
+
+/// The CPUs the tests run on (and "every test" is chosen for): all `cpus`, or with overheads
+/// those left for jobs.
+fn test_cpus(cpus: u32, setup: Option<&OverheadSetup>) -> Result<u32, String> {
+    setup.map_or(Ok(cpus), |s| cpus_for_jobs(s, cpus))
+}
+
+/// Runs `tests` on `tasks` (charged with `setup`'s overheads, if given); `Err` if the system
+/// cannot be formed (no CPUs, bad task) or the overheads cannot be charged (a missing curve).
 fn verdicts(
     set: &PyTaskSet,
     cpus: u32,
     priorities: Priorities,
     tests: &[NamedTest],
     tardiness: bool,
-) -> Result<Vec<Verdict>, String> {
-    let sys = System::new(&set.tasks, cpus, priorities).map_err(|e| e.to_string())?;
-    Ok(tests
-        .iter()
-        .map(|t| tardiness_as_requested(run_test(t.test.as_ref(), &sys), tardiness, sys.len()))
-        .collect())
+    setup: Option<&OverheadSetup>,
+) -> Result<Answers, String> {
+    let n = set.tasks.len();
+    let Some(setup) = setup else {
+        let sys = System::new(&set.tasks, cpus, priorities).map_err(|e| e.to_string())?;
+        return Ok(Answers {
+            verdicts: tests
+                .iter()
+                .map(|t| tardiness_as_requested(run_test(t.test.as_ref(), &sys), tardiness, n))
+                .collect(),
+            accounting: None,
+        });
+    };
+    test_cpus(cpus, Some(setup))?;
+    let charged = ChargedAnalysis::new(&set.tasks, cpus, priorities, setup)?;
+    Ok(Answers {
+        verdicts: tests
+            .iter()
+            .map(|t| tardiness_as_requested(charged.verdict(t.test.as_ref()), tardiness, n))
+            .collect(),
+        accounting: Some(Arc::new(charged.accounting)),
+    })
 }
 
 /// The Python value of one task set's answers: a `Result`, or a list of them.
 fn answer<'py>(
     py: Python<'py>,
     tests: &[NamedTest],
-    verdicts: Vec<Verdict>,
+    answers: Answers,
     single: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let accounting = answers.accounting;
     let mut results = tests
         .iter()
-        .zip(verdicts)
+        .zip(answers.verdicts)
         .map(|(t, verdict)| AnalysisResult {
             test: Arc::clone(&t.name),
             verdict,
+            overhead_accounting: accounting.clone(),
         });
     if single {
         return match results.next() {
@@ -147,8 +186,15 @@ fn answer<'py>(
 /// `priorities`: `dm` (default), `rm` or `given` for fixed-priority tests. `tardiness=True`
 /// fills tardiness bounds where defined (zero for tasks a hard test shows schedulable). The GIL
 /// is released while the tests run.
+///
+/// `overheads` (an overhead file's path or a dict) with `arch` runs the tests on the set charged
+/// with that architecture's overheads, as `schedlab analyze --overheads` does (`cpus` counts
+/// every CPU; `dedicated_irq_cpu`, `overhead_stat`, `granularity` as on the command line).
 #[pyfunction]
-#[pyo3(signature = (taskset, cpus=None, tests=None, priorities="dm", tardiness=false))]
+#[pyo3(signature = (taskset, cpus=None, tests=None, priorities="dm", tardiness=false,
+                    overheads=None, arch=None, dedicated_irq_cpu=false, overhead_stat="max",
+                    granularity=None))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn analyze<'py>(
     py: Python<'py>,
     taskset: &Bound<'py, PyAny>,
@@ -156,25 +202,42 @@ pub(crate) fn analyze<'py>(
     tests: Option<&Bound<'py, PyAny>>,
     priorities: &str,
     tardiness: bool,
+    overheads: Option<&Bound<'py, PyAny>>,
+    arch: Option<&str>,
+    dedicated_irq_cpu: bool,
+    overhead_stat: &str,
+    granularity: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let set = taskset_of(taskset)?;
     let set = set.get();
     let m = cpus_or_platform(cpus, set.platform_cpus())?;
     let priorities = Priorities::parse(priorities).map_err(err)?;
     let selection = Selection::of(tests)?;
-    let tests = selection.for_cpus(m);
-    let verdicts = py
-        .allow_threads(|| verdicts(set, m, priorities, &tests, tardiness))
+    let setup = OverheadArgs {
+        overheads,
+        arch,
+        dedicated_irq_cpu,
+        overhead_stat,
+        granularity,
+    }
+    .setup()?;
+    let tests = selection.for_cpus(test_cpus(m, setup.as_ref()).map_err(err)?);
+    let answers = py
+        .allow_threads(|| verdicts(set, m, priorities, &tests, tardiness, setup.as_ref()))
         .map_err(err)?;
-    answer(py, &tests, verdicts, selection.single)
+    answer(py, &tests, answers, selection.single)
 }
 
 /// Runs the same tests on many task sets, spread over every core (or `threads` threads) with
 /// the GIL released; returns the answers in input order, each as `analyze` gives it (one
 /// `Result` per set for one test name, else a list per set). `cpus=None` uses each set's
-/// platform. An error names the task set by its index.
+/// platform. An error names the task set by its index. The overhead keywords are `analyze`'s;
+/// the overhead file is read once and shared by every set.
 #[pyfunction]
-#[pyo3(signature = (tasksets, cpus=None, tests=None, priorities="dm", tardiness=false, threads=None))]
+#[pyo3(signature = (tasksets, cpus=None, tests=None, priorities="dm", tardiness=false,
+                    threads=None, overheads=None, arch=None, dedicated_irq_cpu=false,
+                    overhead_stat="max", granularity=None))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn analyze_many<'py>(
     py: Python<'py>,
     tasksets: &Bound<'py, PyAny>,
@@ -183,6 +246,11 @@ pub(crate) fn analyze_many<'py>(
     priorities: &str,
     tardiness: bool,
     threads: Option<usize>,
+    overheads: Option<&Bound<'py, PyAny>>,
+    arch: Option<&str>,
+    dedicated_irq_cpu: bool,
+    overhead_stat: &str,
+    granularity: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let sets = tasksets_of(tasksets)?;
     let refs: Vec<&PyTaskSet> = sets.iter().map(|s| s.get()).collect();
@@ -196,28 +264,48 @@ pub(crate) fn analyze_many<'py>(
         .collect::<PyResult<Vec<u32>>>()?;
     let priorities = Priorities::parse(priorities).map_err(err)?;
     let selection = Selection::of(tests)?;
-    // One test list per distinct CPU count (every test for m includes cedf-k for k | m).
+    let setup = OverheadArgs {
+        overheads,
+        arch,
+        dedicated_irq_cpu,
+        overhead_stat,
+        granularity,
+    }
+    .setup()?;
+    // The CPUs each set's tests run on, and one test list per distinct count (every test for
+    // m includes cedf-k for k | m).
+    let test_ms = ms
+        .iter()
+        .enumerate()
+        .map(|(i, &m)| test_cpus(m, setup.as_ref()).map_err(|e| err(format!("task set {i}: {e}"))))
+        .collect::<PyResult<Vec<u32>>>()?;
     let mut by_cpus: HashMap<u32, Vec<NamedTest>> = HashMap::new();
-    for &m in &ms {
+    for &m in &test_ms {
         by_cpus.entry(m).or_insert_with(|| selection.for_cpus(m));
     }
+    let tests_for = |m: &u32| by_cpus.get(m).map(Vec::as_slice).unwrap_or_default();
     let pool = pool(threads)?;
-    let answers: Vec<Result<Vec<Verdict>, String>> = py.allow_threads(|| {
+    let answers: Vec<Result<Answers, String>> = py.allow_threads(|| {
         on_pool(pool.as_ref(), || {
             refs.par_iter()
-                .zip(ms.par_iter())
-                .map(|(set, m)| {
-                    let tests = by_cpus.get(m).map(Vec::as_slice).unwrap_or_default();
-                    verdicts(set, *m, priorities, tests, tardiness)
+                .zip(ms.par_iter().zip(test_ms.par_iter()))
+                .map(|(set, (&m, test_m))| {
+                    verdicts(
+                        set,
+                        m,
+                        priorities,
+                        tests_for(test_m),
+                        tardiness,
+                        setup.as_ref(),
+                    )
                 })
                 .collect()
         })
     });
     let out = PyList::empty(py);
-    for (i, (answer_i, m)) in answers.into_iter().zip(&ms).enumerate() {
-        let verdicts = answer_i.map_err(|e| err(format!("task set {i}: {e}")))?;
-        let tests = by_cpus.get(m).map(Vec::as_slice).unwrap_or_default();
-        out.append(answer(py, tests, verdicts, selection.single)?)?;
+    for (i, (answer_i, test_m)) in answers.into_iter().zip(&test_ms).enumerate() {
+        let answers = answer_i.map_err(|e| err(format!("task set {i}: {e}")))?;
+        out.append(answer(py, tests_for(test_m), answers, selection.single)?)?;
     }
     Ok(out)
 }

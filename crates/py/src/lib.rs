@@ -21,6 +21,7 @@ mod bench;
 mod entries;
 mod experiment;
 mod generate;
+mod overheads;
 mod pyvalue;
 mod result;
 mod run;
@@ -52,6 +53,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analysis::analyze, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::analyze_many, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::catalogue, m)?)?;
+    m.add_function(wrap_pyfunction!(overheads::charge_overheads, m)?)?;
     m.add_function(wrap_pyfunction!(generate::generate, m)?)?;
     m.add_function(wrap_pyfunction!(generate::utilizations, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;

@@ -1,12 +1,16 @@
 //! `schedlab.Result`: one test's answer, a Python object wrapping the Rust verdict (its lists
-//! are built when read), with the fields of `schedlab analyze --format json`.
+//! are built when read), with the fields of `schedlab analyze --format json`. With overheads it
+//! also carries the whole-set accounting the test saw (the JSON line's `"accounting"`), shared
+//! by every result of the same task set.
 
 use crate::err;
-use crate::pyvalue::to_py;
+use crate::overheads::{accounting_of, bin_accounting_of};
+use crate::pyvalue::{to_py, to_value};
 use pyo3::basic::CompareOp;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
+use schedlab_analysis::overheads::arch::Accounting;
 use schedlab_analysis::{Status, Verdict};
 use schedlab_model::Duration;
 use std::sync::Arc;
@@ -15,11 +19,23 @@ use std::sync::Arc;
 ///
 /// `status` is one of `schedulable`, `not-shown`, `unschedulable`, `not-applicable`,
 /// `gave-up`. Bounds are per task in nanoseconds (or `None`); `partition` lists task indices per
-/// CPU (partitioned tests) or per cluster (clustered tests).
+/// CPU (partitioned tests) or per cluster (clustered tests). With overheads, `accounting` is the
+/// per-bin accounting of a partitioned or clustered test and `overhead_accounting` the
+/// whole-set one.
 #[pyclass(frozen, name = "Result", module = "schedlab._native")]
 pub(crate) struct AnalysisResult {
     pub(crate) test: Arc<str>,
     pub(crate) verdict: Verdict,
+    /// The whole-set accounting of the task set (`analyze(..., overheads=...)`).
+    pub(crate) overhead_accounting: Option<Arc<Accounting>>,
+}
+
+/// A dict argument as a JSON value; `None` stays `None`.
+fn dict_arg(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<serde_json::Value>> {
+    value
+        .filter(|v| !v.is_none())
+        .map(|v| to_value(v).map_err(|e| err(format!("{name}: {e}"))))
+        .transpose()
 }
 
 fn ns_list(v: Option<&[Duration]>) -> Option<Vec<u64>> {
@@ -41,11 +57,12 @@ fn status_named(name: &str) -> PyResult<Status> {
 
 #[pymethods]
 impl AnalysisResult {
-    /// A result from its fields (as `to_dict` gives them); `schedulable` and `applicable` must
-    /// agree with `status`.
+    /// A result from its fields (as `to_dict` gives them, plus `overhead_accounting`);
+    /// `schedulable` and `applicable` must agree with `status`.
     #[new]
     #[pyo3(signature = (test, status, schedulable=None, applicable=None, reason=None,
-                        response_time_bounds_ns=None, tardiness_bounds_ns=None, partition=None))]
+                        response_time_bounds_ns=None, tardiness_bounds_ns=None, partition=None,
+                        accounting=None, overhead_accounting=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         test: &str,
@@ -56,16 +73,27 @@ impl AnalysisResult {
         response_time_bounds_ns: Option<Vec<u64>>,
         tardiness_bounds_ns: Option<Vec<u64>>,
         partition: Option<Vec<Vec<usize>>>,
+        accounting: Option<&Bound<'_, PyAny>>,
+        overhead_accounting: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<AnalysisResult> {
         let status = status_named(status)?;
         let ns = |l: Option<Vec<u64>>| l.map(|l| l.into_iter().map(Duration::from_ns).collect());
+        let accounting = dict_arg("accounting", accounting)?
+            .map(|v| bin_accounting_of(&v))
+            .transpose()
+            .map_err(err)?;
+        let overhead_accounting = dict_arg("overhead_accounting", overhead_accounting)?
+            .map(|v| accounting_of(&v, "overhead_accounting"))
+            .transpose()
+            .map_err(err)?
+            .map(Arc::new);
         let verdict = Verdict {
             status,
             reason,
             response_time_bounds: ns(response_time_bounds_ns),
             tardiness_bounds: ns(tardiness_bounds_ns),
             partition,
-            accounting: None,
+            accounting,
         };
         if schedulable.is_some_and(|s| s != verdict.is_schedulable())
             || applicable.is_some_and(|a| a != verdict.is_applicable())
@@ -78,6 +106,7 @@ impl AnalysisResult {
         Ok(AnalysisResult {
             test: Arc::from(test),
             verdict,
+            overhead_accounting,
         })
     }
 
@@ -122,7 +151,32 @@ impl AnalysisResult {
         self.verdict.partition.clone()
     }
 
-    /// The fields as a dict (the JSON object of `schedlab analyze --format json`).
+    /// The per-bin overhead accounting of a partitioned (`per_cpu`) or clustered
+    /// (`per_cluster`) test run with overheads, with its `misfits`: the result's `"accounting"`
+    /// in `schedlab analyze --overheads --format json`. `None` for every other test.
+    #[getter]
+    fn accounting<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.verdict
+            .accounting
+            .as_ref()
+            .map(|a| to_py(py, &a.to_json()))
+            .transpose()
+    }
+    /// The whole-set overhead accounting of the task set (`arch`, `stat`, `cpus_for_jobs`,
+    /// `status`, `failed_task`, `tasks`): the line's `"accounting"` in `schedlab analyze
+    /// --overheads --format json`, the same for every result of one set. `None` without
+    /// overheads.
+    #[getter]
+    fn overhead_accounting<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.overhead_accounting
+            .as_ref()
+            .map(|a| to_py(py, &a.to_json()))
+            .transpose()
+    }
+
+    /// The fields as a dict (the result's JSON object of `schedlab analyze --format json`,
+    /// which has `accounting` only for per-bin tests run with overheads; the whole-set
+    /// accounting is not in it, as in the CLI's line, but in `overhead_accounting`).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_py(
             py,
@@ -135,8 +189,15 @@ impl AnalysisResult {
         let text = |s: &str| -> PyResult<String> { Ok(PyString::new(py, s).repr()?.to_string()) };
         let opt = |x: Option<String>| x.unwrap_or_else(|| "None".into());
         let flag = |b: bool| if b { "True" } else { "False" };
+        let mut extra = String::new();
+        if let Some(a) = self.accounting(py)? {
+            extra.push_str(&format!(", accounting={}", a.repr()?));
+        }
+        if let Some(a) = self.overhead_accounting(py)? {
+            extra.push_str(&format!(", overhead_accounting={}", a.repr()?));
+        }
         Ok(format!(
-            "Result(test={}, status={}, schedulable={}, applicable={}, reason={}, response_time_bounds_ns={}, tardiness_bounds_ns={}, partition={})",
+            "Result(test={}, status={}, schedulable={}, applicable={}, reason={}, response_time_bounds_ns={}, tardiness_bounds_ns={}, partition={}{extra})",
             text(&self.test)?,
             text(v.status.name())?,
             flag(v.is_schedulable()),
@@ -154,7 +215,9 @@ impl AnalysisResult {
             return Ok(py.NotImplemented());
         };
         let other = other.get();
-        let equal = self.test == other.test && self.verdict == other.verdict;
+        let equal = self.test == other.test
+            && self.verdict == other.verdict
+            && self.overhead_accounting == other.overhead_accounting;
         match op {
             CompareOp::Eq => equal.into_py_any(py),
             CompareOp::Ne => (!equal).into_py_any(py),
@@ -167,6 +230,9 @@ impl AnalysisResult {
         py: Python<'py>,
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
         let kwargs = self.to_dict(py)?.downcast_into::<PyDict>()?;
+        if let Some(a) = self.overhead_accounting(py)? {
+            kwargs.set_item("overhead_accounting", a)?;
+        }
         let restore = py
             .import("functools")?
             .getattr("partial")?

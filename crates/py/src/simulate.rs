@@ -5,7 +5,8 @@
 use crate::args::{cpus_or_platform, duration_or, Cpus};
 use crate::batch::{on_pool, pool, tasksets_of};
 use crate::err;
-use crate::pyvalue::{to_py, to_value};
+use crate::overheads::overhead_file;
+use crate::pyvalue::to_py;
 use crate::taskset::{taskset_of, PyTaskSet};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
@@ -47,25 +48,6 @@ struct Simulated {
     meta: Meta,
     cpus: u32,
     wall: f64,
-}
-
-/// The overhead file from a path or from a dict of the same structure.
-fn overhead_file(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<(OverheadFile, String)>> {
-    let Some(value) = value.filter(|v| !v.is_none()) else {
-        return Ok(None);
-    };
-    if value.is_instance_of::<PyDict>() {
-        let v = to_value(value).map_err(|e| err(format!("overheads: {e}")))?;
-        return Ok(Some((
-            OverheadFile::from_value(&v).map_err(err)?,
-            "dict".into(),
-        )));
-    }
-    let path: PathBuf = value
-        .extract()
-        .map_err(|_| err("overheads= is an overhead file's path or a dict"))?;
-    let file = OverheadFile::load(&path).map_err(err)?;
-    Ok(Some((file, path.display().to_string())))
 }
 
 fn simulate_set(set: &PyTaskSet, cpus: u32, o: &SimOptions) -> Result<Simulated, String> {
