@@ -131,6 +131,10 @@ def test_ctrl_c_stops_a_local_run_that_a_rerun_resumes(tmp_path):
     exp = tmp_path / "long.toml"
     # 4 cells × 5,000 chunks: far more than the half second before the interrupt.
     exp.write_text(EXPERIMENT.replace("samples = 10", "samples = 20000"))
+    # Python turns SIGINT into KeyboardInterrupt only if SIGINT was not ignored when it
+    # started; a shell ignores it in background jobs (`cmd &`), so install the handler
+    # that Ctrl-C in a terminal gets, for this test.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -139,6 +143,7 @@ def test_ctrl_c_stops_a_local_run_that_a_rerun_resumes(tmp_path):
             schedlab.experiment.run(exp, out=tmp_path / "out", jobs=1)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     done = int(re.search(r"stopped after (\d+)", str(caught[-1].message)).group(1))
     plan = json.loads(schedlab._native.experiment_prepare(str(exp), str(tmp_path / "out")))
     assert len(plan["pending"]) == 20000 - done

@@ -146,12 +146,13 @@ fn charge(a: &ChargeArgs) -> Result<()> {
     let named = |e: String| anyhow!(in_file(&e, &c.source));
     let acc = account(tasks, &c.file, c.arch, stat, m, c.granularity).map_err(named)?;
     outln!(
-        "{}: {} tasks charged for {} ({} overheads) on {m} CPUs; tests run on {} CPUs",
+        "{}: {} tasks charged for {} ({} overheads) on {m} CPUs; tests run on {} CPU{}",
         a.file.display(),
         tasks.len(),
         acc.arch,
         stat.key(),
-        acc.cpus_for_jobs
+        acc.cpus_for_jobs,
+        if acc.cpus_for_jobs == 1 { "" } else { "s" }
     )?;
     let charged =
         match &acc.charged {

@@ -183,7 +183,7 @@ pub(crate) fn write_file_table(
     if let Some(acc) = facts.accounting {
         writeln!(
             out,
-            "  overheads of {} ({}): {}{}; tests on {} CPUs",
+            "  overheads of {} ({}): {}{}; tests on {} CPU{}",
             acc["arch"].as_str().unwrap_or(""),
             acc["stat"].as_str().unwrap_or(""),
             acc["status"].as_str().unwrap_or(""),
@@ -191,7 +191,12 @@ pub(crate) fn write_file_table(
                 .as_u64()
                 .map(|i| format!(" (task {i})"))
                 .unwrap_or_default(),
-            acc["cpus_for_jobs"]
+            acc["cpus_for_jobs"],
+            if acc["cpus_for_jobs"].as_u64() == Some(1) {
+                ""
+            } else {
+                "s"
+            }
         )?;
     }
     let width = rows.iter().map(|r| r.test.len()).max().unwrap_or(4).max(4);
