@@ -369,6 +369,9 @@ def run(
     gantt: Optional[_PathLike] = None,
     perfetto: Optional[_PathLike] = None,
     jobs_csv: Optional[_PathLike] = None,
+    overheads: Union[_PathLike, Mapping[str, Any], None] = None,
+    overhead_stat: str = "max",
+    granularity: Optional[_Duration] = None,
 ) -> Dict[str, Any]: ...
 def experiment_prepare(path: str, out: str) -> str: ...
 def experiment_chunk(config: str, chunk: str) -> str: ...

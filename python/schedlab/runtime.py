@@ -3,7 +3,7 @@ JSON fields and output files (docs/runtime.md)."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence, Union
 
 from . import _native
 from .simulation import Duration, PathLike, TaskSetLike, _attach_jobs, _check_jobs
@@ -32,6 +32,9 @@ def run(
     gantt: Optional[PathLike] = None,
     perfetto: Optional[PathLike] = None,
     jobs_csv: Optional[PathLike] = None,
+    overheads: Union[PathLike, Dict[str, Any], None] = None,
+    overhead_stat: str = "max",
+    granularity: Optional[Duration] = None,
 ) -> Dict[str, Any]:
     """Runs ``taskset`` for real (one thread per task, each job burning its WCET of CPU time)
     and returns the fields of ``schedlab run --format json``.
@@ -62,7 +65,11 @@ def run(
     ``"numpy"`` (a structured array of :data:`schedlab.simulation.JOB_DTYPE` under
     ``result["jobs_records"]``), ``"dicts"`` or ``None``. ``trace``, ``gantt``, ``perfetto``,
     ``jobs_csv``: write the trace file (read it with ``schedlab trace stats``), a Gantt chart,
-    a Perfetto JSON and the per-job CSV there, as ``schedlab run`` does.
+    a Perfetto JSON and the per-job CSV there, as ``schedlab run`` does. ``overheads`` (an
+    overhead file's path or a dict, with ``overhead_stat`` and ``granularity``; ``pedf``,
+    ``pfp``, ``cedf`` only): place the tasks as ``analyze(…, overheads=, arch=)`` does for this
+    ``arch`` — the partition the overhead-aware analysis accepted (``schedlab run
+    --overheads``; docs/overheads.md).
 
     The result carries the simulator's fields plus ``arch``, ``overheads`` (per name:
     ``count``, ``min_ns``, ``mean_ns``, ``median_ns``, ``p99_ns``, ``p999_ns``, ``max_ns``),
@@ -75,6 +82,6 @@ def run(
         duration, priorities, partition, dedicated_irq_cpu, release_spin, allow_non_rt,
         jobs is not None, trace,
         background_load, dsp_poll, dl_margin, dl_cpuset, inline_completion, gantt, perfetto,
-        jobs_csv,
+        jobs_csv, overheads, overhead_stat, granularity,
     )
     return _attach_jobs(out, jobs)

@@ -1,6 +1,7 @@
 """``schedlab.run``: a real 1 s run on 2 CPUs (``allow_non_rt=True``, so it also works without
 real-time permission). Checks structure and accounting, never timing."""
 
+import json
 import os
 
 import numpy as np
@@ -136,3 +137,49 @@ def test_run_writes_the_trace_files(tmp_path):
     assert files["gantt"].read_text().startswith("<svg") and files["trace"].stat().st_size > 0
     assert files["jobs_csv"].read_text().count("\n") == 11
     assert "traceEvents" in files["perfetto"].read_text()
+
+
+# Every overhead 0 except Δsch = 0.5 ms · n (n = the tasks on the CPU): on one CPU
+# C'' = C + 1 ms · n. For C = 4, 3, 3, 2 ms (T = 10 ms), the overhead-aware FFD packs
+# [[0, 3], [1, 2]]; the overhead-free one [[0, 1, 2], [3]].
+SCHEDULE_HALF_MS_PER_TASK = {
+    "schema": 1, "tick_period": "1ms",
+    "arch": {"partitioned": {
+        **{name: {"max": [[1, 0]]}
+           for name in ["release_latency", "release", "context_switch", "tick"]},
+        "schedule": {"max": [[1, 500_000], [2, 1_000_000]]},
+    }},
+}
+FOUR = [{"wcet": f"{c}ms", "period": "10ms"} for c in (4, 3, 3, 2)]
+
+
+def cpus_of_tasks(perfetto):
+    events = json.loads(perfetto.read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    return {e["args"]["task"]: e["tid"] for e in events if e.get("ph") == "X"}
+
+
+@pytest.mark.skipif(not two_cpus(), reason="needs two CPUs")
+def test_overheads_place_the_partition_the_analysis_accepted(tmp_path):
+    v = schedlab.analyze(FOUR, cpus=2, tests="pedf-ffd", overheads=SCHEDULE_HALF_MS_PER_TASK,
+                         arch="partitioned")
+    assert v.partition == [[0, 3], [1, 2]]
+    charged, free = tmp_path / "charged.json", tmp_path / "free.json"
+    schedlab.run(FOUR, cpus=2, policy="pedf", arch="partitioned", duration="100ms",
+                 allow_non_rt=True, jobs=None, perfetto=charged,
+                 overheads=SCHEDULE_HALF_MS_PER_TASK)
+    placed = cpus_of_tasks(charged)
+    assert placed[0] == placed[3] != placed[1] == placed[2]
+    schedlab.run(FOUR, cpus=2, policy="pedf", arch="partitioned", duration="100ms",
+                 allow_non_rt=True, jobs=None, perfetto=free)
+    placed = cpus_of_tasks(free)
+    assert placed[0] == placed[1] == placed[2] != placed[3]
+
+
+def test_overhead_aware_placement_errors():
+    with pytest.raises(schedlab.Error, match="`gedf` needs no placement"):
+        schedlab.run(FOUR, cpus=2, policy="gedf", arch="global-lock", duration="100ms",
+                     overheads=SCHEDULE_HALF_MS_PER_TASK)
+    with pytest.raises(schedlab.Error, match="overhead_stat= needs overheads="):
+        schedlab.run(FOUR, cpus=2, policy="pedf", arch="partitioned", duration="100ms",
+                     overhead_stat="avg")

@@ -6,10 +6,18 @@
 //! uniprocessor admission (`pedf-<h>` / `pfp-<h>`), clustered ones from the worst-fit
 //! decreasing assignment of `cedf-k<size>` (which exists whether or not the per-cluster G-EDF
 //! battery then accepts the clusters).
+//!
+//! With overheads ([`OverheadSetup`]), the placement is the one the overhead-aware analysis
+//! accepts (`analyze --overheads --arch …`: per-CPU charging with rollback for `partitioned`,
+//! per-cluster charging for `cedf` under `global-lock`; `crate::overheads::context`), so that
+//! what runs is what was analysed — the overhead-free packing can differ and then miss
+//! deadlines the analysis accounted for (docs/overheads.md, "Validation").
 
+use crate::overheads::context::{OverheadContext, OverheadSetup};
 use crate::system::{Priorities, System};
 use crate::test::analyze;
 use schedlab_model::TaskSet;
+use std::sync::Arc;
 
 /// The local scheduler of each domain, which decides the admission test of the packing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,8 +31,9 @@ pub enum LocalScheduler {
 /// The domain (CPU, or cluster of `domain_size` CPUs) of every task, by task index.
 ///
 /// `heuristic` is a packing heuristic name (`ff`, `ffd`, `bf`, `bfd`, `wf`, `wfd`, `nf`,
-/// `nfd`) used for `domain_size = 1` when the tasks are not pinned. The error is a message
-/// naming the task or the reason.
+/// `nfd`) used for `domain_size = 1` when the tasks are not pinned; `overheads` makes the
+/// packing overhead-aware (module documentation). The error is a message naming the task or
+/// the reason.
 pub fn place(
     tasks: &TaskSet,
     cpus: u32,
@@ -32,6 +41,7 @@ pub fn place(
     local: LocalScheduler,
     heuristic: &str,
     priorities: Priorities,
+    overheads: Option<&OverheadSetup>,
 ) -> Result<Vec<u32>, String> {
     const HEURISTICS: [&str; 8] = ["ff", "ffd", "bf", "bfd", "wf", "wfd", "nf", "nfd"];
     if !HEURISTICS.contains(&heuristic) {
@@ -80,24 +90,24 @@ pub fn place(
         ));
     }
     let sys = System::new(tasks, cpus, priorities).map_err(|e| e.to_string())?;
-    let groups = if domain_size > 1 {
-        crate::clustered::cedf::assign(sys.params(), domains as usize, domain_size).ok_or_else(
-            || "worst-fit decreasing found no cluster for some task (utilization)".to_string(),
-        )?
-    } else {
-        let prefix = match local {
-            LocalScheduler::Edf => "pedf",
-            LocalScheduler::Fp => "pfp",
-        };
-        let name = format!("{prefix}-{heuristic}");
-        let test = crate::registry::by_name(&name).map_err(|e| e.to_string())?;
-        let verdict = analyze(test.as_ref(), &sys);
-        verdict.partition.ok_or_else(|| {
-            format!(
-                "`{name}` found no placement on {domains} CPUs ({}); pin tasks with `cpu` fields or try another heuristic",
-                verdict.reason.unwrap_or_else(|| verdict.status.name().to_string())
-            )
-        })?
+    let groups = match overheads {
+        Some(setup) => charged_groups(tasks, sys, domain_size, local, heuristic, setup)?,
+        None if domain_size > 1 => {
+            crate::clustered::cedf::assign(sys.params(), domains as usize, domain_size).ok_or_else(
+                || "worst-fit decreasing found no cluster for some task (utilization)".to_string(),
+            )?
+        }
+        None => {
+            let name = packing_test(local, heuristic);
+            let test = crate::registry::by_name(&name).map_err(|e| e.to_string())?;
+            let verdict = analyze(test.as_ref(), &sys);
+            verdict.partition.ok_or_else(|| {
+                format!(
+                    "`{name}` found no placement on {domains} CPUs ({}); pin tasks with `cpu` fields or try another heuristic",
+                    verdict.reason.unwrap_or_else(|| verdict.status.name().to_string())
+                )
+            })?
+        }
     };
     let mut out = vec![0u32; tasks.len()];
     for (d, members) in groups.iter().enumerate() {
@@ -110,6 +120,62 @@ pub fn place(
     Ok(out)
 }
 
+/// `pedf-<h>` or `pfp-<h>`.
+fn packing_test(local: LocalScheduler, heuristic: &str) -> String {
+    let prefix = match local {
+        LocalScheduler::Edf => "pedf",
+        LocalScheduler::Fp => "pfp",
+    };
+    format!("{prefix}-{heuristic}")
+}
+
+/// The groups of the overhead-aware packing (`pedf-<h>`/`pfp-<h>`, or `cedf-k<size>`, run on
+/// the system with the overhead context); an error when the test does not apply to the
+/// architecture or some task fits nowhere once charged.
+fn charged_groups(
+    tasks: &TaskSet,
+    sys: System,
+    domain_size: u32,
+    local: LocalScheduler,
+    heuristic: &str,
+    setup: &OverheadSetup,
+) -> Result<Vec<Vec<usize>>, String> {
+    let ctx = OverheadContext::new(tasks, sys.cpus(), setup);
+    let sys = sys.with_overheads(Arc::new(ctx));
+    let name = if domain_size > 1 {
+        format!("cedf-k{domain_size}")
+    } else {
+        packing_test(local, heuristic)
+    };
+    let test = crate::registry::by_name(&name).map_err(|e| e.to_string())?;
+    let verdict = analyze(test.as_ref(), &sys);
+    if verdict.status == crate::verdict::Status::NotApplicable {
+        return Err(format!(
+            "no overhead-aware placement: `{name}`: {}",
+            verdict.reason.unwrap_or_default()
+        ));
+    }
+    let misfits = verdict
+        .accounting
+        .as_ref()
+        .map(|a| a.misfits.clone())
+        .unwrap_or_default();
+    match (verdict.partition, misfits.is_empty()) {
+        (Some(p), true) => Ok(p),
+        (_, false) => Err(format!(
+            "`{name}` with the `{}` overheads fits task{} {} nowhere; pin tasks with `{}` fields or try another heuristic",
+            setup.arch.section(),
+            if misfits.len() == 1 { "" } else { "s" },
+            misfits.iter().map(usize::to_string).collect::<Vec<_>>().join(", "),
+            if domain_size > 1 { "cluster" } else { "cpu" }
+        )),
+        (None, true) => Err(format!(
+            "`{name}` found no overhead-aware placement ({})",
+            verdict.reason.unwrap_or_else(|| verdict.status.name().to_string())
+        )),
+    }
+}
+
 /// The placement a scheduling policy needs, by policy name: `pedf` (EDF admission) and `pfp`
 /// (FP admission) on single CPUs, `cedf` on clusters of `cluster_size` CPUs; `None` for global
 /// policies. Returns the domain of each task and the domain size.
@@ -120,6 +186,7 @@ pub fn for_policy(
     heuristic: &str,
     cluster_size: Option<u32>,
     priorities: Priorities,
+    overheads: Option<&OverheadSetup>,
 ) -> Result<Option<(Vec<u32>, u32)>, String> {
     let (size, local) = match policy {
         "pedf" => (1, LocalScheduler::Edf),
@@ -128,9 +195,14 @@ pub fn for_policy(
             cluster_size.ok_or("policy `cedf` needs a cluster size (--cluster-size K)")?,
             LocalScheduler::Edf,
         ),
+        _ if overheads.is_some() => {
+            return Err(format!(
+                "overhead-aware placement is for the partitioned and clustered policies (pedf, pfp, cedf); `{policy}` needs no placement"
+            ))
+        }
         _ => return Ok(None),
     };
-    place(tasks, cpus, size, local, heuristic, priorities).map(|d| Some((d, size)))
+    place(tasks, cpus, size, local, heuristic, priorities, overheads).map(|d| Some((d, size)))
 }
 
 /// What an engine (simulator or runtime) needs from the analysis side to run `policy`: the
@@ -154,6 +226,7 @@ pub fn policy_inputs(
     heuristic: &str,
     cluster_size: Option<u32>,
     priorities: Priorities,
+    overheads: Option<&OverheadSetup>,
 ) -> Result<PolicyInputs, String> {
     let sys = System::new(tasks, cpus, priorities).map_err(|e| e.to_string())?;
     let ranks = match sys.priority_ranks() {
@@ -162,7 +235,15 @@ pub fn policy_inputs(
         Err(reason) if matches!(policy, "gfp" | "pfp" | "linux-fifo") => return Err(reason),
         Err(_) => vec![0; tasks.len()],
     };
-    let placement = for_policy(policy, tasks, cpus, heuristic, cluster_size, priorities)?;
+    let placement = for_policy(
+        policy,
+        tasks,
+        cpus,
+        heuristic,
+        cluster_size,
+        priorities,
+        overheads,
+    )?;
     Ok(PolicyInputs { ranks, placement })
 }
 
@@ -186,7 +267,7 @@ mod tests {
     fn packs_pins_and_rejects() {
         // Dhall: the heavy task alone, the light ones together (FFD).
         let s = set(&[(2, 10), (2, 10), (10, 11)]);
-        let p = place(&s, 2, 1, LocalScheduler::Edf, "ffd", Priorities::Dm).unwrap();
+        let p = place(&s, 2, 1, LocalScheduler::Edf, "ffd", Priorities::Dm, None).unwrap();
         assert_ne!(p[2], p[0]);
         assert_eq!(p[0], p[1]);
         let mut pinned = s.clone().into_tasks();
@@ -195,14 +276,29 @@ mod tests {
         }
         let pinned = TaskSet::new(pinned).unwrap();
         assert_eq!(
-            place(&pinned, 2, 1, LocalScheduler::Fp, "ffd", Priorities::Dm).unwrap(),
+            place(
+                &pinned,
+                2,
+                1,
+                LocalScheduler::Fp,
+                "ffd",
+                Priorities::Dm,
+                None
+            )
+            .unwrap(),
             vec![0, 1, 0]
         );
-        assert!(
-            place(&pinned, 1, 1, LocalScheduler::Fp, "ffd", Priorities::Dm)
-                .unwrap_err()
-                .contains("task 1")
-        );
+        assert!(place(
+            &pinned,
+            1,
+            1,
+            LocalScheduler::Fp,
+            "ffd",
+            Priorities::Dm,
+            None
+        )
+        .unwrap_err()
+        .contains("task 1"));
         let overloaded = set(&[(9, 10), (9, 10), (9, 10)]);
         assert!(place(
             &overloaded,
@@ -210,11 +306,130 @@ mod tests {
             1,
             LocalScheduler::Edf,
             "ffd",
-            Priorities::Dm
+            Priorities::Dm,
+            None
         )
         .is_err());
-        assert!(place(&s, 4, 3, LocalScheduler::Edf, "ffd", Priorities::Dm).is_err());
-        let clusters = place(&s, 4, 2, LocalScheduler::Edf, "ffd", Priorities::Dm).unwrap();
+        assert!(place(&s, 4, 3, LocalScheduler::Edf, "ffd", Priorities::Dm, None).is_err());
+        let clusters = place(&s, 4, 2, LocalScheduler::Edf, "ffd", Priorities::Dm, None).unwrap();
         assert!(clusters.iter().all(|&d| d < 2));
+    }
+
+    /// Every overhead 0 except Δsch = 5·n under `arch` (the hand-worked packings of
+    /// `partitioned::charged_pack`'s tests: on one CPU `C'' = C + 10n`).
+    fn schedule_5n(arch: &str) -> OverheadSetup {
+        let mut text = String::from("schema = 1\ntick_period = \"1ms\"\n");
+        for name in [
+            "release_latency",
+            "release",
+            "context_switch",
+            "ipi",
+            "tick",
+        ] {
+            text.push_str(&format!("[arch.{arch}.{name}]\nmax = [[1, 0]]\n"));
+        }
+        text.push_str(&format!(
+            "[arch.{arch}.schedule]\nmax = [[1, 5], [2, 10]]\n"
+        ));
+        OverheadSetup {
+            file: Arc::new(schedlab_model::overheads::OverheadFile::parse_toml(&text).unwrap()),
+            arch: crate::overheads::arch::ArchKind::parse(arch, false).unwrap(),
+            stat: schedlab_model::overheads::Stat::Max,
+            granularity: 1,
+            source: "test".into(),
+        }
+    }
+
+    /// With overheads the placement is the overhead-aware packing's: C = 40, 30, 30, 20
+    /// (T = 100) under FFD packs [[0, 3], [1, 2]] once charged, [[0, 1, 2], [3]] without.
+    #[test]
+    fn overheads_place_as_the_overhead_aware_analysis() {
+        let s = set(&[(40, 100), (30, 100), (30, 100), (20, 100)]);
+        let oh = schedule_5n("partitioned");
+        let free = place(&s, 2, 1, LocalScheduler::Edf, "ffd", Priorities::Dm, None).unwrap();
+        assert_eq!(free, vec![0, 0, 0, 1]);
+        let charged = place(
+            &s,
+            2,
+            1,
+            LocalScheduler::Edf,
+            "ffd",
+            Priorities::Dm,
+            Some(&oh),
+        )
+        .unwrap();
+        assert_eq!(charged, vec![0, 1, 1, 0]);
+        assert_eq!(
+            for_policy("pfp", &s, 2, "ffd", None, Priorities::Dm, Some(&oh)).unwrap(),
+            Some((vec![0, 1, 1, 0], 1))
+        );
+        // C-EDF (clusters of 2 on 4 CPUs) is charged per cluster under global-lock: the
+        // placement is the partition of `cedf-k2` run with the overheads.
+        let gl = schedule_5n("global-lock");
+        let (domains, size) = for_policy("cedf", &s, 4, "ffd", Some(2), Priorities::Dm, Some(&gl))
+            .unwrap()
+            .unwrap();
+        assert_eq!(size, 2);
+        let ctx = OverheadContext::new(&s, 4, &gl);
+        let sys = System::new(&s, 4, Priorities::Dm)
+            .unwrap()
+            .with_overheads(Arc::new(ctx));
+        let v = analyze(crate::registry::by_name("cedf-k2").unwrap().as_ref(), &sys);
+        let partition = v.partition.unwrap();
+        for (c, members) in partition.iter().enumerate() {
+            for &t in members {
+                assert_eq!(domains[t] as usize, c);
+            }
+        }
+        // Pinned tasks stay where the file puts them.
+        let mut pinned: Vec<Task> = s.iter().cloned().collect();
+        for (t, cpu) in pinned.iter_mut().zip([1, 1, 0, 0]) {
+            t.cpu = Some(cpu);
+        }
+        let pinned = TaskSet::new(pinned).unwrap();
+        assert_eq!(
+            place(
+                &pinned,
+                2,
+                1,
+                LocalScheduler::Edf,
+                "ffd",
+                Priorities::Dm,
+                Some(&oh)
+            )
+            .unwrap(),
+            vec![1, 1, 0, 0]
+        );
+    }
+
+    #[test]
+    fn overhead_aware_placement_errors_name_the_problem() {
+        let oh = schedule_5n("partitioned");
+        // C = 60, 50, 45, 5: task 2 fits nowhere once charged (CPU 0: 80 + 65, CPU 1: 70 + 65).
+        let s = set(&[(60, 100), (50, 100), (45, 100), (5, 100)]);
+        let e = place(
+            &s,
+            2,
+            1,
+            LocalScheduler::Edf,
+            "ffd",
+            Priorities::Dm,
+            Some(&oh),
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("`pedf-ffd` with the `partitioned` overheads fits task 2 nowhere"),
+            "{e}"
+        );
+        // A global policy needs no placement; a partitioned one under a global architecture
+        // has no overhead-aware packing.
+        let e = for_policy("gedf", &s, 2, "ffd", None, Priorities::Dm, Some(&oh)).unwrap_err();
+        assert!(e.contains("`gedf` needs no placement"), "{e}");
+        let gl = schedule_5n("global-lock");
+        let e = for_policy("pedf", &s, 2, "ffd", None, Priorities::Dm, Some(&gl)).unwrap_err();
+        assert!(
+            e.contains("charged per CPU under --arch partitioned"),
+            "{e}"
+        );
     }
 }

@@ -60,7 +60,7 @@ pub(crate) fn run_bench(o: &Options) -> Result<()> {
         .seed(o.seed);
         let tasks = spec.generate(0)?.tasks;
         for policy in &o.policies {
-            let inputs = policy_inputs(policy, &tasks, m, "wfd", None, Priorities::Dm)
+            let inputs = policy_inputs(policy, &tasks, m, "wfd", None, Priorities::Dm, None)
                 .map_err(|e| anyhow!(e))?;
             let (ranks, placement) = (inputs.ranks, inputs.placement.map(Placement::from));
             let mut config = SimConfig::new(m, o.duration);

@@ -130,7 +130,7 @@ fn task_sets(a: &Args, n: usize) -> Result<Vec<TaskFile>> {
         }
         let set = g.generate(index)?.tasks;
         index += 1;
-        let fits = for_policy("pedf", &set, a.cpus, "wfd", None, Priorities::Dm).is_ok();
+        let fits = for_policy("pedf", &set, a.cpus, "wfd", None, Priorities::Dm, None).is_ok();
         if fits {
             out.push(TaskFile {
                 tasks: set,

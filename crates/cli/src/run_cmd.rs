@@ -101,6 +101,17 @@ pub(crate) struct Args {
     /// Write a Perfetto / Chrome trace-event JSON file.
     #[arg(long)]
     perfetto: Option<PathBuf>,
+    /// pedf/pfp/cedf: place the tasks as the overhead-aware analysis of this --arch does
+    /// (`analyze --overheads OH --arch ARCH`), charging this overhead file, so that what runs
+    /// is the partition that analysis accepted (docs/overheads.md).
+    #[arg(long)]
+    overheads: Option<PathBuf>,
+    /// With --overheads: the statistic charged, max or avg.
+    #[arg(long, default_value = "max", requires = "overheads")]
+    overhead_stat: String,
+    /// With --overheads: the rounding granularity of the accounting.
+    #[arg(long, default_value = "1ns", requires = "overheads")]
+    granularity: String,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: crate::OutputFormat,
@@ -200,6 +211,16 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
         inline_completion: !a.no_inline_completion,
         background_load,
     };
+    let placement_overheads = match &a.overheads {
+        None => None,
+        Some(path) => Some(crate::analyze::charging(
+            path,
+            Some(&a.arch),
+            a.dedicated_irq_cpu,
+            &a.overhead_stat,
+            &a.granularity,
+        )?),
+    };
     let plan = request.plan(tasks).map_err(|e| anyhow!(e))?;
     let priorities: Priorities = a.priorities.into();
     let inputs = policy_inputs(
@@ -209,6 +230,7 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
         plan.heuristic(),
         None,
         priorities,
+        placement_overheads.as_ref(),
     )
     .map_err(|e| anyhow!(e))?;
     let policy = plan.policy().to_string();

@@ -66,6 +66,7 @@ pub(crate) fn run_command(o: &Options) -> Result<()> {
         &o.partition,
         o.cluster_size,
         o.priorities,
+        None,
     )
     .map_err(|e| anyhow!(e))?;
     let (ranks, placement) = (inputs.ranks, inputs.placement.map(Placement::from));

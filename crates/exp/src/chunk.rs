@@ -353,17 +353,24 @@ fn run_one(
             }
             let sys = System::new(tasks, m, *priorities).map_err(|x| fail(x.to_string()))?;
             let ranks = sys.priority_ranks().map_err(fail)?;
-            let placement =
-                match for_policy(policy, tasks, m, partition, *cluster_size, *priorities) {
-                    Ok(p) => p.map(|(domain_of_task, domain_size)| Placement {
-                        domain_of_task,
-                        domain_size,
-                    }),
-                    Err(_) => {
-                        out.status = "no-placement".into();
-                        return Ok(out);
-                    }
-                };
+            let placement = match for_policy(
+                policy,
+                tasks,
+                m,
+                partition,
+                *cluster_size,
+                *priorities,
+                None,
+            ) {
+                Ok(p) => p.map(|(domain_of_task, domain_size)| Placement {
+                    domain_of_task,
+                    domain_size,
+                }),
+                Err(_) => {
+                    out.status = "no-placement".into();
+                    return Ok(out);
+                }
+            };
             let mut config = SimConfig::clone(config);
             config.seed = seed;
             if let Some(o) = overheads {

@@ -3,6 +3,7 @@
 
 use crate::args::{cpus_or_platform, duration_arg, duration_or, Cpus};
 use crate::err;
+use crate::overheads::OverheadArgs;
 use crate::pyvalue::to_py;
 use crate::taskset::taskset_of;
 use pyo3::prelude::*;
@@ -67,7 +68,7 @@ fn physical_cpus(m: u32, cpu_list: Option<Vec<u32>>) -> PyResult<Vec<u32>> {
                     release_spin=None, allow_non_rt=false, jobs=true, trace=None,
                     background_load=None, dsp_poll=true, dl_margin=None,
                     dl_cpuset=false, inline_completion=true, gantt=None, perfetto=None,
-                    jobs_csv=None))]
+                    jobs_csv=None, overheads=None, overhead_stat="max", granularity=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run<'py>(
     py: Python<'py>,
@@ -93,7 +94,22 @@ pub(crate) fn run<'py>(
     gantt: Option<PathBuf>,
     perfetto: Option<PathBuf>,
     jobs_csv: Option<PathBuf>,
+    overheads: Option<&Bound<'py, PyAny>>,
+    overhead_stat: &str,
+    granularity: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    // Overhead-aware placement (the partition `analyze(…, overheads=, arch=)` accepts): the
+    // run's own architecture pays the overheads.
+    // `dedicated_irq_cpu` is a run option first: it only picks the overheads' section here.
+    let given = overheads.is_some_and(|o| !o.is_none());
+    let placement_overheads = OverheadArgs {
+        overheads,
+        arch: given.then_some(arch),
+        dedicated_irq_cpu: dedicated_irq_cpu && given,
+        overhead_stat,
+        granularity,
+    }
+    .setup()?;
     let set = taskset_of(taskset)?;
     let set = set.get();
     let listed = cpu_list.as_ref().map(|l| l.len() as u32);
@@ -139,8 +155,9 @@ pub(crate) fn run<'py>(
         plan.heuristic(),
         None,
         priorities,
+        placement_overheads.as_ref(),
     )
-    .map_err(err)?;
+    .map_err(|e| err(python_names(&e)))?;
     let policy = plan.policy().to_string();
     let config = plan.finish(inputs.ranks, inputs.placement.map(Placement::from));
     let policy = policy.as_str();

@@ -59,6 +59,7 @@ fn simulate_set(set: &PyTaskSet, cpus: u32, o: &SimOptions) -> Result<Simulated,
         &o.partition,
         o.cluster_size,
         o.priorities,
+        None,
     )?;
     let (ranks, placement) = (inputs.ranks, inputs.placement.map(Placement::from));
     let mut config = SimConfig::new(cpus, o.duration);

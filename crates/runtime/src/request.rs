@@ -15,7 +15,7 @@
 //!
 //! ```text
 //! let plan = request.plan(&tasks)?;
-//! let inputs = policy_inputs(plan.placement_policy(), &tasks, plan.job_cpus(), plan.heuristic(), None, priorities)?;
+//! let inputs = policy_inputs(plan.placement_policy(), &tasks, plan.job_cpus(), plan.heuristic(), None, priorities, None)?;
 //! let config = plan.finish(inputs.ranks, inputs.placement.map(Placement::from));
 //! ```
 

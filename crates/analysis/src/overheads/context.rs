@@ -56,6 +56,25 @@ pub struct OverheadContext {
     pub cpus: u32,
 }
 
+impl OverheadContext {
+    /// The context of `tasks` on `cpus` CPUs (every CPU) under `setup`.
+    pub fn new(tasks: &TaskSet, cpus: u32, setup: &OverheadSetup) -> OverheadContext {
+        OverheadContext {
+            setup: setup.clone(),
+            tasks: tasks
+                .iter()
+                .map(|t| TaskIn {
+                    c: t.wcet.as_ns(),
+                    t: t.period.as_ns(),
+                    d: t.deadline.as_ns(),
+                    wss: t.wss,
+                })
+                .collect(),
+            cpus,
+        }
+    }
+}
+
 /// The accounting of each bin of a per-bin test (the `"accounting"` of its result).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BinAccounting {
@@ -203,19 +222,7 @@ impl ChargedAnalysis {
             setup.granularity,
         )
         .map_err(|e| in_file(&e, &setup.source))?;
-        let ctx = OverheadContext {
-            setup: setup.clone(),
-            tasks: tasks
-                .iter()
-                .map(|t| TaskIn {
-                    c: t.wcet.as_ns(),
-                    t: t.period.as_ns(),
-                    d: t.deadline.as_ns(),
-                    wss: t.wss,
-                })
-                .collect(),
-            cpus,
-        };
+        let ctx = OverheadContext::new(tasks, cpus, setup);
         let original = System::new(tasks, cpus, priorities)
             .map_err(|e| e.to_string())?
             .with_overheads(Arc::new(ctx));
