@@ -255,6 +255,19 @@ pub fn overheads_for(
     Ok(oh)
 }
 
+/// The tasks as the accounting reads them: parameters in ns and working sets.
+pub fn task_ins(tasks: &TaskSet) -> Vec<TaskIn> {
+    tasks
+        .iter()
+        .map(|t| TaskIn {
+            c: t.wcet.as_ns(),
+            t: t.period.as_ns(),
+            d: t.deadline.as_ns(),
+            wss: t.wss,
+        })
+        .collect()
+}
+
 /// The inputs of the whole-set accounting: the tasks, their overheads and the CPMD curve
 /// (checked present when a task has a working set).
 fn whole_set(
@@ -263,15 +276,7 @@ fn whole_set(
     arch: ArchKind,
     stat: Stat,
 ) -> Result<(Vec<TaskIn>, Overheads), String> {
-    let ins: Vec<TaskIn> = tasks
-        .iter()
-        .map(|t| TaskIn {
-            c: t.wcet.as_ns(),
-            t: t.period.as_ns(),
-            d: t.deadline.as_ns(),
-            wss: t.wss,
-        })
-        .collect();
+    let ins = task_ins(tasks);
     let oh = overheads_for(file, arch, stat, ins.len() as u64)?;
     let kind = arch.cpmd_kind();
     // The curve is checked once (present, with this statistic) before it is evaluated per

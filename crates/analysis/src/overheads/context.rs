@@ -20,7 +20,7 @@
 //! reason.
 
 use super::accounting::{charge, Charged, Overheads, Rule, TaskIn};
-use super::arch::{account, in_file, overheads_for, Accounting, ArchKind};
+use super::arch::{account, in_file, overheads_for, task_ins, Accounting, ArchKind};
 use crate::system::{Priorities, System};
 use crate::test::{analyze, SchedTest};
 use crate::verdict::Verdict;
@@ -61,15 +61,7 @@ impl OverheadContext {
     pub fn new(tasks: &TaskSet, cpus: u32, setup: &OverheadSetup) -> OverheadContext {
         OverheadContext {
             setup: setup.clone(),
-            tasks: tasks
-                .iter()
-                .map(|t| TaskIn {
-                    c: t.wcet.as_ns(),
-                    t: t.period.as_ns(),
-                    d: t.deadline.as_ns(),
-                    wss: t.wss,
-                })
-                .collect(),
+            tasks: task_ins(tasks),
             cpus,
         }
     }
