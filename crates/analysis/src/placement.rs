@@ -140,7 +140,7 @@ fn charged_groups(
     heuristic: &str,
     setup: &OverheadSetup,
 ) -> Result<Vec<Vec<usize>>, String> {
-    let ctx = OverheadContext::new(tasks, sys.cpus(), setup);
+    let ctx = OverheadContext::new(tasks, setup);
     let sys = sys.with_overheads(Arc::new(ctx));
     let name = if domain_size > 1 {
         format!("cedf-k{domain_size}")
@@ -315,29 +315,12 @@ mod tests {
         assert!(clusters.iter().all(|&d| d < 2));
     }
 
-    /// Every overhead 0 except Δsch = 5·n under `arch` (the hand-worked packings of
-    /// `partitioned::charged_pack`'s tests: on one CPU `C'' = C + 10n`).
+    /// The hand-worked overheads of `partitioned::charged_pack`'s tests (`C'' = C + 10n` on
+    /// one CPU) for `arch`.
     fn schedule_5n(arch: &str) -> OverheadSetup {
-        let mut text = String::from("schema = 1\ntick_period = \"1ms\"\n");
-        for name in [
-            "release_latency",
-            "release",
-            "context_switch",
-            "ipi",
-            "tick",
-        ] {
-            text.push_str(&format!("[arch.{arch}.{name}]\nmax = [[1, 0]]\n"));
-        }
-        text.push_str(&format!(
-            "[arch.{arch}.schedule]\nmax = [[1, 5], [2, 10]]\n"
-        ));
-        OverheadSetup {
-            file: Arc::new(schedlab_model::overheads::OverheadFile::parse_toml(&text).unwrap()),
-            arch: crate::overheads::arch::ArchKind::parse(arch, false).unwrap(),
-            stat: schedlab_model::overheads::Stat::Max,
-            granularity: 1,
-            source: "test".into(),
-        }
+        use crate::overheads::fixtures;
+        let kind = crate::overheads::arch::ArchKind::parse(arch, false).unwrap();
+        fixtures::setup(fixtures::schedule_5n(arch), kind)
     }
 
     /// With overheads the placement is the overhead-aware packing's: C = 40, 30, 30, 20
@@ -370,7 +353,7 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(size, 2);
-        let ctx = OverheadContext::new(&s, 4, &gl);
+        let ctx = OverheadContext::new(&s, &gl);
         let sys = System::new(&s, 4, Priorities::Dm)
             .unwrap()
             .with_overheads(Arc::new(ctx));

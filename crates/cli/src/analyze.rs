@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use schedlab_analysis::json::tardiness_as_requested;
 use schedlab_analysis::overheads::arch::ArchKind;
 use schedlab_analysis::overheads::context::{ChargedAnalysis, OverheadSetup};
-use schedlab_analysis::{analyze, registry, Priorities, SchedTest, Status, System, Verdict};
+use schedlab_analysis::{analyze, registry, Priorities, SchedTest, Status, System};
 use schedlab_model::file;
 use schedlab_model::overheads::{OverheadFile, Stat};
 use std::cell::RefCell;
@@ -168,6 +168,12 @@ fn analyze_file(path: &Path, opts: &Options, chosen: Option<&Tests>) -> FileOutc
     FileOutcome { report }
 }
 
+/// One file as the tests see it: as written, or charged with `--overheads`.
+enum Analysed {
+    Plain(System),
+    Charged(ChargedAnalysis),
+}
+
 fn analyze_loaded(
     path: &Path,
     loaded: &file::TaskFile,
@@ -182,20 +188,17 @@ fn analyze_loaded(
             path.display()
         ),
     };
-    let charged = match &opts.overheads {
-        None => None,
-        Some(setup) => Some(
+    let analysed = match &opts.overheads {
+        None => Analysed::Plain(System::new(&loaded.tasks, cpus, opts.priorities)?),
+        Some(setup) => Analysed::Charged(
             ChargedAnalysis::new(&loaded.tasks, cpus, opts.priorities, setup)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
         ),
     };
-    let plain = match &charged {
-        None => Some(System::new(&loaded.tasks, cpus, opts.priorities)?),
-        Some(_) => None,
+    let test_cpus = match &analysed {
+        Analysed::Plain(_) => cpus,
+        Analysed::Charged(c) => c.cpus_for_jobs(),
     };
-    let test_cpus = charged
-        .as_ref()
-        .map_or(cpus, ChargedAnalysis::cpus_for_jobs);
     let n = loaded.tasks.len();
     with_tests(chosen, test_cpus, |tests| {
         let rows: Vec<Row> = tests
@@ -203,10 +206,9 @@ fn analyze_loaded(
             .map(|(name, test)| Row {
                 test: name,
                 verdict: tardiness_as_requested(
-                    match (&charged, &plain) {
-                        (Some(c), _) => c.verdict(test.as_ref()),
-                        (None, Some(sys)) => analyze(test.as_ref(), sys),
-                        (None, None) => Verdict::not_applicable("no system"),
+                    match &analysed {
+                        Analysed::Plain(sys) => analyze(test.as_ref(), sys),
+                        Analysed::Charged(c) => c.verdict(test.as_ref()),
                     },
                     opts.tardiness,
                     n,
@@ -217,7 +219,10 @@ fn analyze_loaded(
         let mut out = Vec::new();
         if !opts.summary {
             let name = path.to_string_lossy();
-            let accounting = charged.as_ref().map(|c| c.accounting.to_json());
+            let accounting = match &analysed {
+                Analysed::Plain(_) => None,
+                Analysed::Charged(c) => Some(c.accounting.to_json()),
+            };
             let facts = FileFacts {
                 file: &name,
                 cpus,

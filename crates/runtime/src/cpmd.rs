@@ -134,21 +134,14 @@ pub struct CpmdResult {
     pub warnings: Vec<String>,
 }
 
-fn invalid(field: &'static str, message: impl Into<String>) -> RuntimeError {
-    RuntimeError::InvalidConfig {
-        field,
-        message: message.into(),
-    }
-}
-
 /// Checks the configuration; returns the sorted, deduplicated sizes.
 fn validate(cfg: &CpmdConfig) -> Result<Vec<u64>, RuntimeError> {
     let mut wss = cfg.wss.clone();
     if wss.is_empty() {
-        return Err(invalid("wss", "no working-set size given"));
+        return Err(RuntimeError::invalid("wss", "no working-set size given"));
     }
     if let Some(w) = wss.iter().find(|&&w| w == 0 || w > 1 << 30) {
-        return Err(invalid(
+        return Err(RuntimeError::invalid(
             "wss",
             format!("{w} bytes: sizes must be between 1 byte and 1 GiB"),
         ));
@@ -156,14 +149,14 @@ fn validate(cfg: &CpmdConfig) -> Result<Vec<u64>, RuntimeError> {
     wss.sort_unstable();
     wss.dedup();
     if cfg.samples == 0 {
-        return Err(invalid("samples", "must be at least 1"));
+        return Err(RuntimeError::invalid("samples", "must be at least 1"));
     }
     if cfg.pollute > 4 << 30 {
-        return Err(invalid("pollute", "is larger than 4 GiB"));
+        return Err(RuntimeError::invalid("pollute", "is larger than 4 GiB"));
     }
     let (a, b) = cfg.cpus;
     if a == b {
-        return Err(invalid(
+        return Err(RuntimeError::invalid(
             "cpus",
             format!("needs two different CPUs (got {a} twice)"),
         ));
@@ -359,7 +352,8 @@ impl CpmdResult {
                 max.push((r.wss, st.max_ns.max(m0)));
             }
             let curve = |pts: Vec<(u64, u64)>| {
-                Curve::new(pts).map_err(|e| invalid("cpmd", format!("{}: {e}", kind.key())))
+                Curve::new(pts)
+                    .map_err(|e| RuntimeError::invalid("cpmd", format!("{}: {e}", kind.key())))
             };
             out.insert(
                 kind,

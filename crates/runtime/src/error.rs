@@ -46,3 +46,13 @@ pub enum RuntimeError {
     #[error("thread setup failed: {0}")]
     Setup(String),
 }
+
+impl RuntimeError {
+    /// An invalid option `field`, with what is wrong.
+    pub(crate) fn invalid(field: &'static str, message: impl Into<String>) -> RuntimeError {
+        RuntimeError::InvalidConfig {
+            field,
+            message: message.into(),
+        }
+    }
+}

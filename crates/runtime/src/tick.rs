@@ -420,22 +420,15 @@ pub struct TickResult {
     pub warnings: Vec<String>,
 }
 
-fn invalid(field: &'static str, message: impl Into<String>) -> RuntimeError {
-    RuntimeError::InvalidConfig {
-        field,
-        message: message.into(),
-    }
-}
-
 fn validate(cfg: &TickConfig) -> Result<Vec<u32>, RuntimeError> {
     let mut cpus = cfg.cpus.clone();
     cpus.sort_unstable();
     cpus.dedup();
     if cpus.is_empty() {
-        return Err(invalid("tick cpus", "no CPU given"));
+        return Err(RuntimeError::invalid("tick cpus", "no CPU given"));
     }
     if cfg.per_cpu.as_ns() < 10_000_000 || cfg.per_cpu > MAX_PER_CPU {
-        return Err(invalid(
+        return Err(RuntimeError::invalid(
             "tick duration",
             format!(
                 "{} per CPU: must be between 10ms and {MAX_PER_CPU}",
@@ -444,7 +437,7 @@ fn validate(cfg: &TickConfig) -> Result<Vec<u32>, RuntimeError> {
         ));
     }
     if !(50..=1_000_000).contains(&cfg.threshold_ns) {
-        return Err(invalid(
+        return Err(RuntimeError::invalid(
             "tick threshold",
             format!("{} ns: must be between 50 ns and 1 ms", cfg.threshold_ns),
         ));
@@ -488,7 +481,7 @@ pub fn measure(cfg: &TickConfig) -> Result<TickResult, RuntimeError> {
                 .iter()
                 .find_map(|r| estimate_hz(&r.gaps, &r.spans))
                 .ok_or_else(|| {
-                    invalid(
+                    RuntimeError::invalid(
                         "tick period",
                         "no kernel configuration, no /proc/timer_list, and no gaps that recur at a Kconfig HZ",
                     )
@@ -496,7 +489,8 @@ pub fn measure(cfg: &TickConfig) -> Result<TickResult, RuntimeError> {
             warnings.push(format!(
                 "the tick period is estimated from the gaps ({hz} Hz): no CONFIG_HZ or jiffies could be read"
             ));
-            KernelTick::of_hz(hz, TickSource::Gaps).ok_or_else(|| invalid("tick period", "HZ 0"))?
+            KernelTick::of_hz(hz, TickSource::Gaps)
+                .ok_or_else(|| RuntimeError::invalid("tick period", "HZ 0"))?
         }
     };
     let q = tick.period.as_ns();
@@ -625,7 +619,7 @@ impl TickResult {
         let avg = u64::try_from(sum.div_ceil(s.len() as u128)).unwrap_or(u64::MAX);
         let curve = |v| {
             schedlab_model::overheads::Curve::constant(v)
-                .map_err(|e| invalid("tick", format!("{v} ns: {e}")))
+                .map_err(|e| RuntimeError::invalid("tick", format!("{v} ns: {e}")))
         };
         Ok(Some(Measured {
             avg: Some(curve(avg)?),

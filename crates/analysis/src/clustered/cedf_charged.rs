@@ -53,7 +53,7 @@ pub(crate) fn run(k: u32, sys: &System, ctx: &OverheadContext) -> Verdict {
         for (c, list) in members.iter().enumerate() {
             let mut trial = list.clone();
             trial.push(task);
-            let rows = match charger.charge(&trial, k, false) {
+            let rows = match charger.charge(&trial, k) {
                 Ok(Charged::Ok(rows)) => rows,
                 Ok(_) => continue,
                 Err(e) => return Verdict::not_applicable(e),

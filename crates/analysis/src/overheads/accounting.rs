@@ -137,6 +137,47 @@ pub enum AccountingError {
     NoCpmd(usize),
 }
 
+/// What a rule adds, independent of the tasks: whether release interrupts hit the job CPUs
+/// (the `u_rel` and `n·Δrel` terms), the per-job scheduling cost and the constant added
+/// after the division (module documentation). Wide integers: no sum of u64 overheads
+/// overflows.
+struct RuleTerms {
+    irq_on_job_cpus: bool,
+    per_job: u128,
+    extra: u128,
+}
+
+impl RuleTerms {
+    fn of(rule: Rule, oh: &Overheads) -> RuleTerms {
+        let sched = u128::from(oh.schedule) + u128::from(oh.context_switch);
+        match rule {
+            Rule::PreemptionCentric {
+                dedicated_irq,
+                partition,
+                cpus,
+            } => RuleTerms {
+                irq_on_job_cpus: !dedicated_irq,
+                per_job: 2 * sched,
+                extra: if dedicated_irq {
+                    u128::from(oh.ipi) + u128::from(oh.release)
+                } else if cpus > 1 && !partition {
+                    u128::from(oh.ipi)
+                } else {
+                    0
+                },
+            },
+            Rule::MessagePassing => RuleTerms {
+                irq_on_job_cpus: false,
+                per_job: 3 * sched,
+                extra: u128::from(oh.request)
+                    + u128::from(oh.dsp)
+                    + 2 * u128::from(oh.ipi)
+                    + u128::from(oh.release),
+            },
+        }
+    }
+}
+
 /// Charges `tasks` (one cluster) with `oh` under `rule`; `cpmd` evaluates the CPMD of a
 /// working set (bytes → ns); `granularity` in ns (≥ 1).
 ///
@@ -164,31 +205,11 @@ pub fn charge(
     }
     let cpmd_of = cpmd_per_task(tasks, cpmd)?;
     let n = tasks.len() as u128;
-    let (irq_on_job_cpus, per_job, extra) = match rule {
-        Rule::PreemptionCentric {
-            dedicated_irq,
-            partition,
-            cpus,
-        } => {
-            let x = if dedicated_irq {
-                u128::from(oh.ipi) + u128::from(oh.release)
-            } else if cpus > 1 && !partition {
-                u128::from(oh.ipi)
-            } else {
-                0
-            };
-            let per_job = 2 * (u128::from(oh.schedule) + u128::from(oh.context_switch));
-            (!dedicated_irq, per_job, x)
-        }
-        Rule::MessagePassing => {
-            let per_job = 3 * (u128::from(oh.schedule) + u128::from(oh.context_switch));
-            let extra = u128::from(oh.request)
-                + u128::from(oh.dsp)
-                + 2 * u128::from(oh.ipi)
-                + u128::from(oh.release);
-            (false, per_job, extra)
-        }
-    };
+    let RuleTerms {
+        irq_on_job_cpus,
+        per_job,
+        extra,
+    } = RuleTerms::of(rule, oh);
     let scale = Scale::new(oh, irq_on_job_cpus.then_some(tasks));
     if !scale.is_positive() {
         return Ok(Charged::IrqOverload);
@@ -249,10 +270,10 @@ pub struct Explanation {
     /// `cpre` in ns.
     pub cpre: f64,
     /// Per-job scheduling cost: `2(Δsch + Δcxs)` (`3(…)` for message passing).
-    pub per_job: u64,
+    pub per_job: u128,
     /// The constant added after the division: `X` (preemption-centric) or
     /// `Δreq + Δdsp + 2Δipi + Δrel` (message passing).
-    pub extra: u64,
+    pub extra: u128,
     /// `Δcpd_i` per task.
     pub cpmd: Vec<u64>,
 }
@@ -285,44 +306,19 @@ pub fn explain(
     };
     let dev = oh.release_latency as f64;
     let n = tasks.len() as f64;
-    let (u_rel, per_job, extra, irq) = match rule {
-        Rule::PreemptionCentric {
-            dedicated_irq,
-            partition,
-            cpus,
-        } => {
-            let u_rel: f64 = if dedicated_irq {
-                0.0
-            } else {
-                tasks
-                    .iter()
-                    .filter(|t| t.t > 0)
-                    .map(|t| oh.release as f64 / t.t as f64)
-                    .sum()
-            };
-            let x = if dedicated_irq {
-                oh.ipi.saturating_add(oh.release)
-            } else if cpus > 1 && !partition {
-                oh.ipi
-            } else {
-                0
-            };
-            let per_job = 2 * oh.schedule.saturating_add(oh.context_switch);
-            (u_rel, per_job, x, !dedicated_irq)
-        }
-        Rule::MessagePassing => {
-            let extra = oh
-                .request
-                .saturating_add(oh.dsp)
-                .saturating_add(oh.ipi.saturating_mul(2))
-                .saturating_add(oh.release);
-            (
-                0.0,
-                3 * oh.schedule.saturating_add(oh.context_switch),
-                extra,
-                false,
-            )
-        }
+    let RuleTerms {
+        irq_on_job_cpus: irq,
+        per_job,
+        extra,
+    } = RuleTerms::of(rule, oh);
+    let u_rel: f64 = if irq {
+        tasks
+            .iter()
+            .filter(|t| t.t > 0)
+            .map(|t| oh.release as f64 / t.t as f64)
+            .sum()
+    } else {
+        0.0
     };
     let uscale = 1.0 - u_tck - u_rel;
     let mut pre = oh.tick as f64 + dev * u_tck;

@@ -107,15 +107,16 @@ impl ArchKind {
         names
     }
 
-    fn cpmd_kind(self) -> CpmdKind {
+    pub(crate) fn cpmd_kind(self) -> CpmdKind {
         match self {
             ArchKind::Partitioned => CpmdKind::Preemption,
             _ => CpmdKind::Migration,
         }
     }
 
-    /// The rule for the whole set on `m` CPUs.
-    fn rule(self, m: u32) -> Rule {
+    /// The rule for one cluster of `m` CPUs (the whole set, or one bin of a partitioned or
+    /// clustered test; `partitioned` charges one CPU whatever `m`).
+    pub(crate) fn rule(self, m: u32) -> Rule {
         match self {
             ArchKind::GlobalLock | ArchKind::LinuxDeadline => Rule::PreemptionCentric {
                 dedicated_irq: false,
@@ -305,7 +306,13 @@ fn whole_set(
     Ok((ins, oh))
 }
 
-fn cpmd_curve(file: &OverheadFile, arch: ArchKind, stat: Stat) -> impl Fn(u64) -> u64 + '_ {
+/// The architecture's CPMD curve as a function of the working set (0 where absent: callers
+/// check its presence first).
+pub(crate) fn cpmd_curve(
+    file: &OverheadFile,
+    arch: ArchKind,
+    stat: Stat,
+) -> impl Fn(u64) -> u64 + '_ {
     let kind = arch.cpmd_kind();
     move |wss: u64| match file.cpmd(kind, stat, wss) {
         Ok(Some(d)) => d.as_ns(),

@@ -19,12 +19,12 @@
 //! `global-lock` (C-EDF: GSN-EDF in each cluster). Other pairs are *not applicable*, with the
 //! reason.
 
-use super::accounting::{charge, Charged, Overheads, Rule, TaskIn};
-use super::arch::{account, in_file, overheads_for, task_ins, Accounting, ArchKind};
+use super::accounting::{charge, Charged, Overheads, TaskIn};
+use super::arch::{account, cpmd_curve, in_file, overheads_for, task_ins, Accounting, ArchKind};
 use crate::system::{Priorities, System};
 use crate::test::{analyze, SchedTest};
 use crate::verdict::Verdict;
-use schedlab_model::overheads::{CpmdKind, OverheadFile, Stat};
+use schedlab_model::overheads::{OverheadFile, Stat};
 use schedlab_model::TaskSet;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -44,25 +44,22 @@ pub struct OverheadSetup {
     pub source: String,
 }
 
-/// The overhead context attached to a [`System`] for tests that charge per bin: the setup, the
-/// original tasks (with their working sets) and the CPUs given (`--cpus`).
+/// The overhead context attached to a [`System`] for tests that charge per bin: the setup and
+/// the original tasks (with their working sets).
 #[derive(Clone, Debug)]
 pub struct OverheadContext {
     /// The overheads and how to charge them.
     pub setup: OverheadSetup,
     /// The original tasks, in task-index order.
     pub tasks: Vec<TaskIn>,
-    /// Every CPU (`--cpus M`).
-    pub cpus: u32,
 }
 
 impl OverheadContext {
-    /// The context of `tasks` on `cpus` CPUs (every CPU) under `setup`.
-    pub fn new(tasks: &TaskSet, cpus: u32, setup: &OverheadSetup) -> OverheadContext {
+    /// The context of `tasks` under `setup`.
+    pub fn new(tasks: &TaskSet, setup: &OverheadSetup) -> OverheadContext {
         OverheadContext {
             setup: setup.clone(),
             tasks: task_ins(tasks),
-            cpus,
         }
     }
 }
@@ -114,14 +111,9 @@ impl<'a> BinCharger<'a> {
     }
 
     /// Charges the tasks `members` (indices into the original set) as one bin of `cpus` CPUs
-    /// (`partition`: one CPU of a partitioned scheduler). `Err` only for input problems (a
-    /// missing curve), never for an accounting outcome.
-    pub fn charge(
-        &mut self,
-        members: &[usize],
-        cpus: u32,
-        partition: bool,
-    ) -> Result<Charged, String> {
+    /// under the architecture's rule (`partitioned`: one CPU). `Err` only for input problems
+    /// (a missing curve), never for an accounting outcome.
+    pub fn charge(&mut self, members: &[usize], cpus: u32) -> Result<Charged, String> {
         let setup = &self.ctx.setup;
         let n = members.len();
         if self.by_n.len() <= n {
@@ -144,24 +136,8 @@ impl<'a> BinCharger<'a> {
                 .iter()
                 .filter_map(|&i| self.ctx.tasks.get(i).copied()),
         );
-        let kind = match setup.arch {
-            ArchKind::Partitioned => CpmdKind::Preemption,
-            _ => CpmdKind::Migration,
-        };
-        let file = &setup.file;
-        let stat = setup.stat;
-        let cpmd = |wss: u64| match file.cpmd(kind, stat, wss) {
-            Ok(Some(d)) => d.as_ns(),
-            _ => 0,
-        };
-        let rule = match setup.arch {
-            ArchKind::MessagePassing => Rule::MessagePassing,
-            arch => Rule::PreemptionCentric {
-                dedicated_irq: arch == ArchKind::GlobalLockDi,
-                partition,
-                cpus,
-            },
-        };
+        let cpmd = cpmd_curve(&setup.file, setup.arch, setup.stat);
+        let rule = setup.arch.rule(cpus);
         charge(&self.buf, &oh, rule, Some(&cpmd), setup.granularity).map_err(|e| e.to_string())
     }
 
@@ -181,12 +157,11 @@ impl<'a> BinCharger<'a> {
 pub struct ChargedAnalysis {
     /// The whole-set accounting (the line's `"accounting"`).
     pub accounting: Accounting,
-    /// The charged set on the CPUs left for jobs, when the accounting succeeded.
-    charged: Option<System>,
+    /// The charged set on the CPUs left for jobs, or why every whole-set test is not shown
+    /// (the accounting failed).
+    charged: Result<System, String>,
     /// The original set on every CPU, with the overhead context (for per-bin tests).
     original: System,
-    /// Why every whole-set test is not shown, when the accounting failed.
-    failed: Option<String>,
 }
 
 impl ChargedAnalysis {
@@ -214,11 +189,12 @@ impl ChargedAnalysis {
             setup.granularity,
         )
         .map_err(|e| in_file(&e, &setup.source))?;
-        let ctx = OverheadContext::new(tasks, cpus, setup);
+        let ctx = OverheadContext::new(tasks, setup);
         let original = System::new(tasks, cpus, priorities)
             .map_err(|e| e.to_string())?
             .with_overheads(Arc::new(ctx));
-        let (charged, failed) = match &accounting.charged {
+        // The system whole-set tests run on, or why each of them is not shown.
+        let charged = match &accounting.charged {
             Charged::Ok(params) => {
                 let params = tasks
                     .iter()
@@ -230,31 +206,22 @@ impl ChargedAnalysis {
                         prio: task.priority,
                     })
                     .collect();
-                let sys =
-                    System::from_params(params, jobs, priorities).map_err(|e| e.to_string())?;
-                (Some(sys), None)
+                Ok(System::from_params(params, jobs, priorities).map_err(|e| e.to_string())?)
             }
-            Charged::TaskInfeasible(i) => (
-                None,
-                Some(format!(
-                    "overhead accounting: task-infeasible (task {i}) under {}",
-                    accounting.arch
-                )),
-            ),
-            other => (
-                None,
-                Some(format!(
-                    "overhead accounting: {} under {}",
-                    other.status(),
-                    accounting.arch
-                )),
-            ),
+            Charged::TaskInfeasible(i) => Err(format!(
+                "overhead accounting: task-infeasible (task {i}) under {}",
+                accounting.arch
+            )),
+            other => Err(format!(
+                "overhead accounting: {} under {}",
+                other.status(),
+                accounting.arch
+            )),
         };
         Ok(ChargedAnalysis {
             accounting,
             charged,
             original,
-            failed,
         })
     }
 
@@ -263,34 +230,15 @@ impl ChargedAnalysis {
         self.accounting.cpus_for_jobs
     }
 
-    /// The inflated parameters `(C, T, D)` per task, when the whole-set accounting succeeded.
-    pub fn charged_tasks(&self) -> Option<&[(u64, u64, u64)]> {
-        match &self.accounting.charged {
-            Charged::Ok(t) => Some(t),
-            _ => None,
-        }
-    }
-
     /// `test`'s verdict on the system it must see (module documentation).
     pub fn verdict(&self, test: &dyn SchedTest) -> Verdict {
         if test.charges_per_bin() {
             return analyze(test, &self.original);
         }
-        match (&self.charged, &self.failed) {
-            (Some(sys), _) => analyze(test, sys),
-            (None, Some(reason)) => Verdict::not_shown().because(reason.clone()),
-            (None, None) => Verdict::not_shown().because("overhead accounting failed"),
+        match &self.charged {
+            Ok(sys) => analyze(test, sys),
+            Err(reason) => Verdict::not_shown().because(reason.clone()),
         }
-    }
-
-    /// The number of tasks.
-    pub fn len(&self) -> usize {
-        self.original.len()
-    }
-
-    /// No tasks.
-    pub fn is_empty(&self) -> bool {
-        self.original.is_empty()
     }
 }
 

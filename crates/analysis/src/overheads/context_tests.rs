@@ -6,42 +6,16 @@
 
 use crate::overheads::arch::ArchKind;
 use crate::overheads::context::{ChargedAnalysis, OverheadSetup};
+use crate::overheads::fixtures::constant;
 use crate::registry;
 use crate::system::{Priorities, System};
 use crate::test::analyze;
 use proptest::prelude::*;
-use schedlab_model::overheads::{OverheadFile, Stat};
 use schedlab_model::{Duration, Task, TaskSet};
-use std::sync::Arc;
 
-fn file(arch: &str, value: u64) -> OverheadFile {
-    let mut text = String::from("schema = 1\ntick_period = \"1ms\"\n");
-    for name in [
-        "release_latency",
-        "release",
-        "context_switch",
-        "ipi",
-        "tick",
-        "schedule",
-        "request",
-        "dsp",
-    ] {
-        if matches!(name, "request" | "dsp") && arch != "message-passing" {
-            continue;
-        }
-        text.push_str(&format!("[arch.{arch}.{name}]\nmax = [[1, {value}]]\n"));
-    }
-    OverheadFile::parse_toml(&text).unwrap()
-}
-
+/// Every curve `arch` needs at `value` ns.
 fn setup(arch: ArchKind, value: u64) -> OverheadSetup {
-    OverheadSetup {
-        file: Arc::new(file(arch.section(), value)),
-        arch,
-        stat: Stat::Max,
-        granularity: 1,
-        source: "test".into(),
-    }
+    crate::overheads::fixtures::setup(constant(arch.section(), value), arch)
 }
 
 fn sets() -> impl Strategy<Value = (TaskSet, u32)> {

@@ -6,6 +6,8 @@
 pub mod accounting;
 pub mod arch;
 pub mod context;
+#[cfg(test)]
+pub(crate) mod fixtures;
 
 #[cfg(test)]
 pub(crate) mod tests;

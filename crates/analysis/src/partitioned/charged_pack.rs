@@ -124,7 +124,7 @@ impl Packer<'_, '_> {
         }
         let mut trial = bin.members.clone();
         trial.push(task);
-        let charged = match self.charger.charge(&trial, 1, true)? {
+        let charged = match self.charger.charge(&trial, 1)? {
             Charged::Ok(params) => params,
             _ => return Ok((Outcome::Unschedulable, Vec::new())),
         };

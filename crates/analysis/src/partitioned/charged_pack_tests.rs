@@ -5,57 +5,16 @@
 
 use crate::overheads::accounting::TaskIn;
 use crate::overheads::arch::ArchKind;
-use crate::overheads::context::{OverheadContext, OverheadSetup};
+use crate::overheads::fixtures::{constant, schedule_5n, setup};
 use crate::system::{Params, Priorities, System};
 use crate::test::analyze;
 use crate::verdict::{Status, Verdict};
-use schedlab_model::overheads::{OverheadFile, Stat};
-use std::sync::Arc;
+use schedlab_model::overheads::OverheadFile;
 
-/// Every overhead 0 except Δsch = 5·n (n = the tasks charged together), so on one CPU
-/// (uscale = 1, no IPI term) `C'' = C + 2·Δsch = C + 10·n`: adding a task to a CPU costs every
-/// task already there 10 ns more.
-fn schedule_5n(arch: &str) -> OverheadFile {
-    let mut text = String::from("schema = 1\ntick_period = \"1ms\"\n");
-    for name in [
-        "release_latency",
-        "release",
-        "context_switch",
-        "ipi",
-        "tick",
-    ] {
-        text.push_str(&format!("[arch.{arch}.{name}]\nmax = [[1, 0]]\n"));
-    }
-    text.push_str(&format!(
-        "[arch.{arch}.schedule]\nmax = [[1, 5], [2, 10]]\n"
-    ));
-    OverheadFile::parse_toml(&text).unwrap()
-}
-
+/// `C = wcets`, `T = D = 100` on `m` CPUs, charged with `file` under `arch`.
 fn system(file: OverheadFile, arch: ArchKind, wcets: &[u64], m: u32) -> System {
     let params: Vec<Params> = wcets.iter().map(|&c| Params::new(c, 100, 100)).collect();
-    let ctx = OverheadContext {
-        setup: OverheadSetup {
-            file: Arc::new(file),
-            arch,
-            stat: Stat::Max,
-            granularity: 1,
-            source: "test".into(),
-        },
-        tasks: params
-            .iter()
-            .map(|p| TaskIn {
-                c: p.c,
-                t: p.t,
-                d: p.d,
-                wss: None,
-            })
-            .collect(),
-        cpus: m,
-    };
-    System::from_params(params, m, Priorities::Dm)
-        .unwrap()
-        .with_overheads(Arc::new(ctx))
+    crate::overheads::fixtures::system(params, m, &setup(file, arch))
 }
 
 fn run(name: &str, sys: &System) -> Verdict {
@@ -208,18 +167,7 @@ mod properties {
     use proptest::prelude::*;
 
     fn zero(arch: &str) -> OverheadFile {
-        let mut text = String::from("schema = 1\ntick_period = \"1ms\"\n");
-        for name in [
-            "release_latency",
-            "release",
-            "context_switch",
-            "ipi",
-            "tick",
-            "schedule",
-        ] {
-            text.push_str(&format!("[arch.{arch}.{name}]\nmax = [[1, 0]]\n"));
-        }
-        OverheadFile::parse_toml(&text).unwrap()
+        constant(arch, 0)
     }
 
     fn sets() -> impl Strategy<Value = (Vec<Params>, u32)> {
@@ -240,28 +188,7 @@ mod properties {
     }
 
     fn with(ps: &[Params], m: u32, file: OverheadFile, arch: ArchKind) -> System {
-        let ctx = OverheadContext {
-            setup: OverheadSetup {
-                file: Arc::new(file),
-                arch,
-                stat: Stat::Max,
-                granularity: 1,
-                source: "test".into(),
-            },
-            tasks: ps
-                .iter()
-                .map(|p| TaskIn {
-                    c: p.c,
-                    t: p.t,
-                    d: p.d,
-                    wss: None,
-                })
-                .collect(),
-            cpus: m,
-        };
-        System::from_params(ps.to_vec(), m, Priorities::Dm)
-            .unwrap()
-            .with_overheads(Arc::new(ctx))
+        crate::overheads::fixtures::system(ps.to_vec(), m, &setup(file, arch))
     }
 
     proptest! {
@@ -441,20 +368,12 @@ mod against_a_plain_reference {
         #[test]
         fn same_partitions((tasks, m) in sets()) {
             let params: Vec<Params> = tasks.iter().map(|t| Params::new(t.c, t.d, t.t)).collect();
-            let ctx = OverheadContext {
-                setup: OverheadSetup {
-                    file: Arc::new(file()),
-                    arch: ArchKind::Partitioned,
-                    stat: Stat::Max,
-                    granularity: 1,
-                    source: "test".into(),
-                },
-                tasks: tasks.clone(),
-                cpus: m as u32,
-            };
-            let sys = System::from_params(params, m as u32, Priorities::Dm)
-                .unwrap()
-                .with_overheads(Arc::new(ctx));
+            let sys = crate::overheads::fixtures::system_of(
+                params,
+                tasks.clone(),
+                m as u32,
+                &setup(file(), ArchKind::Partitioned),
+            );
             for (which, name) in [(0u8, "pedf-ffd"), (1, "pedf-wfd"), (2, "pedf-bfd")] {
                 let (bins, misfits) = plain(&tasks, m, which);
                 let v = run(name, &sys);

@@ -41,10 +41,6 @@ pub const MAX_EVENTS_PER_BUFFER: u64 = 1 << 21;
 /// The largest working set of a task and background-load buffer per CPU (bytes).
 const MAX_BUFFER_BYTES: u64 = 1 << 32;
 
-fn invalid(field: &'static str, message: String) -> RuntimeError {
-    RuntimeError::InvalidConfig { field, message }
-}
-
 /// Checks the run (see the module doc) and derives what every architecture gets.
 pub(crate) fn validate<'a>(
     tasks: &'a [RtTask],
@@ -55,7 +51,10 @@ pub(crate) fn validate<'a>(
     let n = tasks.len();
     let duration = config.duration.as_ns();
     if duration == 0 {
-        return Err(invalid("duration", "must be greater than zero".into()));
+        return Err(RuntimeError::invalid(
+            "duration",
+            "must be greater than zero",
+        ));
     }
     // The run's clock values (time zero + a release, the end + the grace period) must not
     // wrap: check the latest one once here, so the threads can add without overflow.
@@ -64,7 +63,7 @@ pub(crate) fn validate<'a>(
         .and_then(|t| t.checked_add(duration))
         .and_then(|t| t.checked_add(config.grace.as_ns()));
     if end.is_none() {
-        return Err(invalid(
+        return Err(RuntimeError::invalid(
             "duration",
             format!(
                 "{} and a grace period of {} overflow the 64-bit nanosecond clock",
@@ -73,7 +72,7 @@ pub(crate) fn validate<'a>(
         ));
     }
     if config.ranks.len() != n {
-        return Err(invalid(
+        return Err(RuntimeError::invalid(
             "ranks",
             format!("{} priority ranks for {n} tasks", config.ranks.len()),
         ));
@@ -118,7 +117,7 @@ fn misplaced_options(config: &RunConfig) -> Result<(), RuntimeError> {
     ];
     for (option, set) in on {
         if set && !config.arch.takes(option) {
-            return Err(invalid(
+            return Err(RuntimeError::invalid(
                 option,
                 format!(
                     "applies to --arch {} only, not `{}`",
@@ -144,7 +143,7 @@ fn jobs_per_task(tasks: &[RtTask], duration: u64) -> Result<Vec<u64>, RuntimeErr
         .collect();
     let total = jobs.iter().fold(0u64, |a, &j| a.saturating_add(j));
     if total > MAX_RUN_JOBS {
-        return Err(invalid(
+        return Err(RuntimeError::invalid(
             "duration",
             format!(
                 "the run would release {total} jobs (the tasks' duration/period summed), more than the runtime's limit of {MAX_RUN_JOBS} (job records and trace buffers are kept in memory): shorten the duration"
@@ -162,7 +161,7 @@ fn capacities(jobs: &[u64], m: u32, explicit: Option<usize>) -> Result<Capacity,
     if let Some(c) = explicit {
         let total = (c as u64).saturating_mul(buffers);
         if total > budget {
-            return Err(invalid(
+            return Err(RuntimeError::invalid(
                 "trace-capacity",
                 format!(
                     "{c} events per buffer × {buffers} buffers exceed the trace budget of {budget} events ({MAX_TRACE_BYTES} bytes)"
@@ -209,7 +208,7 @@ fn capacities(jobs: &[u64], m: u32, explicit: Option<usize>) -> Result<Capacity,
 /// Checks that the CPUs exist and are allowed to this process, and none is listed twice.
 pub(crate) fn validate_cpus(cpus: &[u32]) -> Result<(), RuntimeError> {
     if cpus.is_empty() {
-        return Err(invalid("cpus", "no CPU given".into()));
+        return Err(RuntimeError::invalid("cpus", "no CPU given"));
     }
     let allowed = sched::allowed_cpus()?;
     let list = allowed
@@ -219,7 +218,10 @@ pub(crate) fn validate_cpus(cpus: &[u32]) -> Result<(), RuntimeError> {
         .join(",");
     for (i, c) in cpus.iter().enumerate() {
         if cpus.get(..i).is_some_and(|p| p.contains(c)) {
-            return Err(invalid("cpu-list", format!("CPU {c} is listed twice")));
+            return Err(RuntimeError::invalid(
+                "cpu-list",
+                format!("CPU {c} is listed twice"),
+            ));
         }
         if !allowed.contains(c) {
             return Err(RuntimeError::CpuNotAllowed {
@@ -234,7 +236,7 @@ pub(crate) fn validate_cpus(cpus: &[u32]) -> Result<(), RuntimeError> {
 /// The background load's buffer size per CPU is at most 4 GiB.
 pub(crate) fn background_load(bytes: u64) -> Result<(), RuntimeError> {
     if bytes > MAX_BUFFER_BYTES {
-        return Err(invalid(
+        return Err(RuntimeError::invalid(
             "background-load",
             format!("{bytes} bytes per CPU: at most {MAX_BUFFER_BYTES} (4 GiB)"),
         ));
