@@ -145,6 +145,13 @@ def test_analyze_many_shares_the_file_and_answers_as_analyze():
 def test_charge_overheads_equals_overheads_charge(files):
     c = schedlab.charge_overheads(TASKS, cpus=4, overheads=overheads_dict(), arch="global-lock")
     ts = c.pop("taskset")
+    # The terms `overheads charge` prints (hand-worked: uscale = 39/40, cpre = 802/39,
+    # C'_0 = 108·40/39 + 1604/39 + 7, C'_1 = 208·40/39 + 1604/39 + 7).
+    b = c.pop("breakdown")
+    assert b["overheads_ns"]["release"] == 5 and b["overheads_ns"]["tick_period"] == 1000
+    assert b["uscale"] == pytest.approx(39 / 40) and b["cpre_ns"] == pytest.approx(802 / 39)
+    assert b["per_job_ns"] == 8 and b["extra_ns"] == 7 and b["cpmd_ns"] == [0, 0]
+    assert b["inflated_ns"] == pytest.approx([5924 / 39 + 7, 9924 / 39 + 7])
     assert c == {"arch": "global-lock", "stat": "max", "cpus_for_jobs": 4, "status": "ok",
                  "failed_task": None, "tasks": [[159, 998, 998], [262, 498, 398]]}
     assert [(t.name, t.wcet, t.period, t.deadline) for t in ts] == [
@@ -165,7 +172,7 @@ def test_charge_overheads_equals_overheads_charge(files):
     # The same accounting as analyze's.
     r = schedlab.analyze(TASKS, cpus=4, tests="gedf", overheads=files / "oh.toml",
                          arch="message-passing")
-    assert r.overhead_accounting == {k: v for k, v in mp.items() if k != "taskset"}
+    assert r.overhead_accounting == {k: v for k, v in mp.items() if k not in ("taskset", "breakdown")}
 
 
 def test_a_failed_accounting_gives_no_set_and_not_shown():
@@ -175,7 +182,7 @@ def test_a_failed_accounting_gives_no_set_and_not_shown():
         "task-infeasible", 1, None, None)
     r = schedlab.analyze(TASKS, cpus=4, tests="gedf-gfb", overheads=d, arch="global-lock")
     assert r.status == "not-shown" and "task-infeasible (task 1)" in r.reason
-    assert r.overhead_accounting == {k: v for k, v in c.items() if k != "taskset"}
+    assert r.overhead_accounting == {k: v for k, v in c.items() if k not in ("taskset", "breakdown")}
 
 
 def test_results_with_accounting_survive_to_dict_and_pickle():

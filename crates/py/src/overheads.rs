@@ -16,7 +16,9 @@ use crate::taskset::{taskset_of, PyTaskSet};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use schedlab_analysis::overheads::accounting::Charged;
-use schedlab_analysis::overheads::arch::{account, in_file, Accounting, ArchKind, ARCH_NAMES};
+use schedlab_analysis::overheads::arch::{
+    account, explain_account, in_file, Accounting, ArchKind, ARCH_NAMES,
+};
 use schedlab_analysis::overheads::context::{BinAccounting, OverheadSetup};
 use schedlab_model::overheads::{OverheadFile, Stat};
 use schedlab_model::{Duration, Platform, Task, TaskSet};
@@ -137,7 +139,8 @@ fn inflated(tasks: &TaskSet, charged: &[(u64, u64, u64)]) -> Result<TaskSet, Str
 /// returns the `"accounting"` object of `schedlab analyze --overheads --format json`
 /// (`arch`, `stat`, `cpus_for_jobs`, `status`, `failed_task`, `tasks`) plus `"taskset"`, the
 /// inflated task set (names and other fields kept, platform = the CPUs left for jobs, as
-/// `overheads charge -o` writes it), or `None` when the accounting failed (`status` says how).
+/// `overheads charge -o` writes it), or `None` when the accounting failed (`status` says how),
+/// and `"breakdown"`, the terms `overheads charge` prints (`Explanation::to_json`).
 #[pyfunction]
 #[pyo3(signature = (taskset, cpus=None, *, overheads, arch, dedicated_irq_cpu=false,
                     overhead_stat="max", granularity=None))]
@@ -169,7 +172,7 @@ pub(crate) fn charge_overheads<'py>(
         return Err(err("overheads= is an overhead file's path or a dict"));
     };
     cpus_for_jobs(&setup, m).map_err(err)?;
-    let (accounting, charged_set) = py
+    let (accounting, charged_set, breakdown) = py
         .allow_threads(|| -> Result<_, String> {
             let acc = account(
                 &set.tasks,
@@ -180,6 +183,10 @@ pub(crate) fn charge_overheads<'py>(
                 setup.granularity,
             )
             .map_err(|e| in_file(&e, &setup.source))?;
+            let terms = explain_account(&set.tasks, &setup.file, setup.arch, setup.stat, m)
+                .map_err(|e| in_file(&e, &setup.source))?;
+            let wcets: Vec<u64> = set.tasks.iter().map(|t| t.wcet.as_ns()).collect();
+            let breakdown = terms.to_json(&wcets);
             let charged_set = match &acc.charged {
                 Charged::Ok(params) => Some(PyTaskSet {
                     tasks: inflated(&set.tasks, params)?,
@@ -188,11 +195,13 @@ pub(crate) fn charge_overheads<'py>(
                 }),
                 _ => None,
             };
-            Ok((acc, charged_set))
+            Ok((acc, charged_set, breakdown))
         })
         .map_err(err)?;
     let out = to_py(py, &accounting.to_json())?;
-    out.downcast::<PyDict>()?.set_item("taskset", charged_set)?;
+    let dict = out.downcast::<PyDict>()?;
+    dict.set_item("taskset", charged_set)?;
+    dict.set_item("breakdown", to_py(py, &breakdown)?)?;
     Ok(out)
 }
 

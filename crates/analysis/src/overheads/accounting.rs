@@ -279,6 +279,29 @@ pub struct Explanation {
 }
 
 impl Explanation {
+    /// The terms as JSON (Python's `charge_overheads(…)["breakdown"]`): the overheads in ns,
+    /// `u_tck`, `u_rel`, `uscale`, `cpre` (ns), `per_job` and `extra` (ns), and per task
+    /// `cpmd` (Δcpd_i, ns) and `inflated` (the exact `C'_i` before rounding, ns, as a decimal)
+    /// for the WCETs `wcets` (ns, input order).
+    pub fn to_json(&self, wcets: &[u64]) -> serde_json::Value {
+        let o = &self.overheads;
+        serde_json::json!({
+            "overheads_ns": {
+                "release_latency": o.release_latency, "release": o.release,
+                "schedule": o.schedule, "context_switch": o.context_switch, "ipi": o.ipi,
+                "tick": o.tick, "tick_period": o.tick_period, "request": o.request, "dsp": o.dsp,
+            },
+            "u_tck": self.u_tck,
+            "u_rel": self.u_rel,
+            "uscale": self.uscale,
+            "cpre_ns": self.cpre,
+            "per_job_ns": u64::try_from(self.per_job).unwrap_or(u64::MAX),
+            "extra_ns": u64::try_from(self.extra).unwrap_or(u64::MAX),
+            "cpmd_ns": self.cpmd,
+            "inflated_ns": wcets.iter().enumerate().map(|(i, &c)| self.inflated(i, c)).collect::<Vec<f64>>(),
+        })
+    }
+
     /// `C'_i` before rounding, as a decimal.
     pub fn inflated(&self, i: usize, c: u64) -> f64 {
         let cpd = self.cpmd.get(i).copied().unwrap_or(0);
