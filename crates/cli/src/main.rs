@@ -86,6 +86,10 @@ enum Command {
         /// other outcome), and how many files failed to load.
         #[arg(long)]
         summary: bool,
+        /// Table: also explain each test's assignment for a person (semi-partitioned tests:
+        /// every CPU's tasks and parts, and each split task's parts in execution order).
+        #[arg(long)]
+        explain: bool,
         /// Overhead-aware analysis: charge this overhead file's overheads (docs/overheads.md)
         /// before every test; needs --arch.
         #[arg(long, value_name = "OH")]
@@ -339,6 +343,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             format,
             tardiness,
             summary,
+            explain,
             overheads,
             arch,
             dedicated_irq_cpu,
@@ -363,6 +368,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 json: matches!(format, OutputFormat::Json),
                 tardiness,
                 summary,
+                explain,
                 overheads,
             })?;
             Ok(if failed == 0 {

@@ -94,6 +94,7 @@ impl AnalysisResult {
             tardiness_bounds: ns(tardiness_bounds_ns),
             partition,
             accounting,
+            semi: None,
         };
         if schedulable.is_some_and(|s| s != verdict.is_schedulable())
             || applicable.is_some_and(|a| a != verdict.is_applicable())
