@@ -95,8 +95,8 @@ enum Command {
         #[arg(long, value_name = "OH")]
         overheads: Option<PathBuf>,
         /// The architecture that pays them: global-lock, global-lock-di, partitioned,
-        /// message-passing, linux-deadline (--cpus counts every CPU; the tests run on the CPUs
-        /// left for jobs).
+        /// message-passing, linux-deadline, semi-partitioned (--cpus counts every CPU; the
+        /// tests run on the CPUs left for jobs).
         #[arg(long, requires = "overheads")]
         arch: Option<String>,
         /// global-lock: a dedicated interrupt CPU (GSN-EDF-DI).

@@ -51,7 +51,7 @@ proptest! {
     /// order by utilization may differ from the density order, are excluded for them).
     #[test]
     fn zero_overheads_give_todays_verdicts((set, m) in sets()) {
-        for arch in [ArchKind::GlobalLock, ArchKind::Partitioned] {
+        for arch in [ArchKind::GlobalLock, ArchKind::Partitioned, ArchKind::SemiPartitioned] {
             let charged = ChargedAnalysis::new(&set, m, Priorities::Dm, &setup(arch, 0)).unwrap();
             let free = System::new(&set, m, Priorities::Dm).unwrap();
             let implicit = set.iter().all(|t| t.deadline == t.period);
@@ -62,6 +62,7 @@ proptest! {
                     (true, ArchKind::Partitioned) => {
                         implicit && !test.name().starts_with("cedf") && test.name() != "pfp-ts"
                     }
+                    (true, ArchKind::SemiPartitioned) => implicit && test.name().starts_with("pfp-"),
                     (true, _) => implicit && test.name().starts_with("cedf"),
                 };
                 if !applies {

@@ -42,7 +42,7 @@
 //! exact RTA of the CPU's parts (pseudo-polynomial), or of every CPU when split counts change
 //! under overheads. All RTA work draws on one [`Budget`].
 
-use super::costs::{Costs, Site};
+use super::costs::{Costs, CpuFacts, Site};
 use super::split::{PartKind, SemiAssignment, SplitPart, SplitTask};
 use crate::system::Params;
 use crate::uni::rta;
@@ -142,6 +142,28 @@ impl<'a> Assignment<'a> {
         k
     }
 
+    /// Split counts, largest working sets and part counts per CPU.
+    fn facts(&self) -> Facts {
+        let m = self.m();
+        let mut max_wss = vec![0u64; m];
+        let mut pieces = vec![0usize; m];
+        for (cpu, list) in self.on_cpu.iter().enumerate() {
+            if let (Some(w), Some(n)) = (max_wss.get_mut(cpu), pieces.get_mut(cpu)) {
+                *w = list
+                    .iter()
+                    .map(|&(t, _)| self.costs.wss(t))
+                    .max()
+                    .unwrap_or(0);
+                *n = list.len();
+            }
+        }
+        Facts {
+            splits: self.split_counts(),
+            max_wss,
+            pieces,
+        }
+    }
+
     fn kind(&self, task: usize, part: usize) -> PartKind {
         let count = self.parts.get(task).map_or(0, Vec::len);
         PartKind::of(
@@ -151,8 +173,11 @@ impl<'a> Assignment<'a> {
         )
     }
 
-    /// Charged cost and synthetic deadline of every part of `task`.
-    fn charge_task(&self, task: usize, splits: &[u32]) -> Vec<Charged> {
+    /// Charged cost and synthetic deadline of every part of `task` (rounded to the costs'
+    /// granularity: costs up, deadlines down).
+    fn charge_task(&self, task: usize, facts: &Facts) -> Vec<Charged> {
+        let g = self.costs.granularity().max(1);
+        let view = facts.view();
         let Some(p) = self.params.get(task) else {
             return Vec::new();
         };
@@ -174,11 +199,14 @@ impl<'a> Assignment<'a> {
                 next,
                 head,
             };
-            let cost = budget.saturating_add(self.costs.extra(&site, splits));
+            let cost = budget
+                .saturating_add(self.costs.extra(&site, &view))
+                .div_ceil(g)
+                .saturating_mul(g);
             out.push(Charged {
                 cost,
                 // A synthetic deadline at or below zero: nothing can meet it.
-                deadline: p.d.saturating_sub(before),
+                deadline: p.d.saturating_sub(before) / g * g,
             });
             before = before.saturating_add(cost);
         }
@@ -186,12 +214,13 @@ impl<'a> Assignment<'a> {
     }
 
     /// The pieces of `cpu` as RTA rows `(rank, task, charged params)`, highest priority first.
-    fn rows(&self, cpu: usize, splits: &[u32]) -> Vec<(u32, usize, Params)> {
+    fn rows(&self, cpu: usize, facts: &Facts) -> Vec<(u32, usize, Params)> {
+        let g = self.costs.granularity().max(1);
         let mut rows: Vec<(u32, usize, Params)> = Vec::new();
         for &(task, part) in self.on_cpu.get(cpu).map_or(&[][..], Vec::as_slice) {
             let (Some(p), Some(ch)) = (
                 self.params.get(task),
-                self.charge_task(task, splits).get(part).copied(),
+                self.charge_task(task, facts).get(part).copied(),
             ) else {
                 continue;
             };
@@ -202,7 +231,7 @@ impl<'a> Assignment<'a> {
                 Params {
                     c: ch.cost,
                     d: ch.deadline,
-                    t: p.t,
+                    t: p.t / g * g,
                     prio: p.prio,
                 },
             ));
@@ -212,13 +241,13 @@ impl<'a> Assignment<'a> {
     }
 
     /// Does every piece on `cpu` meet its (synthetic) deadline?
-    fn passes(&mut self, cpu: usize, splits: &[u32]) -> bool {
+    fn passes(&mut self, cpu: usize, facts: &Facts) -> bool {
         let ps: Vec<Params> = self
-            .rows(cpu, splits)
+            .rows(cpu, facts)
             .into_iter()
             .map(|(_, _, p)| p)
             .collect();
-        if ps.iter().any(|p| p.c > p.d || p.d == 0) {
+        if ps.iter().any(|p| p.c > p.d || p.d == 0 || p.t == 0) {
             return false;
         }
         match rta::fp_feasible_from_budget(&ps, 0, &mut self.budget) {
@@ -234,12 +263,12 @@ impl<'a> Assignment<'a> {
     /// Verifies the CPUs a change on `cpu` can affect: with overheads and a split task
     /// involved, every CPU (ready-queue charges depend on split counts elsewhere); else `cpu`.
     fn verify(&mut self, cpu: usize, split_involved: bool) -> bool {
-        let splits = self.split_counts();
+        let facts = self.facts();
         if self.costs.is_zero() || !split_involved {
-            return self.passes(cpu, &splits);
+            return self.passes(cpu, &facts);
         }
         (0..self.m())
-            .all(|c| self.on_cpu.get(c).is_none_or(Vec::is_empty) || self.passes(c, &splits))
+            .all(|c| self.on_cpu.get(c).is_none_or(Vec::is_empty) || self.passes(c, &facts))
     }
 
     fn push(&mut self, task: usize, cpu: usize, budget: u64) {
@@ -307,8 +336,8 @@ impl<'a> Assignment<'a> {
     }
 
     /// Utilization terms `cost/T` of the pieces on `cpu`.
-    fn load_terms(&self, cpu: usize, splits: &[u32]) -> Vec<Frac> {
-        self.rows(cpu, splits)
+    fn load_terms(&self, cpu: usize, facts: &Facts) -> Vec<Frac> {
+        self.rows(cpu, facts)
             .iter()
             .map(|(_, _, p)| Frac::ratio(p.c, p.t))
             .collect()
@@ -316,14 +345,14 @@ impl<'a> Assignment<'a> {
 
     /// Open CPUs not in `used`, from the least to the most loaded (ties: lower index).
     fn candidates(&self, used: &[bool]) -> Vec<usize> {
-        let splits = self.split_counts();
+        let facts = self.facts();
         let mut loads: Vec<(usize, Vec<Frac>, f64)> = (0..self.m())
             .filter(|&c| {
                 !self.closed.get(c).copied().unwrap_or(true)
                     && !used.get(c).copied().unwrap_or(true)
             })
             .map(|c| {
-                let terms = self.load_terms(c, &splits);
+                let terms = self.load_terms(c, &facts);
                 let approx = terms.iter().map(|f| f.to_f64()).sum();
                 (c, terms, approx)
             })
@@ -393,10 +422,10 @@ impl<'a> Assignment<'a> {
     /// if the final re-analysis fails (it repeats analyses that passed, so only a work limit
     /// can make it fail).
     pub(crate) fn finish(&mut self, method: &'static str) -> Option<Finished> {
-        let splits = self.split_counts();
+        let facts = self.facts();
         let mut piece_r: Vec<Vec<u64>> = self.parts.iter().map(|p| vec![0; p.len()]).collect();
         for cpu in 0..self.m() {
-            let rows = self.rows(cpu, &splits);
+            let rows = self.rows(cpu, &facts);
             let ps: Vec<Params> = rows.iter().map(|&(_, _, p)| p).collect();
             let times = rta::fp_response_times(&ps, self.budget.limit).ok()?;
             for (&(_, task, _), r) in rows.iter().zip(times) {
@@ -447,6 +476,23 @@ impl<'a> Assignment<'a> {
             },
             response_times,
         })
+    }
+}
+
+/// Per-CPU facts the costs depend on (owned; [`CpuFacts`] is the view).
+struct Facts {
+    splits: Vec<u32>,
+    max_wss: Vec<u64>,
+    pieces: Vec<usize>,
+}
+
+impl Facts {
+    fn view(&self) -> CpuFacts<'_> {
+        CpuFacts {
+            splits: &self.splits,
+            max_wss: &self.max_wss,
+            pieces: &self.pieces,
+        }
     }
 }
 

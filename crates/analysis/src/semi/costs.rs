@@ -22,11 +22,30 @@ pub(crate) struct Site {
     pub head: usize,
 }
 
+/// What the costs of a part may depend on besides its site, per CPU.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CpuFacts<'x> {
+    /// Split tasks hosted by each CPU.
+    pub splits: &'x [u32],
+    /// The largest working set (bytes) among each CPU's parts (0 if none).
+    pub max_wss: &'x [u64],
+    /// The number of parts on each CPU (the `n` overheads are evaluated at).
+    pub pieces: &'x [usize],
+}
+
 /// The per-part overhead model of a semi-partitioned test.
-pub(crate) trait Costs: Sync {
-    /// The time (ns) added to the part's budget at `site`, given the number of split tasks
-    /// hosted by each CPU (`splits[c]`). Must not decrease when any `splits[c]` grows.
-    fn extra(&self, site: &Site, splits: &[u32]) -> u64;
+pub(crate) trait Costs {
+    /// The time (ns) added to the part's budget at `site`. Must not decrease when a CPU gains
+    /// a split task, a part or a larger working set.
+    fn extra(&self, site: &Site, facts: &CpuFacts<'_>) -> u64;
+    /// Task `task`'s working set in bytes (0 if unknown).
+    fn wss(&self, _task: usize) -> u64 {
+        0
+    }
+    /// Charged costs are rounded up, deadlines and periods down, to this (ns, ≥ 1).
+    fn granularity(&self) -> u64 {
+        1
+    }
     /// Every part costs exactly its budget (no overheads): lets the assignment skip the
     /// re-verification of other CPUs when split counts change.
     fn is_zero(&self) -> bool {
@@ -38,7 +57,7 @@ pub(crate) trait Costs: Sync {
 pub(crate) struct NoCosts;
 
 impl Costs for NoCosts {
-    fn extra(&self, _site: &Site, _splits: &[u32]) -> u64 {
+    fn extra(&self, _site: &Site, _facts: &CpuFacts<'_>) -> u64 {
         0
     }
     fn is_zero(&self) -> bool {

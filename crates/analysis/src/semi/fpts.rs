@@ -25,6 +25,8 @@
 
 use super::assign::{Assignment, Failure};
 use super::costs::{Costs, NoCosts};
+use super::rtps_costs::RtpsCosts;
+use crate::overheads::arch::ArchKind;
 use crate::param::{self, Param};
 use crate::partitioned::binpack::{pack, Admission, Heuristic};
 use crate::system::{Params, System};
@@ -234,6 +236,12 @@ impl SchedTest for PfpTs {
     fn run(&self, sys: &System) -> Verdict {
         match sys.overheads() {
             None => self.assign(sys, &NoCosts),
+            Some(ctx) if ctx.setup.arch == ArchKind::SemiPartitioned => {
+                match RtpsCosts::new(ctx) {
+                    Ok(costs) => self.assign(sys, &costs),
+                    Err(e) => Verdict::not_applicable(e),
+                }
+            }
             Some(ctx) => Verdict::not_applicable(format!(
                 "pfp-ts is charged with the semi-partitioned overheads (--arch semi-partitioned), not `{}`",
                 ctx.setup.arch.section()

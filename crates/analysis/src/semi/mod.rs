@@ -7,8 +7,11 @@
 pub mod assign;
 pub mod costs;
 pub mod fpts;
+mod rtps_costs;
 pub mod split;
 
+#[cfg(test)]
+mod overhead_tests;
 #[cfg(test)]
 mod tests;
 

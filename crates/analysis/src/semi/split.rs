@@ -72,7 +72,70 @@ pub struct SemiAssignment {
     pub split_tasks: Vec<SplitTask>,
 }
 
+/// The methods a [`SemiAssignment`] names.
+pub const METHODS: [&str; 3] = ["fp-ts", "ffd", "wfd"];
+
+impl PartKind {
+    /// The kind named `name` (`whole`, `head`, `body`, `tail`).
+    pub fn parse(name: &str) -> Option<PartKind> {
+        [
+            PartKind::Whole,
+            PartKind::Head,
+            PartKind::Body,
+            PartKind::Tail,
+        ]
+        .into_iter()
+        .find(|k| k.name() == name)
+    }
+}
+
 impl SemiAssignment {
+    /// Reads back `method` and the JSON of [`SemiAssignment::split_tasks_json`] (Python
+    /// rebuilds results from their dicts); the error names the offending field.
+    pub fn from_json(method: &str, split_tasks: &Value) -> Result<SemiAssignment, String> {
+        let method = METHODS
+            .into_iter()
+            .find(|m| *m == method)
+            .ok_or_else(|| format!("assignment: `{method}` is none of {}", METHODS.join(", ")))?;
+        let list = split_tasks
+            .as_array()
+            .ok_or("split_tasks: expected a list of {task, parts}")?;
+        let mut out = Vec::with_capacity(list.len());
+        for (i, entry) in list.iter().enumerate() {
+            let task = entry["task"]
+                .as_u64()
+                .and_then(|t| usize::try_from(t).ok())
+                .ok_or_else(|| format!("split_tasks[{i}].task: expected a task index"))?;
+            let parts = entry["parts"]
+                .as_array()
+                .ok_or_else(|| format!("split_tasks[{i}].parts: expected a list"))?
+                .iter()
+                .enumerate()
+                .map(|(k, p)| {
+                    let at = |f: &str| format!("split_tasks[{i}].parts[{k}].{f}");
+                    Ok(SplitPart {
+                        cpu: p["cpu"]
+                            .as_u64()
+                            .and_then(|c| u32::try_from(c).ok())
+                            .ok_or_else(|| at("cpu") + ": expected a CPU index")?,
+                        budget_ns: p["budget_ns"]
+                            .as_u64()
+                            .ok_or_else(|| at("budget_ns") + ": expected ns")?,
+                        kind: p["kind"]
+                            .as_str()
+                            .and_then(PartKind::parse)
+                            .ok_or_else(|| at("kind") + ": expected head, body or tail")?,
+                    })
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            out.push(SplitTask { task, parts });
+        }
+        Ok(SemiAssignment {
+            method,
+            split_tasks: out,
+        })
+    }
+
     /// `[{"task", "parts": [{"cpu", "budget_ns", "kind"}, …]}, …]`.
     pub fn split_tasks_json(&self) -> Value {
         Value::from(
