@@ -26,26 +26,31 @@
 //! Every overhead is evaluated at `n` = the number of parts on the part's own CPU (the
 //! per-bin convention of `crate::overheads::context`; RTPS found them insensitive to it,
 //! Table I). Charged costs are rounded up, deadlines and periods down, to `--granularity`.
-//! Complexity: `O(1)` per part after an `O(n)` precomputation of the overheads for every
-//! `n` up to the set's size.
+//! Complexity: `O(1)` per part; the overheads at each `n` and the CPMD at each working set
+//! are evaluated once per task set.
 
 use super::costs::{Costs, CpuFacts, Site};
 use super::split::PartKind;
 use crate::overheads::accounting::Overheads;
 use crate::overheads::arch::{in_file, overheads_for, ArchKind, MAX_OVERHEAD_NS};
 use crate::overheads::context::OverheadContext;
-use schedlab_model::overheads::{CpmdKind, OverheadFile, Stat};
+use std::cell::RefCell;
 use std::sync::Arc;
+use schedlab_model::overheads::{CpmdKind, OverheadFile, Stat};
 
 /// The RTPS costs of one task set.
 pub(crate) struct RtpsCosts {
-    /// Overheads evaluated at `n` = 0, 1, …, the number of tasks.
-    by_n: Vec<Overheads>,
-    /// Working set of each task (bytes; 0 if unknown).
-    wss: Vec<u64>,
-    /// The file, for the CPMD curves (present when some task has a working set).
+    /// Overheads evaluated at `n` parts, computed when first needed (curves are monotone in
+    /// `n`, so checking them at the set's size checked them for every smaller `n`).
+    by_n: RefCell<Vec<Option<Overheads>>>,
+    /// The file and statistic the overheads come from.
     file: Arc<OverheadFile>,
     stat: Stat,
+    /// Working set of each task (bytes; 0 if unknown).
+    wss: Vec<u64>,
+    /// `(wss, ch_l, ch_r)` for 0 bytes and every task's working set, sorted by `wss`: a CPU's
+    /// largest working set is always one of them, so no curve is evaluated per trial.
+    cache: Vec<(u64, u128, u128)>,
     granularity: u64,
 }
 
@@ -56,10 +61,12 @@ impl RtpsCosts {
         let setup = &ctx.setup;
         let named = |e: String| in_file(&e, &setup.source);
         let n = ctx.tasks.len();
-        let by_n = (0..=n)
-            .map(|k| overheads_for(&setup.file, ArchKind::SemiPartitioned, setup.stat, k as u64))
-            .collect::<Result<Vec<_>, _>>()
+        let at_n = overheads_for(&setup.file, ArchKind::SemiPartitioned, setup.stat, n as u64)
             .map_err(named)?;
+        let mut by_n = vec![None; n + 1];
+        if let Some(slot) = by_n.get_mut(n) {
+            *slot = Some(at_n);
+        }
         let wss: Vec<u64> = ctx.tasks.iter().map(|t| t.wss.unwrap_or(0)).collect();
         if let Some(largest) = ctx.tasks.iter().filter_map(|t| t.wss).max() {
             for kind in CpmdKind::ALL {
@@ -84,20 +91,61 @@ impl RtpsCosts {
                 }
             }
         }
+        let mut sizes: Vec<u64> = wss.iter().copied().chain([0]).collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        let cache = sizes
+            .into_iter()
+            .map(|w| {
+                (
+                    w,
+                    curve_at(&setup.file, setup.stat, CpmdKind::Preemption, w),
+                    curve_at(&setup.file, setup.stat, CpmdKind::Migration, w),
+                )
+            })
+            .collect();
         Ok(RtpsCosts {
-            by_n,
-            wss,
+            by_n: RefCell::new(by_n),
             file: Arc::clone(&setup.file),
             stat: setup.stat,
+            wss,
+            cache,
             granularity: setup.granularity.max(1),
         })
     }
 
-    fn cpmd(&self, kind: CpmdKind, wss: u64) -> u128 {
-        match self.file.cpmd(kind, self.stat, wss) {
-            Ok(Some(d)) => u128::from(d.as_ns()),
-            _ => 0,
+    /// The overheads at `n` parts (at most the set's size).
+    fn overheads(&self, n: usize) -> Overheads {
+        let mut by_n = self.by_n.borrow_mut();
+        let last = by_n.len().saturating_sub(1);
+        let slot = by_n.get_mut(n.min(last));
+        match slot {
+            Some(Some(oh)) => *oh,
+            Some(empty) => {
+                // Checked at the set's size in `new`: the curves exist and are monotone.
+                let oh = overheads_for(&self.file, ArchKind::SemiPartitioned, self.stat, n as u64)
+                    .unwrap_or_default();
+                *empty = Some(oh);
+                oh
+            }
+            None => Overheads::default(),
         }
+    }
+
+    /// `(ch_l, ch_r)` at `wss` (a cached size; 0 for any other).
+    fn cpmd(&self, wss: u64) -> (u128, u128) {
+        match self.cache.binary_search_by_key(&wss, |&(w, _, _)| w) {
+            Ok(i) => self.cache.get(i).map_or((0, 0), |&(_, l, r)| (l, r)),
+            Err(_) => (0, 0),
+        }
+    }
+}
+
+/// A CPMD curve's value at `wss` (0 where the file has none).
+fn curve_at(file: &OverheadFile, stat: Stat, kind: CpmdKind, wss: u64) -> u128 {
+    match file.cpmd(kind, stat, wss) {
+        Ok(Some(d)) => u128::from(d.as_ns()),
+        _ => 0,
     }
 }
 
@@ -109,9 +157,7 @@ fn k_of(facts: &CpuFacts<'_>, cpu: usize) -> u128 {
 impl Costs for RtpsCosts {
     fn extra(&self, site: &Site, facts: &CpuFacts<'_>) -> u64 {
         let n = facts.pieces.get(site.own).copied().unwrap_or(0);
-        let Some(oh) = self.by_n.get(n).or_else(|| self.by_n.last()) else {
-            return 0;
-        };
+        let oh = &self.overheads(n);
         let own = k_of(facts, site.own);
         let wss = facts.max_wss.get(site.own).copied().unwrap_or(0);
         let (sch, cnt, tmr) = (
@@ -125,8 +171,7 @@ impl Costs for RtpsCosts {
             u128::from(oh.ready_add_remote),
             u128::from(oh.ready_take),
         );
-        let ch_l = self.cpmd(CpmdKind::Preemption, wss);
-        let ch_r = self.cpmd(CpmdKind::Migration, wss);
+        let (ch_l, ch_r) = self.cpmd(wss);
         let next = site.next.map_or(own, |c| k_of(facts, c));
         let a = sch + s_take + k_of(facts, site.head) * r_add_r;
         let b = sch + own * r_add_l + own * r_take + tmr + cnt;
