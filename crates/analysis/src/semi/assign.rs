@@ -394,21 +394,6 @@ impl<'a> Assignment<'a> {
         }
     }
 
-    /// Puts `task` whole on `cpu` without a test (a partition found by another heuristic).
-    pub(crate) fn put_whole(&mut self, task: usize, cpu: usize) {
-        self.push(task, cpu, self.params.get(task).map_or(0, |p| p.c));
-        self.set_complete(task, true);
-    }
-
-    /// Do the tasks `tasks`, each whole on one CPU, pass together (an admission test of a
-    /// split-free packing)?
-    pub(crate) fn admits_whole_set(&mut self, tasks: impl Iterator<Item = usize>) -> bool {
-        for task in tasks {
-            self.put_whole(task, 0);
-        }
-        self.verify(0, false)
-    }
-
     /// Places every task of `order` (increasing priority for FP-TS).
     pub(crate) fn place_all(&mut self, order: impl Iterator<Item = usize>) -> Result<(), Failure> {
         for task in order {

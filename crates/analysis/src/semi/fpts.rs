@@ -3,9 +3,9 @@
 //! Stigge, Yi & Yu, RTAS 2010), with exact response-time analysis per CPU
 //! ([`super::assign`] has the algorithm and why its synthetic deadlines are sound).
 //!
-//! **Fallback.** When the task-splitting assignment fails, the test also tries the split-free
-//! partitions of first-fit and worst-fit decreasing (exactly `pfp-ffd` and `pfp-wfd`, charged
-//! like non-split tasks under overheads): a partition is a semi-partition with no split task
+//! **Fallback.** When the task-splitting assignment fails, the test also runs `pfp-ffd` and
+//! `pfp-wfd` on the same system (under overheads, their packings charged as non-split tasks,
+//! with their per-CPU `accounting`): a partition is a semi-partition with no split task
 //! and runs unchanged under the semi-partitioned scheduler, so a set either heuristic
 //! partitions is schedulable under `pfp-ts` too. FP-TS's own order (increasing priority,
 //! least-loaded CPU) cannot guarantee that by itself. The result's `assignment` says which
@@ -26,14 +26,15 @@
 use super::assign::{Assignment, Failure};
 use super::costs::{Costs, NoCosts};
 use super::rtps_costs::RtpsCosts;
+use super::split::SemiAssignment;
 use crate::overheads::arch::ArchKind;
 use crate::param::{self, Param};
-use crate::partitioned::binpack::{pack, Admission, Heuristic};
-use crate::system::{Params, System};
-use crate::test::{Kind, SchedTest, TestInfo};
-use crate::uni::{rta, Outcome};
-use crate::util::budget::Budget;
-use crate::verdict::Verdict;
+use crate::partitioned::binpack::Heuristic;
+use crate::partitioned::pack_test::{Local, Partitioned};
+use crate::system::System;
+use crate::test::{analyze, Kind, SchedTest, TestInfo};
+use crate::uni::rta;
+use crate::verdict::{Status, Verdict};
 use schedlab_model::Duration;
 
 /// The `pfp-ts` test.
@@ -52,14 +53,6 @@ impl Default for PfpTs {
             fallback: true,
         }
     }
-}
-
-/// The result of one semi-partitioned assignment attempt.
-enum Attempt {
-    /// Placed; the verdict carries the assignment.
-    Placed(Verdict),
-    /// Failed; why.
-    Failed(String),
 }
 
 impl PfpTs {
@@ -81,19 +74,26 @@ impl PfpTs {
         };
         let mut gave_up = a.gave_up.take();
         if self.fallback {
-            let mut budget = a.budget;
+            // Exactly `pfp-ffd` and `pfp-wfd` on the same system (overheads included), so that
+            // `pfp-ts` accepts every set they accept.
             for (method, h) in [("ffd", Heuristic::FirstFit), ("wfd", Heuristic::WorstFit)] {
-                match partition(params, &ranks, costs, m, h, &mut budget) {
-                    Attempt::Placed(v) => {
-                        return v.because(format!(
+                let packing = Partitioned {
+                    limit: self.limit,
+                    ..Partitioned::new(Local::Fp, h, true)
+                };
+                let v = analyze(&packing, sys);
+                if v.is_schedulable() {
+                    return v
+                        .because(format!(
                             "{first}; the split-free partition of {method} holds"
-                        ));
-                    }
-                    Attempt::Failed(r) => {
-                        if budget.exhausted() {
-                            gave_up.get_or_insert(r);
-                        }
-                    }
+                        ))
+                        .with_semi(SemiAssignment {
+                            method,
+                            split_tasks: Vec::new(),
+                        });
+                }
+                if v.status == Status::GaveUp {
+                    gave_up = gave_up.or(v.reason);
                 }
             }
         }
@@ -114,72 +114,6 @@ fn placed(f: super::assign::Finished) -> Verdict {
                 .collect(),
         )
         .with_semi(f.assignment)
-}
-
-/// Admission of whole tasks charged as non-split parts (split counts all zero).
-struct WholeAdmission<'a> {
-    params: &'a [Params],
-    ranks: &'a [u32],
-    costs: &'a dyn Costs,
-    m: usize,
-    budget: &'a mut Budget,
-}
-
-impl Admission for WholeAdmission<'_> {
-    fn admits(&mut self, cpu: &[usize], task: usize) -> Outcome {
-        let mut a = Assignment::new(
-            self.params,
-            self.ranks,
-            self.costs,
-            self.m,
-            self.budget.limit,
-        );
-        a.budget = *self.budget;
-        let ok = a.admits_whole_set(cpu.iter().copied().chain(Some(task)));
-        *self.budget = a.budget;
-        match (ok, a.gave_up) {
-            (true, _) => Outcome::Schedulable,
-            (false, Some(r)) => Outcome::GaveUp(r),
-            (false, None) => Outcome::Unschedulable,
-        }
-    }
-}
-
-/// The split-free partition of `pfp-ffd` / `pfp-wfd` with the semi-partitioned charges.
-fn partition(
-    params: &[Params],
-    ranks: &[u32],
-    costs: &dyn Costs,
-    m: usize,
-    heuristic: Heuristic,
-    budget: &mut Budget,
-) -> Attempt {
-    let mut adm = WholeAdmission {
-        params,
-        ranks,
-        costs,
-        m,
-        budget,
-    };
-    let cpus = match pack(params, m, heuristic, true, &mut adm) {
-        Ok(cpus) => cpus,
-        Err(f) => return Attempt::Failed(format!("{f:?}")),
-    };
-    let method = match heuristic {
-        Heuristic::FirstFit => "ffd",
-        _ => "wfd",
-    };
-    let mut a = Assignment::new(params, ranks, costs, m, adm.budget.limit);
-    a.budget = *adm.budget;
-    for (cpu, tasks) in cpus.iter().enumerate() {
-        for &t in tasks {
-            a.put_whole(t, cpu);
-        }
-    }
-    match a.finish(method) {
-        Some(f) => Attempt::Placed(placed(f)),
-        None => Attempt::Failed("the final response-time analysis reached its work limit".into()),
-    }
 }
 
 impl SchedTest for PfpTs {

@@ -266,4 +266,20 @@ proptest! {
         prop_assert_eq!(a.partition, b.partition);
         prop_assert_eq!(a.response_time_bounds, b.response_time_bounds);
     }
+
+    /// With overheads too, `pfp-ts` accepts every set `pfp-ffd` or `pfp-wfd` accepts under
+    /// `--arch semi-partitioned` (its fallback runs exactly those packings).
+    #[test]
+    fn dominates_ffd_and_wfd_with_overheads((tasks, m) in small_set(), sch in 0u64..3) {
+        let params: Vec<Params> = tasks.iter().map(|&(c, t)| Params::new(c * 100, t * 100, t * 100)).collect();
+        let s = setup(rtps_file([sch, 1, 1, 1, 1, 1, 2, 1], false));
+        let sys = fixtures::system(params, m, &s);
+        let ts = analyze(&PfpTs::default(), &sys).is_schedulable();
+        for name in ["pfp-ffd", "pfp-wfd"] {
+            let t = crate::registry::by_name(name).unwrap();
+            if analyze(t.as_ref(), &sys).is_schedulable() {
+                prop_assert!(ts, "{} accepts, pfp-ts does not", name);
+            }
+        }
+    }
 }

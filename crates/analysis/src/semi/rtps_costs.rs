@@ -34,9 +34,9 @@ use super::split::PartKind;
 use crate::overheads::accounting::Overheads;
 use crate::overheads::arch::{in_file, overheads_for, ArchKind, MAX_OVERHEAD_NS};
 use crate::overheads::context::OverheadContext;
+use schedlab_model::overheads::{CpmdKind, OverheadFile, Stat};
 use std::cell::RefCell;
 use std::sync::Arc;
-use schedlab_model::overheads::{CpmdKind, OverheadFile, Stat};
 
 /// The RTPS costs of one task set.
 pub(crate) struct RtpsCosts {
