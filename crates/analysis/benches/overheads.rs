@@ -39,6 +39,7 @@ fn oh() -> Overheads {
         tick_period: 4_000_000,
         request: 1_500,
         dsp: 2_500,
+        ..Overheads::default()
     }
 }
 

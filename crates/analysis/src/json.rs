@@ -28,7 +28,9 @@ pub fn tardiness_as_requested(mut v: Verdict, tardiness: bool, n: usize) -> Verd
 
 /// `{"test", "status", "schedulable", "applicable", "reason", "response_time_bounds_ns",
 /// "tardiness_bounds_ns", "partition"}` for one test's verdict, plus `"accounting"` when the
-/// test charged overheads per bin.
+/// test charged overheads per bin, and `"assignment"` (`fp-ts`, `ffd`, `wfd`) and
+/// `"split_tasks"` (`[{"task", "parts": [{"cpu", "budget_ns", "kind"}]}]`, execution order)
+/// when a semi-partitioned test placed the tasks.
 pub fn result_json(test: &str, v: &Verdict) -> Value {
     let mut out = json!({
         "test": test,
@@ -42,6 +44,10 @@ pub fn result_json(test: &str, v: &Verdict) -> Value {
     });
     if let (Some(acc), Value::Object(map)) = (&v.accounting, &mut out) {
         map.insert("accounting".into(), acc.to_json());
+    }
+    if let (Some(semi), Value::Object(map)) = (&v.semi, &mut out) {
+        map.insert("assignment".into(), Value::from(semi.method));
+        map.insert("split_tasks".into(), semi.split_tasks_json());
     }
     out
 }

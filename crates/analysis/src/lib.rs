@@ -29,6 +29,7 @@ pub mod param;
 pub mod partitioned;
 pub mod placement;
 pub mod registry;
+pub mod semi;
 pub mod soft;
 pub mod system;
 pub mod test;

@@ -205,6 +205,67 @@ pub fn for_policy(
     place(tasks, cpus, size, local, heuristic, priorities, overheads).map(|d| Some((d, size)))
 }
 
+/// The semi-partitioned placement of `pfp-ts` (FP-TS, [RTPS §III]): every task's CPU (a
+/// split task's head CPU) and the parts of the split tasks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SemiPlacement {
+    /// The CPU of each task; for a split task, the CPU of its head.
+    pub cpu_of_task: Vec<u32>,
+    /// Per task, `(cpu, budget ns)` of its parts in execution order; empty when it is whole.
+    pub split: Vec<Vec<(u32, u64)>>,
+}
+
+/// The assignment `analyze --test pfp-ts` reports for the same CPUs, priorities and
+/// overheads (with `overheads`, charged as `--arch semi-partitioned` requires), as the
+/// simulator and the runtime take it. Pins in the file are the caller's business (this
+/// always computes the assignment). The error says why no assignment exists.
+pub fn semi_partition(
+    tasks: &TaskSet,
+    cpus: u32,
+    priorities: Priorities,
+    overheads: Option<&OverheadSetup>,
+) -> Result<SemiPlacement, String> {
+    let mut sys = System::new(tasks, cpus, priorities).map_err(|e| e.to_string())?;
+    if let Some(setup) = overheads {
+        sys = sys.with_overheads(Arc::new(OverheadContext::new(tasks, setup)));
+    }
+    let verdict = analyze(&crate::semi::fpts::PfpTs::default(), &sys);
+    let why = || {
+        verdict
+            .reason
+            .clone()
+            .unwrap_or_else(|| verdict.status.name().to_string())
+    };
+    let (Some(partition), Some(semi), true) =
+        (&verdict.partition, &verdict.semi, verdict.is_schedulable())
+    else {
+        return Err(format!(
+            "`pfp-ts` found no assignment on {cpus} CPUs ({}); pin tasks with `cpu` and `split` fields",
+            why()
+        ));
+    };
+    let mut split = vec![Vec::new(); tasks.len()];
+    let mut cpu_of_task = vec![0u32; tasks.len()];
+    for (cpu, members) in partition.iter().enumerate() {
+        for &t in members {
+            if let Some(slot) = cpu_of_task.get_mut(t) {
+                *slot = u32::try_from(cpu).unwrap_or(u32::MAX);
+            }
+        }
+    }
+    for s in &semi.split_tasks {
+        if let (Some(parts), Some(head), Some(first)) = (
+            split.get_mut(s.task),
+            cpu_of_task.get_mut(s.task),
+            s.parts.first(),
+        ) {
+            *parts = s.parts.iter().map(|p| (p.cpu, p.budget_ns)).collect();
+            *head = first.cpu;
+        }
+    }
+    Ok(SemiPlacement { cpu_of_task, split })
+}
+
 /// What an engine (simulator or runtime) needs from the analysis side to run `policy`: the
 /// fixed-priority rank of each task and, for partitioned/clustered policies, the placement.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -261,6 +322,18 @@ mod tests {
                 .collect(),
         )
         .unwrap()
+    }
+
+    /// `semi_partition` is `pfp-ts`'s assignment (the hand-worked split of `semi::tests`).
+    #[test]
+    fn semi_partition_is_the_analysis_split() {
+        let s = set(&[(30, 50), (60, 100), (120, 200)]);
+        let p = semi_partition(&s, 2, Priorities::Dm, None).unwrap();
+        assert_eq!(p.cpu_of_task, vec![0, 1, 0]);
+        assert_eq!(p.split, vec![vec![(0, 20), (1, 10)], vec![], vec![]]);
+        let over = set(&[(9, 10), (9, 10), (9, 10)]);
+        let e = semi_partition(&over, 2, Priorities::Dm, None).unwrap_err();
+        assert!(e.contains("no assignment on 2 CPUs"), "{e}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub fn all() -> Vec<Box<dyn SchedTest>> {
     tests.extend(crate::gnpedf::tests());
     tests.extend(gfp::tests());
     tests.extend(partitioned::tests());
+    tests.extend(crate::semi::tests());
     tests
 }
 

@@ -11,6 +11,7 @@
 //! Bounds are per task, in task-index order, rounded up to whole nanoseconds.
 
 use crate::overheads::context::BinAccounting;
+use crate::semi::split::SemiAssignment;
 use schedlab_model::Duration;
 use std::fmt;
 
@@ -63,6 +64,8 @@ pub struct Verdict {
     pub partition: Option<Vec<Vec<usize>>>,
     /// Per-bin overhead accounting (partitioned and clustered tests run with overheads).
     pub accounting: Option<BinAccounting>,
+    /// Semi-partitioned tests: how the tasks were assigned and which were split.
+    pub semi: Option<SemiAssignment>,
 }
 
 impl Verdict {
@@ -74,6 +77,7 @@ impl Verdict {
             tardiness_bounds: None,
             partition: None,
             accounting: None,
+            semi: None,
         }
     }
     /// Schedulable, no bounds.
@@ -135,6 +139,11 @@ impl Verdict {
     /// Adds the per-bin overhead accounting.
     pub fn with_accounting(mut self, accounting: BinAccounting) -> Verdict {
         self.accounting = Some(accounting);
+        self
+    }
+    /// Adds a semi-partitioned assignment (method and split tasks).
+    pub fn with_semi(mut self, semi: SemiAssignment) -> Verdict {
+        self.semi = Some(semi);
         self
     }
     /// `status == Schedulable`.

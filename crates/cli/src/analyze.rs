@@ -1,5 +1,5 @@
 //! `schedlab analyze FILE… --cpus M [--test NAME …] [--priorities dm|rm|given]
-//! [--format table|json] [--tardiness] [--summary] [--overheads OH --arch ARCH
+//! [--format table|json] [--tardiness] [--summary] [--explain] [--overheads OH --arch ARCH
 //! [--dedicated-irq-cpu] [--overhead-stat max|avg] [--granularity 1us]]`.
 //!
 //! With `--overheads`, every test runs on the set charged with the architecture's overheads
@@ -40,7 +40,7 @@ pub(crate) fn charging(
     granularity: &str,
 ) -> Result<OverheadSetup> {
     let Some(arch) = arch else {
-        bail!("--overheads needs --arch (global-lock, global-lock-di, partitioned, message-passing, linux-deadline)");
+        bail!("--overheads needs --arch (global-lock, global-lock-di, partitioned, message-passing, linux-deadline, semi-partitioned)");
     };
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -79,6 +79,8 @@ pub(crate) struct Options {
     pub(crate) tardiness: bool,
     /// Print only the summary over all files (how many sets each test accepts).
     pub(crate) summary: bool,
+    /// Table: explain each test's assignment (semi-partitioned parts) for a person.
+    pub(crate) explain: bool,
     /// Overhead-aware analysis.
     pub(crate) overheads: Option<OverheadSetup>,
 }
@@ -233,7 +235,7 @@ fn analyze_loaded(
             if opts.json {
                 write_file_json(&mut out, &facts, &rows)?;
             } else {
-                write_file_table(&mut out, &facts, &rows)?;
+                write_file_table(&mut out, &facts, &rows, opts.explain)?;
             }
         }
         Ok((out, test_cpus, statuses))

@@ -86,13 +86,17 @@ enum Command {
         /// other outcome), and how many files failed to load.
         #[arg(long)]
         summary: bool,
+        /// Table: also explain each test's assignment for a person (semi-partitioned tests:
+        /// every CPU's tasks and parts, and each split task's parts in execution order).
+        #[arg(long)]
+        explain: bool,
         /// Overhead-aware analysis: charge this overhead file's overheads (docs/overheads.md)
         /// before every test; needs --arch.
         #[arg(long, value_name = "OH")]
         overheads: Option<PathBuf>,
         /// The architecture that pays them: global-lock, global-lock-di, partitioned,
-        /// message-passing, linux-deadline (--cpus counts every CPU; the tests run on the CPUs
-        /// left for jobs).
+        /// message-passing, linux-deadline, semi-partitioned (--cpus counts every CPU; the
+        /// tests run on the CPUs left for jobs).
         #[arg(long, requires = "overheads")]
         arch: Option<String>,
         /// global-lock: a dedicated interrupt CPU (GSN-EDF-DI).
@@ -339,6 +343,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             format,
             tardiness,
             summary,
+            explain,
             overheads,
             arch,
             dedicated_irq_cpu,
@@ -363,6 +368,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 json: matches!(format, OutputFormat::Json),
                 tardiness,
                 summary,
+                explain,
                 overheads,
             })?;
             Ok(if failed == 0 {

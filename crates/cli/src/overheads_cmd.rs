@@ -57,6 +57,28 @@ pub(crate) fn run(command: OverheadsCommand) -> Result<()> {
 /// The rule and its terms, in words and numbers, for a person to check each C'' by hand.
 fn describe(e: &Explanation, n: usize, granularity: u64) -> Vec<String> {
     let o = &e.overheads;
+    if e.rule == Rule::SemiPartitioned {
+        return vec![
+            format!(
+                "overheads at n = {n} (ns): sch {} cnt {} tmr {} S_add {} S_take {} R_add_l {} R_add_r {} R_take {}",
+                o.schedule,
+                o.context_switch,
+                o.timer,
+                o.sleep_add,
+                o.sleep_take,
+                o.ready_add_local,
+                o.ready_add_remote,
+                o.ready_take
+            ),
+            format!(
+                "every task as a non-split one [RTPS §V]: C̄ = C + sch + S_take + S_add + R_add_l + 2·R_take + tmr + 2·cnt + ch_l, the margin = {} (split parts: analyze --test pfp-ts)",
+                e.per_job
+            ),
+            format!(
+                "T, D unchanged; C̄ rounded up, T and D down, to {granularity} ns; ch_l = the preemption CPMD at the largest working set (0 bytes if none)"
+            ),
+        ];
+    }
     let mut lines = vec![format!(
         "overheads at n = {n} (ns): Δev {} Δrel {} Δsch {} Δcxs {} Δipi {} Δtck {} every Q = {}{}",
         o.release_latency,
@@ -115,6 +137,7 @@ fn describe(e: &Explanation, n: usize, granularity: u64) -> Vec<String> {
                 e.extra
             ));
         }
+        Rule::SemiPartitioned => {}
     }
     lines.push(format!(
         "T' = T − Δev, D' = D − Δev; C' rounded up, T' and D' down, to {granularity} ns; Δcpd = CPMD of the largest other working set"

@@ -64,10 +64,14 @@ struct ResultJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     accounting: Option<serde_json::Value>,
     applicable: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    assignment: Option<&'static str>,
     partition: &'a Option<Vec<Vec<usize>>>,
     reason: &'a Option<String>,
     response_time_bounds_ns: BoundsNs<'a>,
     schedulable: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    split_tasks: Option<serde_json::Value>,
     status: &'static str,
     tardiness_bounds_ns: BoundsNs<'a>,
     test: &'a str,
@@ -79,10 +83,12 @@ impl<'a> ResultJson<'a> {
         ResultJson {
             accounting: v.accounting.as_ref().map(|a| a.to_json()),
             applicable: v.is_applicable(),
+            assignment: v.semi.as_ref().map(|s| s.method),
             partition: &v.partition,
             reason: &v.reason,
             response_time_bounds_ns: BoundsNs(v.response_time_bounds.as_deref()),
             schedulable: v.is_schedulable(),
+            split_tasks: v.semi.as_ref().map(|s| s.split_tasks_json()),
             status: v.status.name(),
             tardiness_bounds_ns: BoundsNs(v.tardiness_bounds.as_deref()),
             test: row.test,
@@ -174,6 +180,7 @@ pub(crate) fn write_file_table(
     out: &mut Vec<u8>,
     facts: &FileFacts<'_>,
     rows: &[Row<'_>],
+    explain: bool,
 ) -> std::io::Result<()> {
     writeln!(
         out,
@@ -210,6 +217,71 @@ pub(crate) fn write_file_table(
         )?;
         write_detail(out, &r.verdict)?;
         out.push(b'\n');
+        if explain {
+            write_explanation(out, &r.verdict)?;
+        }
+    }
+    Ok(())
+}
+
+/// `--explain`: a semi-partitioned assignment for a person — every CPU's tasks (split tasks
+/// with the part and its budget) and each split task's parts in execution order.
+fn write_explanation(out: &mut Vec<u8>, v: &Verdict) -> std::io::Result<()> {
+    let (Some(semi), Some(partition)) = (&v.semi, &v.partition) else {
+        return Ok(());
+    };
+    let ns = Duration::from_ns;
+    let method = match semi.method {
+        "fp-ts" => "FP-TS task splitting",
+        "ffd" => "FP-TS found none; the split-free first-fit decreasing partition",
+        "wfd" => "FP-TS found none; the split-free worst-fit decreasing partition",
+        other => other,
+    };
+    writeln!(out, "      assignment: {method}")?;
+    for (cpu, tasks) in partition.iter().enumerate() {
+        write!(out, "      CPU {cpu}:")?;
+        if tasks.is_empty() {
+            out.extend_from_slice(b" idle");
+        }
+        for (k, &task) in tasks.iter().enumerate() {
+            out.extend_from_slice(if k == 0 { b" " } else { b", " });
+            write!(out, "task {task}")?;
+            let part = semi
+                .split_tasks
+                .iter()
+                .find(|s| s.task == task)
+                .and_then(|s| s.parts.iter().find(|p| p.cpu as usize == cpu));
+            if let Some(p) = part {
+                write!(out, " ({} {})", p.kind.name(), ns(p.budget_ns))?;
+            }
+        }
+        out.push(b'\n');
+    }
+    for s in &semi.split_tasks {
+        write!(out, "      task {} split:", s.task)?;
+        for (k, p) in s.parts.iter().enumerate() {
+            if k > 0 {
+                out.extend_from_slice(" →".as_bytes());
+            }
+            write!(
+                out,
+                " {} {} on CPU {}",
+                p.kind.name(),
+                ns(p.budget_ns),
+                p.cpu
+            )?;
+        }
+        let total: u64 = s.parts.iter().map(|p| p.budget_ns).sum();
+        let bound = v
+            .response_time_bounds
+            .as_ref()
+            .and_then(|r| r.get(s.task))
+            .map(|r| format!(", response time ≤ {r}"))
+            .unwrap_or_default();
+        writeln!(out, " (C = {}{bound})", ns(total))?;
+    }
+    if semi.split_tasks.is_empty() {
+        writeln!(out, "      no task is split")?;
     }
     Ok(())
 }
@@ -413,7 +485,7 @@ mod tests {
             accounting: None,
         };
         let mut out = Vec::new();
-        write_file_table(&mut out, &facts, &rows).unwrap();
+        write_file_table(&mut out, &facts, &rows, false).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "f.json: 3 tasks, U = 1.5000, m = 2");

@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
 use schedlab_analysis::overheads::arch::Accounting;
+use schedlab_analysis::semi::split::SemiAssignment;
 use schedlab_analysis::{Status, Verdict};
 use schedlab_model::Duration;
 use std::sync::Arc;
@@ -62,7 +63,8 @@ impl AnalysisResult {
     #[new]
     #[pyo3(signature = (test, status, schedulable=None, applicable=None, reason=None,
                         response_time_bounds_ns=None, tardiness_bounds_ns=None, partition=None,
-                        accounting=None, overhead_accounting=None))]
+                        accounting=None, overhead_accounting=None, assignment=None,
+                        split_tasks=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         test: &str,
@@ -75,6 +77,8 @@ impl AnalysisResult {
         partition: Option<Vec<Vec<usize>>>,
         accounting: Option<&Bound<'_, PyAny>>,
         overhead_accounting: Option<&Bound<'_, PyAny>>,
+        assignment: Option<&str>,
+        split_tasks: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<AnalysisResult> {
         let status = status_named(status)?;
         let ns = |l: Option<Vec<u64>>| l.map(|l| l.into_iter().map(Duration::from_ns).collect());
@@ -94,6 +98,16 @@ impl AnalysisResult {
             tardiness_bounds: ns(tardiness_bounds_ns),
             partition,
             accounting,
+            semi: match (assignment, dict_arg("split_tasks", split_tasks)?) {
+                (None, None) => None,
+                (Some(method), tasks) => Some(
+                    SemiAssignment::from_json(method, &tasks.unwrap_or(serde_json::json!([])))
+                        .map_err(err)?,
+                ),
+                (None, Some(_)) => {
+                    return Err(err("split_tasks= needs assignment= (fp-ts, ffd or wfd)"))
+                }
+            },
         };
         if schedulable.is_some_and(|s| s != verdict.is_schedulable())
             || applicable.is_some_and(|a| a != verdict.is_applicable())
@@ -162,6 +176,23 @@ impl AnalysisResult {
             .map(|a| to_py(py, &a.to_json()))
             .transpose()
     }
+    /// Semi-partitioned tests (`pfp-ts`): which method placed the tasks — `fp-ts` (task
+    /// splitting), or `ffd`/`wfd` (the split-free fallback partition); `None` for other tests.
+    #[getter]
+    fn assignment(&self) -> Option<&'static str> {
+        self.verdict.semi.as_ref().map(|s| s.method)
+    }
+    /// Semi-partitioned tests: the split tasks, `[{"task", "parts": [{"cpu", "budget_ns",
+    /// "kind"}]}]` with the parts in execution order (`kind`: head, body, tail); `None` for
+    /// other tests.
+    #[getter]
+    fn split_tasks<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.verdict
+            .semi
+            .as_ref()
+            .map(|s| to_py(py, &s.split_tasks_json()))
+            .transpose()
+    }
     /// The whole-set overhead accounting of the task set (`arch`, `stat`, `cpus_for_jobs`,
     /// `status`, `failed_task`, `tasks`): the line's `"accounting"` in `schedlab analyze
     /// --overheads --format json`, the same for every result of one set. `None` without
@@ -195,6 +226,13 @@ impl AnalysisResult {
         }
         if let Some(a) = self.overhead_accounting(py)? {
             extra.push_str(&format!(", overhead_accounting={}", a.repr()?));
+        }
+        if let (Some(m), Some(s)) = (self.assignment(), self.split_tasks(py)?) {
+            extra.push_str(&format!(
+                ", assignment={}, split_tasks={}",
+                text(m)?,
+                s.repr()?
+            ));
         }
         Ok(format!(
             "Result(test={}, status={}, schedulable={}, applicable={}, reason={}, response_time_bounds_ns={}, tardiness_bounds_ns={}, partition={}{extra})",

@@ -68,6 +68,34 @@ pub struct Overheads {
     pub request: u64,
     /// Δdsp: DSP handler (message-passing).
     pub dsp: u64,
+    /// tmr: timer event insert/remove (semi-partitioned).
+    pub timer: u64,
+    /// S_add: sleep-queue insert (semi-partitioned).
+    pub sleep_add: u64,
+    /// S_take: sleep-queue search and remove (semi-partitioned).
+    pub sleep_take: u64,
+    /// R_add_l: local ready-queue insert, uncontended (semi-partitioned).
+    pub ready_add_local: u64,
+    /// R_add_r: remote ready-queue insert, uncontended (semi-partitioned).
+    pub ready_add_remote: u64,
+    /// R_take: ready-queue search and remove, uncontended (semi-partitioned).
+    pub ready_take: u64,
+}
+
+impl Overheads {
+    /// The margin [RTPS §V] adds to a non-split task besides the cache term `ch_l`, with each
+    /// ready-queue operation counted `k = max(1, split tasks hosted by the CPU)` times
+    /// [RTPS §VI-A]: `sch + S_take + S_add + k·R_add_l + 2k·R_take + tmr + 2·cnt`.
+    pub fn rtps_whole_margin(&self, k: u32) -> u128 {
+        let k = u128::from(k.max(1));
+        u128::from(self.schedule)
+            + u128::from(self.sleep_take)
+            + u128::from(self.sleep_add)
+            + k * u128::from(self.ready_add_local)
+            + 2 * k * u128::from(self.ready_take)
+            + u128::from(self.timer)
+            + 2 * u128::from(self.context_switch)
+    }
 }
 
 /// Which rule charges the cluster.
@@ -84,6 +112,14 @@ pub enum Rule {
     },
     /// [MP App. B], G-EDF-MP.
     MessagePassing,
+    /// [RTPS §V], a non-split task of the semi-partitioned scheduler (every task charged as
+    /// one that is not split, on a CPU hosting no split task):
+    /// `C̄ = C + sch + S_take + S_add + R_add_l + 2·R_take + tmr + 2·cnt + ch_l`, `ch_l` the
+    /// preemption CPMD curve at the largest working set of the cluster, 0 bytes when no task
+    /// has one (RTPS's "common upper bound"; a constant curve charges its constant to every
+    /// task, as [RTPS §VII] does); `T`, `D` unchanged. Split parts are charged by
+    /// `crate::semi::rtps_costs`.
+    SemiPartitioned,
 }
 
 /// One task to charge: its parameters in ns and its working set in bytes, if known.
@@ -166,6 +202,11 @@ impl RuleTerms {
                     0
                 },
             },
+            Rule::SemiPartitioned => RuleTerms {
+                irq_on_job_cpus: false,
+                per_job: oh.rtps_whole_margin(1),
+                extra: 0,
+            },
             Rule::MessagePassing => RuleTerms {
                 irq_on_job_cpus: false,
                 per_job: 3 * sched,
@@ -203,7 +244,7 @@ pub fn charge(
     if oh.tick > 0 && oh.tick_period == 0 {
         return Err(AccountingError::NoTickPeriod(oh.tick));
     }
-    let cpmd_of = cpmd_per_task(tasks, cpmd)?;
+    let cpmd_of = cpmd_for_rule(tasks, cpmd, rule)?;
     let n = tasks.len() as u128;
     let RuleTerms {
         irq_on_job_cpus,
@@ -321,7 +362,7 @@ pub fn explain(
     if oh.tick > 0 && oh.tick_period == 0 {
         return Err(AccountingError::NoTickPeriod(oh.tick));
     }
-    let cpmd_of = cpmd_per_task(tasks, cpmd)?;
+    let cpmd_of = cpmd_for_rule(tasks, cpmd, rule)?;
     let u_tck = if oh.tick_period == 0 {
         0.0
     } else {
@@ -484,6 +525,28 @@ impl<'a> Scale<'a> {
 
 /// `Δcpd_i` per task: the CPMD of the largest working set among the other tasks (0 bytes for
 /// a task without one); all 0 when no task has a working set.
+/// `Δcpd_i` per task under `rule`: the largest *other* working set's CPMD, or for
+/// [`Rule::SemiPartitioned`] the largest working set's, 0 bytes if none (a common bound for
+/// every task).
+fn cpmd_for_rule(
+    tasks: &[TaskIn],
+    cpmd: Option<&dyn Fn(u64) -> u64>,
+    rule: Rule,
+) -> Result<Vec<u64>, AccountingError> {
+    if rule != Rule::SemiPartitioned {
+        return cpmd_per_task(tasks, cpmd);
+    }
+    // RTPS's common bound: the curve at the largest working set, 0 bytes when no task has
+    // one (a constant curve then charges its constant, as [RTPS §VII] does).
+    let largest = tasks.iter().filter_map(|t| t.wss).max().unwrap_or(0);
+    let value = match (cpmd, tasks.iter().position(|t| t.wss.is_some())) {
+        (Some(f), _) => f(largest),
+        (None, Some(i)) => return Err(AccountingError::NoCpmd(i)),
+        (None, None) => 0,
+    };
+    Ok(vec![value; tasks.len()])
+}
+
 pub(crate) fn cpmd_per_task(
     tasks: &[TaskIn],
     cpmd: Option<&dyn Fn(u64) -> u64>,

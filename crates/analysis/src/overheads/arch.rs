@@ -9,10 +9,14 @@
 //! | `partitioned` | `[arch.partitioned]` | preemption-centric, one CPU (a partition) | M | `preemption` |
 //! | `message-passing` | `[arch.message-passing]` | [MP App. B] | M − 1 | `migration` |
 //! | `linux-deadline` | `[arch.linux-deadline]` | preemption-centric, interrupts on all CPUs [MP §V-A] | M | `migration` |
+//! | `semi-partitioned` | `[arch.semi-partitioned]` | [RTPS §V]: non-split `C̄` for the set and per bin; split parts per CPU (`crate::semi::rtps_costs`) | M | `preemption` (ch_l), and `migration` (ch_r) for split parts |
 //!
 //! Required curves (a missing one is an error naming it): `release_latency`, `release`,
-//! `schedule`, `context_switch`, `tick` (and the file's `tick_period`) for every architecture;
-//! `ipi` for the global ones; `request` and `dsp` for `message-passing`. The CPMD curve is
+//! `schedule`, `context_switch`, `tick` (and the file's `tick_period`) for every architecture
+//! but `semi-partitioned`; `ipi` for the global ones; `request` and `dsp` for
+//! `message-passing`; for `semi-partitioned` (event-driven, no tick [RTPS §IV-A]) `schedule`
+//! (sch), `context_switch` (cnt), `timer`, `sleep_add`, `sleep_take`, `ready_add_local`,
+//! `ready_add_remote` and `ready_take`, and both CPMD curves when a task has a working set. The CPMD curve is
 //! required when a task has a working set. Every overhead is evaluated once, at n = the number
 //! of tasks charged together. For the set as a whole, the global architectures charge it as one
 //! cluster on M CPUs and `partitioned` as one CPU (what a uniprocessor test sees); partitioned
@@ -36,15 +40,18 @@ pub enum ArchKind {
     MessagePassing,
     /// Linux SCHED_DEADLINE (push/pull).
     LinuxDeadline,
+    /// RTPS: per-CPU schedulers, split tasks migrating at budget exhaustion (FP-TS).
+    SemiPartitioned,
 }
 
 /// The names `--arch` takes.
-pub const ARCH_NAMES: [&str; 5] = [
+pub const ARCH_NAMES: [&str; 6] = [
     "global-lock",
     "global-lock-di",
     "partitioned",
     "message-passing",
     "linux-deadline",
+    "semi-partitioned",
 ];
 
 impl ArchKind {
@@ -58,6 +65,7 @@ impl ArchKind {
             "partitioned" => ArchKind::Partitioned,
             "message-passing" => ArchKind::MessagePassing,
             "linux-deadline" => ArchKind::LinuxDeadline,
+            "semi-partitioned" => ArchKind::SemiPartitioned,
             other => {
                 return Err(format!(
                     "unknown architecture `{other}`{} (known: {})",
@@ -84,6 +92,7 @@ impl ArchKind {
             ArchKind::Partitioned => "partitioned",
             ArchKind::MessagePassing => "message-passing",
             ArchKind::LinuxDeadline => "linux-deadline",
+            ArchKind::SemiPartitioned => "semi-partitioned",
         }
     }
 
@@ -98,6 +107,18 @@ impl ArchKind {
 
     fn required(self) -> Vec<OverheadName> {
         use OverheadName::*;
+        if self == ArchKind::SemiPartitioned {
+            return vec![
+                Schedule,
+                ContextSwitch,
+                Timer,
+                SleepAdd,
+                SleepTake,
+                ReadyAddLocal,
+                ReadyAddRemote,
+                ReadyTake,
+            ];
+        }
         let mut names = vec![ReleaseLatency, Release, Schedule, ContextSwitch, Tick];
         match self {
             ArchKind::Partitioned => {}
@@ -109,7 +130,7 @@ impl ArchKind {
 
     pub(crate) fn cpmd_kind(self) -> CpmdKind {
         match self {
-            ArchKind::Partitioned => CpmdKind::Preemption,
+            ArchKind::Partitioned | ArchKind::SemiPartitioned => CpmdKind::Preemption,
             _ => CpmdKind::Migration,
         }
     }
@@ -134,6 +155,7 @@ impl ArchKind {
                 cpus: 1,
             },
             ArchKind::MessagePassing => Rule::MessagePassing,
+            ArchKind::SemiPartitioned => Rule::SemiPartitioned,
         }
     }
 }
@@ -238,8 +260,18 @@ pub fn overheads_for(
             OverheadName::Ipi => oh.ipi = v,
             OverheadName::Request => oh.request = v,
             OverheadName::Dsp => oh.dsp = v,
+            OverheadName::Timer => oh.timer = v,
+            OverheadName::SleepAdd => oh.sleep_add = v,
+            OverheadName::SleepTake => oh.sleep_take = v,
+            OverheadName::ReadyAddLocal => oh.ready_add_local = v,
+            OverheadName::ReadyAddRemote => oh.ready_add_remote = v,
+            OverheadName::ReadyTake => oh.ready_take = v,
             _ => {}
         }
+    }
+    if arch == ArchKind::SemiPartitioned {
+        // Event-driven (high-resolution timers), no tick to charge [RTPS §IV-A].
+        return Ok(oh);
     }
     oh.tick_period = file.tick_period.map_or(0, |q| q.as_ns());
     if oh.tick_period == 0 {

@@ -51,7 +51,7 @@ proptest! {
     /// order by utilization may differ from the density order, are excluded for them).
     #[test]
     fn zero_overheads_give_todays_verdicts((set, m) in sets()) {
-        for arch in [ArchKind::GlobalLock, ArchKind::Partitioned] {
+        for arch in [ArchKind::GlobalLock, ArchKind::Partitioned, ArchKind::SemiPartitioned] {
             let charged = ChargedAnalysis::new(&set, m, Priorities::Dm, &setup(arch, 0)).unwrap();
             let free = System::new(&set, m, Priorities::Dm).unwrap();
             let implicit = set.iter().all(|t| t.deadline == t.period);
@@ -59,7 +59,10 @@ proptest! {
                 let per_bin_kind = test.charges_per_bin();
                 let applies = match (per_bin_kind, arch) {
                     (false, _) => true,
-                    (true, ArchKind::Partitioned) => implicit && !test.name().starts_with("cedf"),
+                    (true, ArchKind::Partitioned) => {
+                        implicit && !test.name().starts_with("cedf") && test.name() != "pfp-ts"
+                    }
+                    (true, ArchKind::SemiPartitioned) => implicit && test.name().starts_with("pfp-"),
                     (true, _) => implicit && test.name().starts_with("cedf"),
                 };
                 if !applies {

@@ -10,7 +10,7 @@ use schedlab_model::overheads::{OverheadFile, Stat};
 use std::sync::Arc;
 
 /// `arch`'s section with every curve the analysis of `arch` reads at `value` ns (request and
-/// dsp only for message-passing), the tick quantum 1 ms.
+/// dsp only for message-passing; the RTPS names for semi-partitioned), the tick quantum 1 ms.
 pub(crate) fn constant(arch: &str, value: u64) -> OverheadFile {
     let mut names = vec![
         "release_latency",
@@ -22,6 +22,18 @@ pub(crate) fn constant(arch: &str, value: u64) -> OverheadFile {
     ];
     if arch == "message-passing" {
         names.extend(["request", "dsp"]);
+    }
+    if arch == "semi-partitioned" {
+        names = vec![
+            "schedule",
+            "context_switch",
+            "timer",
+            "sleep_add",
+            "sleep_take",
+            "ready_add_local",
+            "ready_add_remote",
+            "ready_take",
+        ];
     }
     let mut text = String::from("schema = 1\ntick_period = \"1ms\"\n");
     for name in names {

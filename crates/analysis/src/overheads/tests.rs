@@ -265,6 +265,7 @@ mod properties {
                 tick_period: 1000,
                 request: req,
                 dsp: req / 2,
+                ..Overheads::default()
             })
     }
 
@@ -372,6 +373,7 @@ mod properties {
                 tick_period: 1_000_000,
                 request: oh.request * scale,
                 dsp: oh.dsp * scale,
+                ..Overheads::default()
             };
             let fast = charge(&ts, &big, rule, None, g).unwrap();
             let cpd = vec![0; ts.len()];
@@ -601,6 +603,12 @@ pub(crate) mod reference {
                 };
                 (scale, pre, 2 * (oh.schedule + oh.context_switch), x)
             }
+            Rule::SemiPartitioned => (
+                BigRational::one(),
+                BigRational::zero(),
+                u64::try_from(oh.rtps_whole_margin(1)).unwrap(),
+                0,
+            ),
             Rule::MessagePassing => {
                 let scale = BigRational::one() - &u_tck;
                 let pre = int(oh.tick) + &dev * &u_tck;

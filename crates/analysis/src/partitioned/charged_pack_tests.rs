@@ -258,6 +258,12 @@ mod against_a_plain_reference {
         tick_period: 1000,
         request: 0,
         dsp: 0,
+        timer: 0,
+        sleep_add: 0,
+        sleep_take: 0,
+        ready_add_local: 0,
+        ready_add_remote: 0,
+        ready_take: 0,
     };
 
     fn file() -> OverheadFile {

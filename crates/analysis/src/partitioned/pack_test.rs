@@ -195,9 +195,15 @@ impl Partitioned {
     /// The overhead-aware packing with rollback ([`super::charged_pack`]) under `--arch
     /// partitioned`: every CPU's bin charged from the original parameters.
     fn run_charged(&self, sys: &System, ctx: &OverheadContext) -> Verdict {
-        if ctx.setup.arch != ArchKind::Partitioned {
+        // PSN-EDF/P-FP per CPU under `partitioned`; P-FP also under `semi-partitioned`, every
+        // task charged as a non-split one [RTPS §V] (the FFD/WFD baselines of [RTPS §VII]).
+        let fits = matches!(
+            (ctx.setup.arch, self.local),
+            (ArchKind::Partitioned, _) | (ArchKind::SemiPartitioned, Local::Fp)
+        );
+        if !fits {
             return Verdict::not_applicable(format!(
-                "a partitioned test is charged per CPU under --arch partitioned, not `{}`",
+                "a partitioned test is charged per CPU under --arch partitioned (pfp-* also under semi-partitioned), not `{}`",
                 ctx.setup.arch.section()
             ));
         }

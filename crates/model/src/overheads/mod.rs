@@ -16,7 +16,11 @@
 //!
 //! Overhead names follow [MP §IV-A] (Fig. 5): release event latency Δev, release Δrel, IPI
 //! latency Δipi, scheduling Δsch, context switch Δcxs, client request latency Δreq, DSP
-//! handler Δdsp, tick Δtck — plus the runtime's `lock_wait` and `release_to_run`; CPMD Δcpd
+//! handler Δdsp, tick Δtck — plus the runtime's `lock_wait` and `release_to_run`, and the
+//! semi-partitioned scheduler's [RTPS §V] timer `tmr` (`timer`), sleep-queue `S_add`/`S_take`
+//! (`sleep_add`, `sleep_take`) and ready-queue `R_add_l`/`R_add_r`/`R_take`
+//! (`ready_add_local`, `ready_add_remote`, `ready_take`: single operations without
+//! contention, [RTPS §VI-A]); its `sch` and `cnt` are `schedule` and `context_switch`; CPMD Δcpd
 //! [MP §IV-A; RTPS §V: ch_l, ch_r] is split into `preemption` (resume on the same CPU) and
 //! `migration` (resume on another CPU), as a function of the working-set size [RTPS §VI-B,
 //! Table II; ChronOS §9.2]. Each overhead has an `avg` and/or a `max` [`Curve`] (see
@@ -71,11 +75,23 @@ pub enum OverheadName {
     /// `release_to_run` without queueing: from an intended release instant at which a CPU
     /// that runs jobs was idle to the first job of that instant running (runtime measure).
     DispatchLatency,
+    /// tmr: inserting or removing an event of the per-CPU timer (semi-partitioned, [RTPS §V]).
+    Timer,
+    /// S_add: inserting a job into a CPU's sleep queue [RTPS §V].
+    SleepAdd,
+    /// S_take: finding and removing a job from a CPU's sleep queue [RTPS §V].
+    SleepTake,
+    /// R_add_l: inserting a job into the local CPU's ready queue, uncontended [RTPS §V, §VI-A].
+    ReadyAddLocal,
+    /// R_add_r: inserting a job into another CPU's ready queue, uncontended [RTPS §V, §VI-A].
+    ReadyAddRemote,
+    /// R_take: finding and removing a job from a ready queue, uncontended [RTPS §V, §VI-A].
+    ReadyTake,
 }
 
 impl OverheadName {
     /// Every name, in file order.
-    pub const ALL: [OverheadName; 11] = [
+    pub const ALL: [OverheadName; 17] = [
         OverheadName::ReleaseLatency,
         OverheadName::Release,
         OverheadName::Ipi,
@@ -87,6 +103,12 @@ impl OverheadName {
         OverheadName::LockWait,
         OverheadName::ReleaseToRun,
         OverheadName::DispatchLatency,
+        OverheadName::Timer,
+        OverheadName::SleepAdd,
+        OverheadName::SleepTake,
+        OverheadName::ReadyAddLocal,
+        OverheadName::ReadyAddRemote,
+        OverheadName::ReadyTake,
     ];
     /// The key in the file.
     pub fn key(self) -> &'static str {
@@ -102,6 +124,12 @@ impl OverheadName {
             OverheadName::LockWait => "lock_wait",
             OverheadName::ReleaseToRun => "release_to_run",
             OverheadName::DispatchLatency => "dispatch_latency",
+            OverheadName::Timer => "timer",
+            OverheadName::SleepAdd => "sleep_add",
+            OverheadName::SleepTake => "sleep_take",
+            OverheadName::ReadyAddLocal => "ready_add_local",
+            OverheadName::ReadyAddRemote => "ready_add_remote",
+            OverheadName::ReadyTake => "ready_take",
         }
     }
     /// The paper's symbol [MP §IV-A] (or the key for the runtime's own measures).
@@ -118,6 +146,12 @@ impl OverheadName {
             OverheadName::LockWait => "lock_wait",
             OverheadName::ReleaseToRun => "release_to_run",
             OverheadName::DispatchLatency => "dispatch_latency",
+            OverheadName::Timer => "tmr",
+            OverheadName::SleepAdd => "S_add",
+            OverheadName::SleepTake => "S_take",
+            OverheadName::ReadyAddLocal => "R_add_l",
+            OverheadName::ReadyAddRemote => "R_add_r",
+            OverheadName::ReadyTake => "R_take",
         }
     }
     /// The name with file key `key`.
