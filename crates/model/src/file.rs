@@ -66,7 +66,7 @@ pub struct TaskFile {
 /// Field names a task accepts.
 pub const TASK_FIELDS: &[&str] = &[
     "name", "wcet", "period", "deadline", "offset", "priority", "utility", "wss", "cpu", "cluster",
-    "affinity",
+    "affinity", "split",
 ];
 /// Field names the top level accepts.
 pub const TOP_FIELDS: &[&str] = &["tasks", "platform"];
@@ -200,6 +200,18 @@ fn task_to_value(t: &Task) -> Value {
     }
     if let Some(a) = &t.affinity {
         m.insert("affinity".into(), Value::from(a.clone()));
+    }
+    if let Some(parts) = &t.split {
+        let parts = parts
+            .iter()
+            .map(|p| {
+                let mut part = Map::new();
+                part.insert("cpu".into(), Value::from(p.cpu));
+                part.insert("budget".into(), Value::from(format_ns(p.budget.as_ns())));
+                Value::Object(part)
+            })
+            .collect();
+        m.insert("split".into(), Value::Array(parts));
     }
     Value::Object(m)
 }
@@ -410,6 +422,99 @@ mod tests {
             .contains("duplicate task name `a`"));
     }
 
+    /// `split` reads alike from JSON and TOML (fast and precise paths), prints and reads back.
+    #[test]
+    fn split_tasks_read_in_both_formats() {
+        let json = r#"{"tasks": [
+            {"name": "s", "wcet": "5ms", "period": "10ms",
+             "split": [{"cpu": 0, "budget": "3ms"}, {"cpu": 1, "budget": 2000000}]},
+            {"name": "w", "wcet": "1ms", "period": "10ms", "cpu": 1}]}"#;
+        let f = both_paths_read(json, Format::Json);
+        let ms = |x| Duration::from_ms(x).unwrap();
+        assert_eq!(
+            f.tasks[0].split,
+            Some(vec![
+                crate::SplitPart {
+                    cpu: 0,
+                    budget: ms(3)
+                },
+                crate::SplitPart {
+                    cpu: 1,
+                    budget: ms(2)
+                }
+            ])
+        );
+        assert_eq!(f.tasks[1].split, None);
+        let toml_text = "[[tasks]]\nname = \"s\"\nwcet = \"5ms\"\nperiod = \"10ms\"\n\
+            split = [{cpu = 0, budget = \"3ms\"}, {cpu = 1, budget = \"2ms\"}]\n\n\
+            [[tasks]]\nname = \"w\"\nwcet = \"1ms\"\nperiod = \"10ms\"\ncpu = 1\n";
+        assert_eq!(both_paths_read(toml_text, Format::Toml), f);
+        let printed = to_string(&f, Format::Toml).unwrap();
+        assert_eq!(both_paths_read(&printed, Format::Toml), f, "{printed}");
+        let printed = to_string(&f, Format::Json).unwrap();
+        assert_eq!(both_paths_read(&printed, Format::Json), f, "{printed}");
+    }
+
+    #[test]
+    fn split_errors_name_task_and_field() {
+        let with = |split: &str, extra: &str| {
+            error_of(&format!(
+                r#"{{"tasks": [{{"name": "s", "wcet": "5ms", "period": "10ms", "split": {split}{extra}}}]}}"#
+            ))
+        };
+        assert_eq!(
+            with(
+                r#"[{"cpu": 0, "budget": "3ms"}, {"cpu": 1, "budget": "3ms"}]"#,
+                ""
+            ),
+            "task 0 (`s`): field `split`: the part budgets add up to 6ms, but wcet is 5ms"
+        );
+        assert_eq!(
+            with(r#"[{"cpu": 2, "budget": "5ms"}]"#, ""),
+            "task 0 (`s`): field `split`: a split on one CPU is no split; use `cpu = 2`"
+        );
+        assert_eq!(
+            with(
+                r#"[{"cpu": 0, "budget": "1ms"}, {"cpu": 1, "budget": "1ms"}, {"cpu": 0, "budget": "3ms"}]"#,
+                ""
+            ),
+            "task 0 (`s`): field `split`: parts 0 and 2 are both on CPU 0 (a cyclic split: each part needs its own CPU)"
+        );
+        assert_eq!(
+            with(
+                r#"[{"cpu": 0, "budget": 0}, {"cpu": 1, "budget": "5ms"}]"#,
+                ""
+            ),
+            "task 0 (`s`): field `split`: part 0 (CPU 0): budget must be greater than zero"
+        );
+        assert_eq!(
+            with(r#"[{"cpu": 0, "budget": "3ms"}, {"cpu": 1, "budget": "2ms"}]"#, r#", "cpu": 0"#),
+            "task 0 (`s`): field `split`: a task has either `cpu` (here 0) or `split`, not both: give `split` alone for a split task, `cpu` alone for a whole one"
+        );
+        assert_eq!(
+            with("[]", ""),
+            "task 0 (`s`): field `split`: a split needs at least two parts, got none"
+        );
+        assert_eq!(
+            with(r#"[{"cpu": 0, "budgt": "3ms"}]"#, ""),
+            "task 0 (`s`): field `split`: part 0: unknown field `budgt` (did you mean `budget`?)"
+        );
+        assert_eq!(
+            with(r#"[{"cpu": 0, "budget": "3ms"}, {"cpu": 1}]"#, ""),
+            "task 0 (`s`): field `split`: part 1: missing field `budget`"
+        );
+        assert!(with(r#"[{"cpu": -1, "budget": "3ms"}]"#, "")
+            .contains("part 0: `cpu` must be an integer"));
+        assert!(with(r#"[{"cpu": 0, "budget": "3 parsecs"}]"#, "").contains("part 0: `budget`:"));
+        assert!(with("3", "").contains("must be a list of parts"));
+        assert!(with("[3]", "").contains("part 0: must be a table/object"));
+        // TOML gives the same message.
+        assert_eq!(
+            error_of("[[tasks]]\nname = \"s\"\nwcet = \"5ms\"\nperiod = \"10ms\"\nsplit = [{cpu = 0, budget = \"1ms\"}, {cpu = 1, budget = \"1ms\"}]\n"),
+            "task 0 (`s`): field `split`: the part budgets add up to 2ms, but wcet is 5ms"
+        );
+    }
+
     #[test]
     fn arbitrary_deadlines_are_valid() {
         let f = parse_str(
@@ -443,8 +548,8 @@ mod tests {
         fn whatever_the_fast_path_reads_the_precise_path_reads_alike(
             wcet in prop_oneof![Just("\"2ms\"".to_string()), "-?[0-9]{1,21}(\\.[0-9]{0,2})?", "\"[0-9._]{1,6}(ns|us|ms|s| ms|)\""],
             period in prop_oneof!["[0-9]{1,21}", "\"[0-9._]{1,6}(ns|us|µs|ms|s)\""],
-            key in prop_oneof![Just("deadline"), Just("offset"), Just("priority"), Just("utility"), Just("wss"), Just("cpu"), Just("affinity"), Just("name"), Just("perod")],
-            value in prop_oneof![Just("null".to_string()), Just("[1, 2]".to_string()), Just("\"t\"".to_string()), "-?[0-9]{1,21}(\\.[0-9]{1,2})?(e[0-9])?", "\"[0-9.]{1,5}(KiB|ns|ms|x|)\""],
+            key in prop_oneof![Just("deadline"), Just("offset"), Just("priority"), Just("utility"), Just("wss"), Just("cpu"), Just("affinity"), Just("name"), Just("perod"), Just("split")],
+            value in prop_oneof![Just("null".to_string()), Just("[1, 2]".to_string()), Just("\"t\"".to_string()), "-?[0-9]{1,21}(\\.[0-9]{1,2})?(e[0-9])?", "\"[0-9.]{1,5}(KiB|ns|ms|x|)\"", "\\[\\{\"cpu\": [0-2], \"budget\": [0-9]{1,2}\\}(, \\{\"budget\": \"[0-9]{1,2}ns\", \"cpu\": [0-2]\\}){0,2}\\]"],
             cpus in prop_oneof![Just("1".to_string()), "-?[0-9]{1,11}"],
         ) {
             let text = format!(r#"{{"tasks": [{{"wcet": {wcet}, "period": {period}, "{key}": {value}}}], "platform": {{"cpus": {cpus}}}}}"#);

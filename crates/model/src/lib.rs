@@ -29,6 +29,6 @@ pub mod time;
 pub use error::{ModelError, TaskRef};
 pub use exact::Frac;
 pub use platform::Platform;
-pub use task::Task;
+pub use task::{SplitPart, Task};
 pub use taskset::TaskSet;
 pub use time::{Duration, Time};

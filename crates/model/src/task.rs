@@ -3,6 +3,12 @@
 //! A task releases jobs at least `period` apart (exactly `period` apart if periodic); each job
 //! executes for at most `wcet` and must complete within `deadline` of its release. `deadline`
 //! may be smaller than (constrained), equal to (implicit) or larger than (arbitrary) `period`.
+//!
+//! A task may be *split* for semi-partitioned scheduling [RTPS §III]: [`Task::split`] lists its
+//! parts (subtasks) in execution order — head, bodies, tail — each on its own CPU with an
+//! execution budget; the budgets add up to the WCET. [`split_problem`] is the one check of a
+//! split (the file reader and the `pfp-ts` policy both use it; O(p²) in the number of parts,
+//! which is at most the number of CPUs).
 
 use crate::error::{ModelError, TaskRef};
 use crate::extensions::{CriticalSection, ParallelStructure, ReservationGroup};
@@ -31,6 +37,8 @@ pub struct Task {
     pub cpu: Option<u32>,
     /// Cluster the task is pinned to by clustered policies (0-based).
     pub cluster: Option<u32>,
+    /// The parts of a split task in execution order (`None`: not split). Excludes `cpu`.
+    pub split: Option<Vec<SplitPart>>,
     /// CPUs the task may run on; `None` means all.
     pub affinity: Option<Vec<u32>>,
     /// Parallel (fork-join) structure; `None` for a sequential task.
@@ -39,6 +47,60 @@ pub struct Task {
     pub reservation: Option<ReservationGroup>,
     /// Critical sections of each job, in execution order.
     pub critical_sections: Vec<CriticalSection>,
+}
+
+/// One part (subtask) of a split task [RTPS §III]: it executes on `cpu` for at most `budget`,
+/// after the previous part and before the next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SplitPart {
+    /// The CPU that hosts the part (0-based).
+    pub cpu: u32,
+    /// Its execution budget (> 0).
+    pub budget: Duration,
+}
+
+/// What is wrong with a split of a task with WCET `wcet`, or `None` if nothing is: fewer than
+/// two parts (one part is no split), a zero budget, a CPU that hosts two parts (a cyclic
+/// split), or budgets that do not add up to the WCET. The message names the parts by their
+/// 0-based position; the caller adds the task and the field.
+pub fn split_problem(parts: &[SplitPart], wcet: Duration) -> Option<String> {
+    match parts {
+        [] => return Some("a split needs at least two parts, got none".to_string()),
+        [only] => {
+            return Some(format!(
+                "a split on one CPU is no split; use `cpu = {}`",
+                only.cpu
+            ))
+        }
+        _ => {}
+    }
+    if let Some(k) = parts.iter().position(|p| p.budget.is_zero()) {
+        return Some(format!(
+            "part {k} (CPU {}): budget must be greater than zero",
+            parts[k].cpu
+        ));
+    }
+    for (j, b) in parts.iter().enumerate() {
+        if let Some(i) = parts[..j].iter().position(|a| a.cpu == b.cpu) {
+            return Some(format!(
+                "parts {i} and {j} are both on CPU {} (a cyclic split: each part needs its own CPU)",
+                b.cpu
+            ));
+        }
+    }
+    let sum = parts
+        .iter()
+        .try_fold(0u64, |acc, p| acc.checked_add(p.budget.as_ns()));
+    match sum {
+        Some(s) if s == wcet.as_ns() => None,
+        Some(s) => Some(format!(
+            "the part budgets add up to {}, but wcet is {wcet}",
+            Duration::from_ns(s)
+        )),
+        None => Some(format!(
+            "the part budgets add up to more than 2^64-1 ns, but wcet is {wcet}"
+        )),
+    }
 }
 
 /// The message for a zero timing field.
@@ -86,6 +148,7 @@ impl Task {
             wss: None,
             cpu: None,
             cluster: None,
+            split: None,
             affinity: None,
             parallel: None,
             reservation: None,
@@ -147,6 +210,21 @@ impl Task {
                     field: "utility".to_string(),
                     message: format!("must be a finite number ≥ 0, got {u}"),
                 });
+            }
+        }
+        if let Some(parts) = &self.split {
+            let invalid = |message: String| ModelError::InvalidField {
+                task: self.reference(index),
+                field: "split".to_string(),
+                message,
+            };
+            if let Some(cpu) = self.cpu {
+                return Err(invalid(format!(
+                    "a task has either `cpu` (here {cpu}) or `split`, not both: give `split` alone for a split task, `cpu` alone for a whole one"
+                )));
+            }
+            if let Some(m) = split_problem(parts, self.wcet) {
+                return Err(invalid(m));
             }
         }
         if let Some(name) = &self.name {

@@ -10,7 +10,7 @@ use super::{TaskFile, PLATFORM_FIELDS, TASK_FIELDS, TOP_FIELDS};
 use crate::error::{suggest, ModelError, TaskRef};
 use crate::platform::Platform;
 use crate::size::parse_bytes;
-use crate::task::Task;
+use crate::task::{SplitPart, Task};
 use crate::taskset::TaskSet;
 use crate::time::Duration;
 use serde_json::{Map, Value};
@@ -143,6 +143,10 @@ pub fn task_from_value(index: usize, entry: &Value) -> Result<Task, ModelError> 
             )
         })?),
     };
+    task.split = match obj.get("split") {
+        None => None,
+        Some(v) => Some(read_split(v).map_err(|m| invalid("split", m))?),
+    };
     task.affinity = match obj.get("affinity") {
         None => None,
         Some(Value::Array(cpus)) => {
@@ -170,6 +174,49 @@ pub fn task_from_value(index: usize, entry: &Value) -> Result<Task, ModelError> 
         None => e.with_implicit_deadline(),
     })?;
     Ok(task)
+}
+
+/// Field names a part of `split` accepts.
+pub(super) const SPLIT_FIELDS: &[&str] = &["cpu", "budget"];
+
+/// The parts of `split`: a list of `{cpu, budget}` tables in execution order (checked against
+/// the WCET later, by [`Task::validate`]).
+fn read_split(v: &Value) -> Result<Vec<SplitPart>, String> {
+    let Value::Array(list) = v else {
+        return Err(format!(
+            "must be a list of parts such as [{{cpu = 0, budget = \"3ms\"}}, {{cpu = 1, budget = \"2ms\"}}], got {v}"
+        ));
+    };
+    let mut parts = Vec::with_capacity(list.len());
+    for (k, entry) in list.iter().enumerate() {
+        let Value::Object(o) = entry else {
+            return Err(format!(
+                "part {k}: must be a table/object {{cpu, budget}}, got {entry}"
+            ));
+        };
+        if let Some(key) = o.keys().find(|k| !SPLIT_FIELDS.contains(&k.as_str())) {
+            let hint = match suggest(key, SPLIT_FIELDS) {
+                Some(s) => format!(" (did you mean `{s}`?)"),
+                None => " (known: cpu, budget)".to_string(),
+            };
+            return Err(format!("part {k}: unknown field `{key}`{hint}"));
+        }
+        let cpu = match o.get("cpu") {
+            None => return Err(format!("part {k}: missing field `cpu`")),
+            Some(c) => c
+                .as_u64()
+                .and_then(|x| u32::try_from(x).ok())
+                .ok_or_else(|| {
+                    format!("part {k}: `cpu` must be an integer from 0 to 4294967295, got {c}")
+                })?,
+        };
+        let budget = match o.get("budget") {
+            None => return Err(format!("part {k}: missing field `budget`")),
+            Some(b) => read_time(b).map_err(|m| format!("part {k}: `budget`: {m}"))?,
+        };
+        parts.push(SplitPart { cpu, budget });
+    }
+    Ok(parts)
 }
 
 fn read_time(v: &Value) -> Result<Duration, String> {

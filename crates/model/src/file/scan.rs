@@ -20,7 +20,7 @@
 use crate::file::TaskFile;
 use crate::platform::Platform;
 use crate::size::parse_bytes;
-use crate::task::Task;
+use crate::task::{SplitPart, Task};
 use crate::taskset::TaskSet;
 use crate::time::{parse_ns, Duration};
 
@@ -408,6 +408,7 @@ impl<'a> Cursor<'a> {
                     })?;
                     task.affinity = Some(cpus);
                 }
+                TaskField::Split => task.split = Some(c.split()?),
             }
             Some(())
         })?;
@@ -417,6 +418,35 @@ impl<'a> Cursor<'a> {
         ((seen.0 & required) == required).then_some(())?;
         task.deadline = deadline.unwrap_or(task.period);
         Some(())
+    }
+
+    /// The parts of `split`: a list of `{"cpu", "budget"}` objects (checked with the task).
+    fn split(&mut self) -> Option<Vec<SplitPart>> {
+        let mut parts = Vec::new();
+        self.list(|c| {
+            let mut seen = Seen::default();
+            let (mut cpu, mut budget) = (None, None);
+            c.object(|c, key| {
+                match key {
+                    b"cpu" => {
+                        seen.first(1)?;
+                        cpu = Some(c.small_int()?);
+                    }
+                    b"budget" => {
+                        seen.first(2)?;
+                        budget = Some(c.time()?);
+                    }
+                    _ => return None,
+                }
+                Some(())
+            })?;
+            parts.push(SplitPart {
+                cpu: cpu?,
+                budget: budget?,
+            });
+            Some(())
+        })?;
+        Some(parts)
     }
 
     /// The `platform` object, not yet validated.
@@ -458,6 +488,7 @@ enum TaskField {
     Cpu,
     Cluster,
     Affinity,
+    Split,
 }
 
 impl TaskField {
@@ -474,6 +505,10 @@ impl TaskField {
             4 => match &<[u8; 4]>::try_from(key).ok()? {
                 b"name" => Some(Name),
                 b"wcet" => Some(Wcet),
+                _ => None,
+            },
+            5 => match &<[u8; 5]>::try_from(key).ok()? {
+                b"split" => Some(Split),
                 _ => None,
             },
             6 => match &<[u8; 6]>::try_from(key).ok()? {
@@ -534,6 +569,7 @@ fn reset(task: &mut Task) -> Option<String> {
         wss,
         cpu,
         cluster,
+        split,
         affinity,
         parallel,
         reservation,
@@ -549,6 +585,9 @@ fn reset(task: &mut Task) -> Option<String> {
     (*utility, *wss) = (None, None);
     if affinity.is_some() {
         *affinity = None;
+    }
+    if split.is_some() {
+        *split = None;
     }
     if parallel.is_some() {
         *parallel = None;
@@ -578,26 +617,41 @@ mod tests {
 
     #[test]
     fn knows_every_field_of_the_schema() {
-        // Each known field is read (one file with all of them); an unknown one declines.
-        let mut members: Vec<String> = super::super::TASK_FIELDS
+        // Each known field is read (one file with all of them, in two tasks: `cpu` and
+        // `split` exclude each other); an unknown one declines.
+        let member = |f: &str| {
+            let value = match f {
+                "name" => "\"a\"",
+                "affinity" => "[0, 1]",
+                "split" => r#"[{"cpu": 0, "budget": "1ms"}, {"budget": "1ms", "cpu": 1}]"#,
+                "wcet" | "period" | "deadline" | "offset" => "\"2ms\"",
+                _ => "1",
+            };
+            format!("\"{f}\": {value}")
+        };
+        let fields = super::super::TASK_FIELDS;
+        let mut whole: Vec<String> = fields
             .iter()
-            .map(|f| {
-                let value = match *f {
-                    "name" => "\"a\"",
-                    "affinity" => "[0, 1]",
-                    "wcet" | "period" | "deadline" | "offset" => "\"2ms\"",
-                    _ => "1",
-                };
-                format!("\"{f}\": {value}")
-            })
+            .filter(|f| **f != "split")
+            .map(|f| member(f))
+            .collect();
+        let split: Vec<String> = ["wcet", "period", "split"]
+            .iter()
+            .map(|f| member(f))
             .collect();
         let text = format!(
-            r#"{{"tasks": [{{{}}}], "platform": {{"cpus": 2, "cluster_size": 1}}}}"#,
-            members.join(", ")
+            r#"{{"tasks": [{{{}}}, {{{}}}], "platform": {{"cpus": 2, "cluster_size": 1}}}}"#,
+            whole.join(", "),
+            split.join(", ")
         );
-        assert!(parse_json(&text, Vec::new()).is_some(), "{text}");
-        members.push("\"colour\": 1".into());
-        let text = format!(r#"{{"tasks": [{{{}}}]}}"#, members.join(", "));
+        let file = parse_json(&text, Vec::new());
+        assert!(file.is_some(), "{text}");
+        assert_eq!(
+            file.and_then(|f| f.tasks[1].split.clone()).map(|p| p.len()),
+            Some(2)
+        );
+        whole.push("\"colour\": 1".into());
+        let text = format!(r#"{{"tasks": [{{{}}}]}}"#, whole.join(", "));
         assert!(parse_json(&text, Vec::new()).is_none());
     }
 
@@ -668,6 +722,10 @@ mod tests {
         task.offset = Duration::from_ns(4);
         (task.priority, task.utility, task.wss) = (Some(1), Some(2.0), Some(3));
         (task.cpu, task.cluster, task.affinity) = (Some(4), Some(5), Some(vec![6]));
+        task.split = Some(vec![SplitPart {
+            cpu: 0,
+            budget: Duration::from_ns(1),
+        }]);
         task.parallel = Some(Default::default());
         task.critical_sections
             .push(crate::extensions::CriticalSection {

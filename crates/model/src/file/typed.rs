@@ -14,7 +14,7 @@
 use crate::file::TaskFile;
 use crate::platform::Platform;
 use crate::size::parse_bytes;
-use crate::task::Task;
+use crate::task::{SplitPart, Task};
 use crate::taskset::TaskSet;
 use crate::time::{parse_ns, Duration};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -108,6 +108,11 @@ fields!(TaskField {
     Cpu = "cpu",
     Cluster = "cluster",
     Affinity = "affinity",
+    Split = "split",
+});
+fields!(PartField {
+    Cpu = "cpu",
+    Budget = "budget"
 });
 fields!(PlatformField {
     Cpus = "cpus",
@@ -211,6 +216,7 @@ impl<'de> Visitor<'de> for TaskVisitor {
                 TaskField::Utility => task.utility = Some(map.next_value::<Utility>()?.0),
                 TaskField::Wss => task.wss = Some(map.next_value::<Bytes>()?.0),
                 TaskField::Affinity => task.affinity = Some(map.next_value::<Cpus>()?.0),
+                TaskField::Split => task.split = Some(map.next_value::<Parts>()?.0),
             }
         }
         task.wcet = wcet.ok_or_else(decline)?;
@@ -354,6 +360,55 @@ impl<'de> Deserialize<'de> for Cpus {
     }
 }
 
+/// The parts of `split`, in order; checked against the WCET later, with the task.
+struct Parts(Vec<SplitPart>);
+
+impl<'de> Deserialize<'de> for Parts {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PartsVisitor;
+        impl<'de> Visitor<'de> for PartsVisitor {
+            type Value = Parts;
+            expecting!("a list of split parts");
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parts, A::Error> {
+                let mut parts = Vec::new();
+                while let Some(PartValue(p)) = seq.next_element()? {
+                    parts.push(p);
+                }
+                Ok(Parts(parts))
+            }
+        }
+        deserializer.deserialize_seq(PartsVisitor)
+    }
+}
+
+/// One `{cpu, budget}` part.
+struct PartValue(SplitPart);
+
+impl<'de> Deserialize<'de> for PartValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PartVisitor;
+        impl<'de> Visitor<'de> for PartVisitor {
+            type Value = PartValue;
+            expecting!("a split part");
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PartValue, A::Error> {
+                let mut seen = Seen::default();
+                let (mut cpu, mut budget) = (None, None);
+                while let Some(Key(field)) = map.next_key()? {
+                    match seen.first(field)? {
+                        PartField::Cpu => cpu = Some(map.next_value::<SmallInt>()?.0),
+                        PartField::Budget => budget = Some(map.next_value::<TimeValue>()?.0),
+                    }
+                }
+                Ok(PartValue(SplitPart {
+                    cpu: cpu.ok_or_else(decline)?,
+                    budget: budget.ok_or_else(decline)?,
+                }))
+            }
+        }
+        deserializer.deserialize_map(PartVisitor)
+    }
+}
+
 /// The `platform` table, not yet validated.
 struct PlatformValue(Platform);
 
@@ -392,5 +447,6 @@ mod tests {
         assert_eq!(TopField::KEYS, super::super::TOP_FIELDS);
         assert_eq!(TaskField::KEYS, super::super::TASK_FIELDS);
         assert_eq!(PlatformField::KEYS, super::super::PLATFORM_FIELDS);
+        assert_eq!(PartField::KEYS, super::super::precise::SPLIT_FIELDS);
     }
 }
