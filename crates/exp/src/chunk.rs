@@ -362,10 +362,7 @@ fn run_one(
                 *priorities,
                 None,
             ) {
-                Ok(p) => p.map(|(domain_of_task, domain_size)| Placement {
-                    domain_of_task,
-                    domain_size,
-                }),
+                Ok(p) => p.map(Placement::from),
                 Err(_) => {
                     out.status = "no-placement".into();
                     return Ok(out);

@@ -12,6 +12,9 @@
 //! to domain `d` with its own number (a timer number too large for this encoding — beyond
 //! 2^64 / (m/k) — is dropped; the policies here number timers from 0 upwards).
 //!
+//! Budgets: a budget request names a job, which is the same in every domain, so it passes
+//! through unchanged; `on_budget_exhausted` goes to the job's domain, like every job event.
+//!
 //! A job of a task outside the placement (the engine broke the contract: placements are
 //! validated against the task set) is ignored.
 
@@ -201,16 +204,9 @@ mod tests {
             .collect();
         let n = tasks.len();
         let shared: std::sync::Arc<[_]> = tasks.into();
-        Domains::new(
-            "pedf",
-            cpus,
-            n,
-            Placement {
-                domain_of_task: placement,
-                domain_size: k,
-            },
-            |k| GlobalJlfp::gedf(shared.clone(), k),
-        )
+        Domains::new("pedf", cpus, n, Placement::new(placement, k), |k| {
+            GlobalJlfp::gedf(shared.clone(), k)
+        })
     }
 
     /// 4 CPUs in 2 clusters of 2; τ0, τ1, τ2 in cluster 1 (CPUs 2, 3), τ3 in cluster 0.
@@ -250,18 +246,76 @@ mod tests {
             Err(PolicyError::InvalidPlatform(_))
         ));
         let tasks = vec![task(1, 10, 10, 0)];
-        let e = Domains::new(
-            "pfp",
-            2,
-            2,
-            Placement {
-                domain_of_task: vec![0],
-                domain_size: 1,
-            },
-            |k| GlobalJlfp::gfp(tasks.clone(), k),
-        )
+        let e = Domains::new("pfp", 2, 2, Placement::new(vec![0], 1), |k| {
+            GlobalJlfp::gfp(tasks.clone(), k)
+        })
         .unwrap_err();
         assert!(matches!(e, PolicyError::InvalidPlacement(_)));
+    }
+
+    /// A policy that gives every released job a budget of 1 and records exhaustions.
+    struct Budgeted {
+        inner: GlobalJlfp,
+        exhausted: Vec<JobId>,
+    }
+
+    impl Policy for Budgeted {
+        fn name(&self) -> &str {
+            "budgeted"
+        }
+        fn cpus(&self) -> u32 {
+            self.inner.cpus()
+        }
+        fn on_release(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+            out.budget(job.id, schedlab_model::Duration::from_ns(1));
+            self.inner.on_release(ctx, job, out);
+        }
+        fn on_complete(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+            self.inner.on_complete(ctx, job, out);
+        }
+        fn on_abort(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+            self.inner.on_abort(ctx, job, out);
+        }
+        fn on_budget_exhausted(&mut self, _ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+            self.exhausted.push(job);
+            out.clear_budget(job);
+        }
+        fn linked(&self, cpu: CpuId) -> Option<JobId> {
+            self.inner.linked(cpu)
+        }
+    }
+
+    /// Budget requests pass through with their (global) job; exhaustions reach the job's
+    /// domain only: 2 domains of 1 CPU, τ0 in domain 1, τ1 in domain 0.
+    #[test]
+    fn budgets_pass_through_and_exhaustions_reach_the_jobs_domain() {
+        let tasks: std::sync::Arc<[_]> = vec![task(2, 10, 10, 0), task(2, 10, 10, 1)].into();
+        let d = Domains::new("budgeted", 2, 2, Placement::new(vec![1, 0], 1), |k| {
+            Budgeted {
+                inner: GlobalJlfp::gfp(tasks.clone(), k),
+                exhausted: Vec::new(),
+            }
+        })
+        .unwrap();
+        let mut h = Harness::new(d);
+        let out = h.release(0, info(0, 0, 0, 10, 2)).clone();
+        assert_eq!(
+            out.budgets,
+            vec![crate::BudgetRequest {
+                job: jid(0, 0),
+                amount: Some(schedlab_model::Duration::from_ns(1))
+            }]
+        );
+        assert_eq!(out.links[0].cpu, CpuId(1));
+        h.release(0, info(1, 0, 0, 10, 2));
+        let out = h.exhaust(1, jid(0, 0)).clone();
+        assert_eq!(out.budgets.len(), 1);
+        assert_eq!(out.budgets[0].amount, None);
+        assert_eq!(
+            h.p.domain(1).map(|p| p.exhausted.clone()),
+            Some(vec![jid(0, 0)])
+        );
+        assert_eq!(h.p.domain(0).map(|p| p.exhausted.len()), Some(0));
     }
 
     /// Timers of a domain come back to it: EDZL in 2 domains of 1 CPU; τ1 (domain 1) gets a
@@ -274,16 +328,9 @@ mod tests {
             task(190, 100, 1000, 2),
         ];
         let shared: std::sync::Arc<[_]> = tasks.into();
-        let d = Domains::new(
-            "pedzl",
-            2,
-            3,
-            Placement {
-                domain_of_task: vec![1, 1, 0],
-                domain_size: 1,
-            },
-            |k| Edzl::new(shared.clone(), k),
-        )
+        let d = Domains::new("pedzl", 2, 3, Placement::new(vec![1, 1, 0], 1), |k| {
+            Edzl::new(shared.clone(), k)
+        })
         .unwrap();
         let mut h = Harness::new(d);
         h.release(0, info(2, 0, 0, 100, 190));

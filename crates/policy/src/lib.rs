@@ -11,6 +11,7 @@ pub mod domains;
 pub mod edzl;
 pub mod error;
 pub mod event;
+pub mod fpts;
 pub mod global;
 pub mod ids;
 mod lowest;
@@ -23,13 +24,14 @@ pub mod task;
 mod testutil;
 
 pub use error::PolicyError;
-pub use event::{Ctx, Decisions, JobInfo, Link, NoProgress, Progress, TimerRequest};
+pub use event::{BudgetRequest, Ctx, Decisions, JobInfo, Link, NoProgress, Progress, TimerRequest};
 pub use ids::{CpuId, JobId, TaskId, TimerId};
 pub use policy::Policy;
 pub use task::{Placement, PolicyTask};
 
 pub use domains::Domains;
 pub use edzl::Edzl;
+pub use fpts::FpTs;
 pub use global::{GlobalJlfp, Preemption};
 pub use prio::{JobKey, Primary};
-pub use registry::{build, NAMES};
+pub use registry::{build, needs_engine_budgets, NAMES};

@@ -9,8 +9,15 @@
 //!    only after job k completed or was aborted (the next job of a task waits for it).
 //! 4. After every callback, each job is linked to at most one CPU, and `linked(cpu)` reports
 //!    the links the policy has decided so far.
-//! 5. Same-instant order (simulator; DESIGN.md): completions, then releases, then timers; each
-//!    in increasing task index (timers: in request order).
+//! 5. Same-instant order (simulator; DESIGN.md): completions, then (engine aborts of late
+//!    jobs), then releases, then timers, then budget exhaustions; completions, aborts,
+//!    releases and exhaustions each in increasing task index, timers in request order. So a
+//!    job that completes at the instant its budget runs out completes (no exhaustion), and a
+//!    policy sees every release and timer of the instant before an exhaustion at it. The
+//!    runtime observes the same order wherever it can tell events apart in time.
+//! 6. Budgets ([`Decisions::budget`], module doc of [`crate::event`]) are counted by the
+//!    engine in executed time only; exhaustion is reported while the job is still linked and
+//!    on its CPU.
 
 use crate::event::{Ctx, Decisions, JobInfo};
 use crate::ids::{CpuId, JobId, TimerId};
@@ -42,7 +49,9 @@ pub trait Policy: Send {
     fn on_resume(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
         let _ = (ctx, job, out);
     }
-    /// A job used up a budget the policy (or a reservation) gave it.
+    /// A job used up a budget the policy gave it ([`Decisions::budget`]): it has executed the
+    /// requested amount since the request. The budget is gone; the job is still linked and,
+    /// unless the policy decides otherwise now, keeps running without a budget.
     fn on_budget_exhausted(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
         let _ = (ctx, job, out);
     }

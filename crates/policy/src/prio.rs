@@ -7,7 +7,7 @@
 //! | policy | primary key | source |
 //! |---|---|---|
 //! | `gedf`, `gnpedf`, `pedf`, `cedf`, `edzl` (outside zero laxity) | absolute deadline | [ChronOS §6.4, §6.5, §6.12, §6.16] |
-//! | `gfp`, `pfp` | the task's fixed-priority rank ([`PolicyTask::rank`], 0 = highest) | [ChronOS §6.3, §6.11] |
+//! | `gfp`, `pfp`, `pfp-ts` | the task's fixed-priority rank ([`PolicyTask::rank`], 0 = highest) | [ChronOS §6.3, §6.11] |
 //! | `gfifo` | release time | [ChronOS §6.2] |
 //!
 //! Ties in the primary key are broken by task index, then job sequence number (then strand,
@@ -71,6 +71,15 @@ impl JobKey {
             task: id.task.0,
             seq: id.seq,
             strand: id.strand,
+        }
+    }
+
+    /// The job this key orders.
+    pub const fn job(&self) -> JobId {
+        JobId {
+            task: crate::ids::TaskId(self.task),
+            seq: self.seq,
+            strand: self.strand,
         }
     }
 

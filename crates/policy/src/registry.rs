@@ -10,10 +10,16 @@
 //! | `pedf` | P-EDF [ChronOS §6.12]: G-EDF in domains of 1 CPU | required, `domain_size = 1` |
 //! | `pfp` | P-FP (P-RMS/P-DM) [ChronOS §6.11]: G-FP in domains of 1 CPU | required, `domain_size = 1` |
 //! | `cedf` | C-EDF [ChronOS §6.16]: G-EDF in clusters | required, `domain_size` = cluster size |
+//! | `pfp-ts` | FP-TS [RTPS §III, §IV]: per-CPU FP by rank, split tasks migrate part by part at budget exhaustion ([`crate::fpts`]) | required, `domain_size = 1`, with [`Placement::split`] |
+//!
+//! Only `pfp-ts` runs split tasks: every other policy refuses a placement that splits one.
+//! `pfp-ts` relies on the engines' budgets ([`crate::Decisions::budget`]):
+//! [`needs_engine_budgets`] says so, for an engine that does not offer them yet.
 
 use crate::domains::Domains;
 use crate::edzl::Edzl;
 use crate::error::PolicyError;
+use crate::fpts::FpTs;
 use crate::global::GlobalJlfp;
 use crate::policy::Policy;
 use crate::task::{Placement, PolicyTask};
@@ -21,11 +27,18 @@ use std::sync::Arc;
 
 /// The canonical policy names [`build`] knows.
 pub const NAMES: &[&str] = &[
-    "gedf", "gnpedf", "gfp", "gfifo", "edzl", "pedf", "pfp", "cedf",
+    "gedf", "gnpedf", "gfp", "gfifo", "edzl", "pedf", "pfp", "cedf", "pfp-ts",
 ];
 
-/// Builds policy `name` for `tasks` on `cpus` CPUs. Partitioned (`pedf`, `pfp`) and clustered
-/// (`cedf`) policies need a `placement`; global ones ignore it.
+/// Whether policy `name` asks the engine for execution budgets ([`crate::Decisions::budget`]),
+/// so that an engine without them can refuse it rather than run it wrongly.
+pub fn needs_engine_budgets(name: &str) -> bool {
+    name == "pfp-ts"
+}
+
+/// Builds policy `name` for `tasks` on `cpus` CPUs. Partitioned (`pedf`, `pfp`),
+/// semi-partitioned (`pfp-ts`) and clustered (`cedf`) policies need a `placement`; global ones
+/// ignore it.
 ///
 /// Errors: [`PolicyError::UnknownPolicy`], [`PolicyError::InvalidPlatform`] (`cpus = 0` or
 /// above [`MAX_CPUS`](schedlab_model::platform::MAX_CPUS)),
@@ -56,6 +69,11 @@ pub fn build(
         let p = placement
             .clone()
             .ok_or_else(|| PolicyError::MissingPlacement(canonical.to_string()))?;
+        if let (Some(i), false) = (p.first_split_task(), canonical == "pfp-ts") {
+            return Err(PolicyError::InvalidPlacement(format!(
+                "task {i} is split, but policy `{canonical}` runs whole tasks only (split tasks run under `pfp-ts`)"
+            )));
+        }
         if needs_one && p.domain_size != 1 {
             return Err(PolicyError::InvalidPlacement(format!(
                 "policy `{canonical}` is partitioned: domain size must be 1, not {}",
@@ -76,6 +94,7 @@ pub fn build(
         "pfp" => Box::new(Domains::new("pfp", cpus, n, placed(true)?, |k| {
             GlobalJlfp::gfp(shared.clone(), k)
         })?),
+        "pfp-ts" => Box::new(FpTs::new(shared, cpus, placed(true)?)?),
         _ => Box::new(Domains::new("cedf", cpus, n, placed(false)?, |k| {
             GlobalJlfp::gedf(shared.clone(), k)
         })?),
@@ -92,14 +111,8 @@ mod tests {
         let tasks = vec![task(1, 10, 10, 0), task(2, 10, 10, 1)];
         for name in NAMES {
             let placement = match *name {
-                "cedf" => Some(Placement {
-                    domain_of_task: vec![0, 1],
-                    domain_size: 2,
-                }),
-                _ => Some(Placement {
-                    domain_of_task: vec![0, 3],
-                    domain_size: 1,
-                }),
+                "cedf" => Some(Placement::new(vec![0, 1], 2)),
+                _ => Some(Placement::new(vec![0, 3], 1)),
             };
             let p = build(name, &tasks, 4, placement).unwrap();
             assert_eq!(p.name(), *name);
@@ -128,14 +141,43 @@ mod tests {
                 .map(|e| e.to_string()),
             Some("4294967295 CPUs is more than schedlab supports (at most 4096)".to_string())
         );
-        let two = Placement {
-            domain_of_task: vec![0],
-            domain_size: 2,
-        };
+        let two = Placement::new(vec![0], 2);
         assert!(matches!(
             build("pfp", &tasks, 2, Some(two.clone())),
             Err(PolicyError::InvalidPlacement(_))
         ));
         assert!(build("cedf", &tasks, 2, Some(two)).is_ok());
+    }
+
+    #[test]
+    fn only_pfp_ts_runs_split_tasks() {
+        let tasks = vec![task(1, 10, 10, 0), task(4, 10, 10, 1)];
+        let parts = vec![
+            schedlab_model::SplitPart {
+                cpu: 1,
+                budget: schedlab_model::Duration::from_ns(3),
+            },
+            schedlab_model::SplitPart {
+                cpu: 0,
+                budget: schedlab_model::Duration::from_ns(1),
+            },
+        ];
+        let semi = Placement::semi(vec![0, 1], vec![vec![], parts]);
+        let p = build("pfp-ts", &tasks, 2, Some(semi.clone())).unwrap();
+        assert_eq!((p.name(), p.cpus()), ("pfp-ts", 2));
+        for other in ["pfp", "pedf", "cedf"] {
+            let e = build(other, &tasks, 2, Some(semi.clone()))
+                .err()
+                .map(|e| e.to_string());
+            assert_eq!(
+                e.as_deref(),
+                Some(format!("invalid placement: task 1 is split, but policy `{other}` runs whole tasks only (split tasks run under `pfp-ts`)").as_str())
+            );
+        }
+        assert!(matches!(
+            build("pfp-ts", &tasks, 2, None),
+            Err(PolicyError::MissingPlacement(_))
+        ));
+        assert!(needs_engine_budgets("pfp-ts") && !needs_engine_budgets("pfp"));
     }
 }

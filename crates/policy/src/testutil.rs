@@ -48,6 +48,8 @@ pub(crate) struct Harness<P> {
     pub(crate) out: Decisions,
     /// Armed timers (id → at), as an engine would keep them.
     pub(crate) timers: BTreeMap<TimerId, u64>,
+    /// Budgets (job → the executed time at which it runs out), as an engine would keep them.
+    pub(crate) budgets: BTreeMap<JobId, u64>,
 }
 
 impl<P: Policy> Harness<P> {
@@ -60,6 +62,7 @@ impl<P: Policy> Harness<P> {
             progress: MapProgress::default(),
             out: Decisions::new(),
             timers: BTreeMap::new(),
+            budgets: BTreeMap::new(),
         }
     }
 
@@ -82,6 +85,17 @@ impl<P: Policy> Harness<P> {
         }
         for TimerRequest { id, at } in &self.out.timers {
             self.timers.insert(*id, at.as_ns());
+        }
+        for b in &self.out.budgets {
+            match b.amount {
+                Some(a) => {
+                    let done = self.progress.0.get(&b.job).copied().unwrap_or(0);
+                    self.budgets.insert(b.job, done + a.as_ns());
+                }
+                None => {
+                    self.budgets.remove(&b.job);
+                }
+            }
         }
         let mut seen = std::collections::BTreeSet::new();
         for (cpu, j) in self.mirror.iter().enumerate() {
@@ -110,6 +124,7 @@ impl<P: Policy> Harness<P> {
 
     pub(crate) fn complete(&mut self, t: u64, job: JobId) -> &Decisions {
         self.advance(t);
+        self.budgets.remove(&job);
         self.out.clear();
         let ctx = Ctx {
             now: Time::from_ns(self.now),
@@ -122,6 +137,7 @@ impl<P: Policy> Harness<P> {
 
     pub(crate) fn abort(&mut self, t: u64, job: JobId) -> &Decisions {
         self.advance(t);
+        self.budgets.remove(&job);
         self.out.clear();
         let ctx = Ctx {
             now: Time::from_ns(self.now),
@@ -148,6 +164,29 @@ impl<P: Policy> Harness<P> {
         self.p.on_timer(&ctx, id, &mut self.out);
         self.apply();
         Some(id)
+    }
+
+    /// `job`'s budget runs out at `t`: checks that it has executed exactly its budget by then
+    /// (as the engine guarantees), removes the budget and calls `on_budget_exhausted`.
+    pub(crate) fn exhaust(&mut self, t: u64, job: JobId) -> &Decisions {
+        self.advance(t);
+        let limit = self.budgets.remove(&job);
+        let done = self.progress.0.get(&job).copied().unwrap_or(0);
+        assert_eq!(limit, Some(done), "{job}: budget vs executed at {t}");
+        self.out.clear();
+        let ctx = Ctx {
+            now: Time::from_ns(self.now),
+            progress: &self.progress,
+        };
+        self.p.on_budget_exhausted(&ctx, job, &mut self.out);
+        self.apply();
+        &self.out
+    }
+
+    /// Executed time left on `job`'s budget, if it has one.
+    pub(crate) fn budget_left(&self, job: JobId) -> Option<u64> {
+        let done = self.progress.0.get(&job).copied().unwrap_or(0);
+        self.budgets.get(&job).map(|l| l - done)
     }
 
     pub(crate) fn links(&self) -> Vec<(u32, Option<JobId>)> {

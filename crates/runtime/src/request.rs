@@ -93,6 +93,11 @@ impl RunRequest<'_> {
             }
             (None, true) => arch.name().to_string(),
         };
+        if schedlab_policy::needs_engine_budgets(&policy) {
+            return Err(format!(
+                "policy `{policy}` needs execution budgets from the engine (its split tasks move to their next CPU when a part's budget runs out), which the runtime does not offer yet; run it in the simulator: schedlab simulate FILE --policy {policy}"
+            ));
+        }
         for (option, on) in [
             ("dedicated-irq-cpu", self.dedicated_irq_cpu),
             ("dl-cpuset", self.dl_cpuset),
@@ -165,5 +170,46 @@ impl RunPlan {
         self.config.ranks = ranks;
         self.config.placement = placement;
         self.config
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use schedlab_model::Task;
+
+    /// A policy that needs engine budgets (`pfp-ts`) is refused, saying why and where it runs.
+    #[test]
+    fn policies_needing_budgets_are_refused() {
+        let ms = |x| Duration::from_ms(x).unwrap();
+        let tasks = TaskSet::new(vec![Task::implicit(ms(1), ms(10)).unwrap()]).unwrap();
+        let request = RunRequest {
+            cpus: vec![0, 1],
+            arch: Arch::named("partitioned", "ticket").unwrap(),
+            policy: Some("pfp-ts"),
+            default_policy: None,
+            partition: None,
+            duration: ms(100),
+            dedicated_irq_cpu: false,
+            dl_cpuset: false,
+            dl_margin: Duration::ZERO,
+            allow_non_rt: true,
+            release_spin: Duration::ZERO,
+            dsp_poll: true,
+            inline_completion: true,
+            background_load: None,
+        };
+        let e = request.plan(&tasks).unwrap_err();
+        assert!(
+            e.starts_with("policy `pfp-ts` needs execution budgets from the engine")
+                && e.ends_with("schedlab simulate FILE --policy pfp-ts"),
+            "{e}"
+        );
+        let pfp = RunRequest {
+            policy: Some("pfp"),
+            ..request
+        };
+        assert!(pfp.plan(&tasks).is_ok());
     }
 }

@@ -131,10 +131,7 @@ mod tests {
             3,
             Duration::from_ns(1),
         );
-        c.placement = Some(Placement {
-            domain_of_task: vec![0, 0, 1],
-            domain_size: 1,
-        });
+        c.placement = Some(Placement::new(vec![0, 0, 1], 1));
         let w = warnings_for(&tasks, &c, 0.95, 950_000, 1_000_000);
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(

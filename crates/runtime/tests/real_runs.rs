@@ -201,10 +201,7 @@ fn partitioned_pedf_runs_every_job_without_migrating() {
         return;
     };
     // 0.30+0.30+0.20 on CPU 0, 0.20+0.20+0.20 on CPU 1.
-    c.placement = Some(Placement {
-        domain_of_task: vec![0, 1, 0, 1, 0, 1],
-        domain_size: 1,
-    });
+    c.placement = Some(Placement::new(vec![0, 1, 0, 1, 0, 1], 1));
     let r = run_rt(&tasks, &c);
     print("partitioned pedf", &r);
     every_job_once(&r, &tasks);
@@ -395,10 +392,7 @@ fn kernel(
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tasks = taskset();
     let mut c = config(test, arch, arch.name(), tasks.len(), secs)?;
-    c.placement = placement.map(|domain_of_task| Placement {
-        domain_of_task,
-        domain_size: 1,
-    });
+    c.placement = placement.map(|domain_of_task| Placement::new(domain_of_task, 1));
     let r = run_rt(&tasks, &c);
     print(arch.name(), &r);
     every_job_once(&r, &tasks);

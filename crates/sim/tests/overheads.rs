@@ -32,10 +32,8 @@ fn set(tasks: &[(u64, u64, u64, u64)]) -> TaskSet {
 }
 
 fn sim(ts: &TaskSet, policy: &str, cpus: u32, horizon: u64, oh: Option<Overheads>) -> SimResult {
-    let placement = (policy == "pedf").then(|| Placement {
-        domain_of_task: ts.iter().map(|t| t.cpu.unwrap_or(0)).collect(),
-        domain_size: 1,
-    });
+    let placement = (policy == "pedf")
+        .then(|| Placement::new(ts.iter().map(|t| t.cpu.unwrap_or(0)).collect(), 1));
     let mut cfg = SimConfig::new(cpus, ns(horizon));
     cfg.overheads = oh;
     cfg.record_trace = true;

@@ -84,10 +84,7 @@ fn table_6_1_dhall_effect() {
         );
     }
     // Partitioned, task 5 alone on a CPU: no miss.
-    let placement = Placement {
-        domain_of_task: vec![1, 1, 1, 1, 0],
-        domain_size: 1,
-    };
+    let placement = Placement::new(vec![1, 1, 1, 1, 0], 1);
     let r = sim(&ts, "pedf", 4, 1010, Some(placement.clone()));
     assert!(r.totals.schedulable);
     assert_eq!(job(&r, 4, 0).completion.map(|t| t.as_ns()), Some(92));
@@ -355,10 +352,7 @@ fn table_1_1_grms_two_cpus() {
 #[test]
 fn table_1_1_partitioned() {
     let ts = table_1_1();
-    let placement = Placement {
-        domain_of_task: vec![0, 1, 1, 0],
-        domain_size: 1,
-    };
+    let placement = Placement::new(vec![0, 1, 1, 0], 1);
     let edf = sim(&ts, "pedf", 2, 612, Some(placement.clone()));
     assert_eq!(edf.totals.deadline_misses, 0);
     assert_eq!(segments(&edf, 0, 0), (Some(2), Some(5), 0));

@@ -38,10 +38,7 @@ fn simulated_traces_give_the_simulators_metrics() {
                 c.record_trace = true;
                 c.arrivals = arrivals;
                 c.seed = 5;
-                let placement = (policy == "pedf").then(|| Placement {
-                    domain_of_task: vec![0, 1, 0, 1, 1],
-                    domain_size: 1,
-                });
+                let placement = (policy == "pedf").then(|| Placement::new(vec![0, 1, 0, 1, 1], 1));
                 let (r, meta) = run(&ts, policy, &[0, 1, 2, 3, 4], placement, &c).unwrap();
                 let s = analyze(&meta, &r.trace).unwrap();
                 let what = format!("{policy}, scale {scale}, {:?}", c.arrivals);
@@ -109,10 +106,8 @@ fn counters_equal_the_trace_counts_with_overheads() {
                             .unwrap(),
                     );
                     let n = ts.len() as u32;
-                    let placement = (policy == "pedf").then(|| Placement {
-                        domain_of_task: (0..n).map(|i| i % 2).collect(),
-                        domain_size: 1,
-                    });
+                    let placement = (policy == "pedf")
+                        .then(|| Placement::new((0..n).map(|i| i % 2).collect(), 1));
                     let order: Vec<u32> = (0..n).collect();
                     let (r, meta) = run(&ts, policy, &order, placement, &c).unwrap();
                     let what = format!("{policy}, {arch}, {stat:?}, scale {scale}");

@@ -86,10 +86,7 @@ impl Architecture for Partitioned {
             });
         }
         // Each CPU's policy instance sees its tasks on its one CPU (domain 0).
-        let local = Placement {
-            domain_of_task: vec![0; run.n()],
-            domain_size: 1,
-        };
+        let local = Placement::new(vec![0; run.n()], 1);
         let mut workers = Vec::with_capacity(run.m as usize);
         for cpu in 0..run.m {
             let releases: Vec<u32> = (0..run.n() as u32)
