@@ -17,9 +17,11 @@
 //!    only when job k has completed or was aborted);
 //! 4. **timers** the policy armed, in request order (a cancelled or re-armed timer never fires;
 //!    within one callback's decisions the cancels are applied before the new timers, so
-//!    arming an id again simply re-arms it; a timer requested in the past fires at once).
+//!    arming an id again simply re-arms it; a timer requested in the past fires at once);
+//! 5. **budget exhaustions**, by task index — after everything else, so a job that completes
+//!    at the instant its budget runs out completes, with no exhaustion.
 //!
-//! Timer requests take effect at once. Link decisions are folded per CPU (a later link
+//! Timer and budget requests take effect at once. Link decisions are folded per CPU (a later link
 //! overrides an earlier one) and enacted once, after the last event of the instant — the
 //! "scheduling decision" step of DESIGN.md — so a job linked by a completion and displaced by a
 //! release at the same instant never starts, and is not counted as preempted.
@@ -34,6 +36,18 @@
 //! job with exactly its demand executed). A policy that links a job it
 //! does not hold (finished, not yet handed over), links one job to two CPUs, or names a CPU
 //! outside `0..cpus` stops the run with [`SimError::PolicyViolation`].
+//!
+//! # Budgets
+//! A budget request ([`schedlab_policy::Decisions::budget`]) sets the *executed time* at which
+//! the job's budget runs out: what it has executed at the request plus the amount. While the
+//! job runs, its exhaustion is queued at `segment start + (limit − executed before the
+//! segment)` (a dispatch delay or a release handler's interference moves it, as they move the
+//! completion); switching the job out supersedes the queued exhaustion (stale ones are
+//! recognised by a serial), switching it in on any CPU queues it again. When it fires, the
+//! budget is removed, `budget-exhausted` is recorded and the policy's `on_budget_exhausted`
+//! runs while the job is still on its CPU. Setting a budget records `budget-replenished`;
+//! clearing it, completion and abort remove it. A request for a job the engine does not hold
+//! is ignored.
 //!
 //! With [`SimConfig::overheads`], the hooks at the end of this file charge them
 //! ([`crate::overheads`]): a release reaches the policy later (an engine-internal `VISIBLE`
@@ -53,8 +67,8 @@ use crate::error::SimError;
 use crate::metrics::{summarize, JobRecord, TaskAcc, TaskMetrics, Totals};
 use crate::overheads::{OverheadReport, PendingSwitchIn, Source, State as OverheadState};
 use crate::queue::{
-    Ev, EventQueue, Source as QueueSource, ABORT, ARRIVAL, COMPLETION, HANDOVER, IRQ, RELEASE,
-    TIMER, VISIBLE,
+    Ev, EventQueue, Source as QueueSource, ABORT, ARRIVAL, BUDGET, COMPLETION, HANDOVER, IRQ,
+    RELEASE, TIMER, VISIBLE,
 };
 use schedlab_model::{Duration, Time};
 use schedlab_policy::{Ctx, Decisions, JobId, JobInfo, Policy, Progress, TaskId, TimerId};
@@ -126,6 +140,19 @@ struct Live {
     /// When that dispatch ends (its `switch-in` in the trace); interference during the
     /// dispatch moves it later.
     dispatch_end: Time,
+    /// Its budget, if the policy gave it one.
+    budget: Option<Budget>,
+}
+
+/// A job's budget (module doc, "Budgets").
+#[derive(Clone, Copy, Debug)]
+struct Budget {
+    /// The executed time at which it runs out.
+    limit: Duration,
+    /// The amount requested (the `arg` of `budget-exhausted`).
+    amount: Duration,
+    /// The serial of its queued exhaustion event (0: none queued, the job is not running).
+    serial: u64,
 }
 
 impl Live {
@@ -223,6 +250,10 @@ struct Engine<'a> {
     /// Armed timers: id → serial of the arming that is still valid.
     timers: HashMap<u64, u64>,
     timer_serial: u64,
+    /// Serial of the last queued budget exhaustion.
+    budget_serial: u64,
+    /// A budget exhaustion was queued since the run loop last peeked.
+    queued_budget: bool,
     out: Decisions,
     desired: Vec<Option<JobId>>,
     touched: Vec<u32>,
@@ -260,6 +291,7 @@ impl<'a> Engine<'a> {
                         dispatch_end: Time::ZERO,
                         running_on: None,
                         seg_start: Time::ZERO,
+                        budget: None,
                     },
                     active: false,
                     in_flight: VecDeque::new(),
@@ -278,6 +310,8 @@ impl<'a> Engine<'a> {
             queue,
             timers: HashMap::new(),
             timer_serial: 0,
+            budget_serial: 0,
+            queued_budget: false,
             out: Decisions::new(),
             desired: vec![None; m],
             touched: Vec::with_capacity(m),
@@ -329,11 +363,17 @@ impl<'a> Engine<'a> {
         let mut instant: Option<u64> = None;
         loop {
             let mut next = self.queue.peek();
+            self.queued_budget = false;
             if let Some(t) = instant {
                 if next.is_none_or(|(ev, _)| ev.time > t) {
                     self.enact(Time::from_ns(t))?;
-                    // Enacting sets and clears completions only.
-                    next = self.queue.repeek_completions(next);
+                    // Enacting sets and clears completions, and queues the budget exhaustions
+                    // of the jobs it switches in.
+                    next = if std::mem::take(&mut self.queued_budget) {
+                        self.queue.peek()
+                    } else {
+                        self.queue.repeek_completions(next)
+                    };
                 }
             }
             let Some((ev, source)) = next else { break };
@@ -352,7 +392,8 @@ impl<'a> Engine<'a> {
                 COMPLETION => self.complete(now, task, ev.arg)?,
                 ABORT => self.abort(now, task, ev.arg)?,
                 RELEASE => self.release(now, task, ev.arg)?,
-                _ => self.timer(now, ev.order, ev.arg)?,
+                TIMER => self.timer(now, ev.order, ev.arg)?,
+                _ => self.budget_exhausted(now, task, ev.arg)?,
             }
         }
         Ok(())
@@ -586,6 +627,7 @@ impl<'a> Engine<'a> {
             dispatch_end: now,
             running_on: None,
             seg_start: now,
+            budget: None,
         };
         rt.active = true;
         let info = JobInfo {
@@ -627,6 +669,10 @@ impl<'a> Engine<'a> {
             if at < self.horizon {
                 self.push(at, TIMER, self.timer_serial, req.id.0);
             }
+        }
+        for i in 0..self.out.budgets.len() {
+            let req = self.out.budgets[i];
+            self.set_budget(now, req.job, req.amount);
         }
         let m = self.running.len();
         for i in 0..self.out.links.len() {
@@ -712,6 +758,9 @@ impl<'a> Engine<'a> {
         };
         live.leave(now, &mut self.context_switches);
         live.running_on = None;
+        if let Some(b) = &mut live.budget {
+            b.serial = 0; // its queued exhaustion is stale now
+        }
         live.rec.executed += now.saturating_since(live.seg_start);
         if live.rec.executed.is_zero() {
             live.rec.start = None; // taken off during its dispatch (overheads)
@@ -775,6 +824,7 @@ impl<'a> Engine<'a> {
             Some(t) => self.queue.set_completion(cpu, t.as_ns(), task as u32, seq),
             None => self.queue.clear_completion(cpu),
         }
+        self.arm_budget(task);
         self.emit(now, Kind::Link, cpu, task as u32, seq, 0);
         if delay.is_zero() {
             self.emit(now, Kind::SwitchIn, cpu, task as u32, seq, 0);
@@ -785,6 +835,85 @@ impl<'a> Engine<'a> {
             self.emit(now, Kind::Migrate, cpu, task as u32, seq, u64::from(l));
         }
         Ok(())
+    }
+
+    /// Applies one budget request for `job` at `now` (module doc, "Budgets"); ignored if the
+    /// engine does not hold the job.
+    fn set_budget(&mut self, now: Time, job: JobId, amount: Option<Duration>) {
+        let task = job.task.0 as usize;
+        let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
+            return;
+        };
+        if live.rec.seq != job.seq || job.strand != 0 {
+            return;
+        }
+        let Some(amount) = amount else {
+            live.budget = None;
+            return;
+        };
+        // A limit beyond 2^64 ns of execution is never reached.
+        let limit = live
+            .executed_at(now)
+            .checked_add(amount)
+            .unwrap_or(Duration::MAX);
+        live.budget = Some(Budget {
+            limit,
+            amount,
+            serial: 0,
+        });
+        let cpu = live.running_on.unwrap_or(NO_CPU);
+        let (t, seq) = (job.task.0, job.seq);
+        self.emit(now, Kind::BudgetReplenished, cpu, t, seq, amount.as_ns());
+        self.arm_budget(task);
+    }
+
+    /// Queues the exhaustion of `task`'s budget if its job is running (superseding any queued
+    /// one): at the start of its segment plus what is left of the budget then.
+    fn arm_budget(&mut self, task: usize) {
+        let horizon = self.horizon;
+        let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
+            return;
+        };
+        let Some(b) = &mut live.budget else {
+            return;
+        };
+        b.serial = 0;
+        if live.running_on.is_none() {
+            return;
+        }
+        let left = b.limit.saturating_sub(live.rec.executed);
+        let Some(at) = live.seg_start.checked_add(left).filter(|&t| t < horizon) else {
+            return; // past the horizon: never observed
+        };
+        self.budget_serial += 1;
+        b.serial = self.budget_serial;
+        let serial = self.budget_serial;
+        self.push(at, BUDGET, task as u64, serial);
+        self.queued_budget = true;
+    }
+
+    /// The budget of `task`'s job runs out at `now` (unless the event is stale: the job
+    /// finished, stopped running, or got another budget since).
+    fn budget_exhausted(&mut self, now: Time, task: usize, serial: u64) -> Result<(), SimError> {
+        let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
+            return Ok(());
+        };
+        let Some(b) = live.budget.filter(|b| b.serial == serial && serial != 0) else {
+            return Ok(());
+        };
+        debug_assert_eq!(live.executed_at(now), b.limit, "budget of task {task}");
+        live.budget = None;
+        let (cpu, seq) = (live.running_on.unwrap_or(NO_CPU), live.rec.seq);
+        self.emit(
+            now,
+            Kind::BudgetExhausted,
+            cpu,
+            task as u32,
+            seq,
+            b.amount.as_ns(),
+        );
+        let id = JobId::new(TaskId(task as u32), seq);
+        self.call(now, |p, ctx, out| p.on_budget_exhausted(ctx, id, out))
     }
 
     /// Stops at the horizon: accounts the unfinished and the waiting jobs, builds the result.
@@ -944,6 +1073,7 @@ impl Engine<'_> {
             Some(t) => self.queue.set_completion(h, t.as_ns(), j, seq),
             None => self.queue.clear_completion(h),
         }
+        self.arm_budget(j as usize);
         Ok(())
     }
 

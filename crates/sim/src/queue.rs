@@ -9,9 +9,10 @@
 //!   tournament tree over the CPUs keeps the earliest at its root: setting or clearing a CPU's
 //!   completion costs `O(log m)` and there are no stale entries, because a job switched out
 //!   has its completion cleared at once.
-//! - **everything else** (aborts, hand-overs of waiting jobs, policy timers) goes to a general
-//!   binary heap of [`Ev`]; these are rare unless the system is overloaded or the policy uses
-//!   timers.
+//! - **everything else** (aborts, hand-overs of waiting jobs, policy timers, budget
+//!   exhaustions) goes to a general binary heap of [`Ev`]; these are rare unless the system is
+//!   overloaded or the policy uses timers or budgets. A budget exhaustion is superseded rather
+//!   than removed when its job stops running: the engine recognises a stale one by its serial.
 //!
 //! [`EventQueue::peek`] merges the three heads; every operation is `O(log n)` or `O(log m)`.
 
@@ -23,6 +24,7 @@ pub(crate) const COMPLETION: u8 = 0;
 pub(crate) const ABORT: u8 = 1;
 pub(crate) const RELEASE: u8 = 2;
 pub(crate) const TIMER: u8 = 3;
+pub(crate) const BUDGET: u8 = 4;
 /// `Ev::arg` of a RELEASE event: a new arrival, or the hand-over of a waiting job (at one
 /// instant and task, in this order).
 pub(crate) const ARRIVAL: u64 = 0;
@@ -183,7 +185,7 @@ impl EventQueue {
         }
     }
 
-    /// Queues an abort, hand-over or timer event.
+    /// Queues an abort, hand-over, timer or budget-exhaustion event.
     pub(crate) fn push_other(&mut self, ev: Ev) {
         self.other.push(Reverse(ev));
     }
@@ -328,7 +330,7 @@ mod tests {
         fn matches_one_sorted_list(
             arrivals in proptest::collection::vec(0u64..50, 1..12),
             comps in proptest::collection::vec(proptest::option::of(0u64..50), 1..9),
-            others in proptest::collection::vec((0u64..50, 1u8..4, 0u64..10, 0u64..3), 0..12),
+            others in proptest::collection::vec((0u64..50, 1u8..5, 0u64..10, 0u64..3), 0..12),
         ) {
             let mut q = EventQueue::new(arrivals.len(), comps.len());
             let mut want = Vec::new();

@@ -167,3 +167,81 @@ impl Policy for Logger {
         self.inner.linked(cpu)
     }
 }
+
+/// A budget rule of [`Budgeted`]: when callback `on` (`"release"`, `"exhausted"`) runs for a
+/// job of task `trigger`, request `amount` (`None`: clear) for the current job of `target`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rule {
+    pub(crate) on: &'static str,
+    pub(crate) trigger: u32,
+    pub(crate) target: u32,
+    pub(crate) amount: Option<u64>,
+}
+
+/// Wraps [`TestGedf`]: sets budgets by [`Rule`]s and logs every callback as (time, what,
+/// task, executed time of that job).
+pub(crate) struct Budgeted {
+    pub(crate) inner: TestGedf,
+    pub(crate) rules: Vec<Rule>,
+    pub(crate) log: Vec<(u64, &'static str, u32, u64)>,
+    current: std::collections::BTreeMap<u32, JobId>,
+}
+
+impl Budgeted {
+    pub(crate) fn new(m: u32, rules: Vec<Rule>) -> Budgeted {
+        Budgeted {
+            inner: TestGedf::new(m),
+            rules,
+            log: Vec::new(),
+            current: std::collections::BTreeMap::new(),
+        }
+    }
+
+    fn note(&mut self, ctx: &Ctx<'_>, what: &'static str, job: JobId, out: &mut Decisions) {
+        let executed = ctx.progress.executed(job).as_ns();
+        self.log.push((ctx.now.as_ns(), what, job.task.0, executed));
+        for r in self
+            .rules
+            .iter()
+            .filter(|r| r.on == what && r.trigger == job.task.0)
+        {
+            let Some(&target) = self.current.get(&r.target) else {
+                continue;
+            };
+            match r.amount {
+                Some(a) => out.budget(target, schedlab_model::Duration::from_ns(a)),
+                None => out.clear_budget(target),
+            }
+        }
+    }
+}
+
+impl Policy for Budgeted {
+    fn name(&self) -> &str {
+        "budgeted"
+    }
+    fn cpus(&self) -> u32 {
+        self.inner.cpus()
+    }
+    fn on_release(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        self.current.insert(job.id.task.0, job.id);
+        self.note(ctx, "release", job.id, out);
+        self.inner.on_release(ctx, job, out);
+    }
+    fn on_complete(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.note(ctx, "complete", job, out);
+        self.current.remove(&job.task.0);
+        self.inner.on_complete(ctx, job, out);
+    }
+    fn on_abort(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.note(ctx, "abort", job, out);
+        self.current.remove(&job.task.0);
+        self.inner.on_abort(ctx, job, out);
+    }
+    fn on_budget_exhausted(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.note(ctx, "exhausted", job, out);
+    }
+    fn linked(&self, cpu: CpuId) -> Option<JobId> {
+        self.inner.linked(cpu)
+    }
+}
