@@ -30,7 +30,8 @@ pub enum RunError {
 
 /// Simulates `tasks` under policy `policy` (see `schedlab_policy::NAMES`); `ranks[i]` is task
 /// i's fixed-priority rank (0 = highest), `placement` the domain of each task for `pedf`,
-/// `pfp`, `cedf`. Returns the result and the trace metadata (task names and deadlines).
+/// `pfp`, `cedf`, and also the split parts for `pfp-ts`. Returns the result and the trace
+/// metadata (task names and deadlines, and the parts of split tasks).
 pub fn run(
     tasks: &TaskSet,
     policy: &str,
@@ -58,6 +59,12 @@ pub fn run(
             .collect(),
         None => tasks.iter().map(|t| t.cpu).collect(),
     };
+    let split: Vec<Vec<(u32, u64)>> = placement.as_ref().map_or_else(Vec::new, |p| {
+        p.split
+            .iter()
+            .map(|parts| parts.iter().map(|q| (q.cpu, q.budget.as_ns())).collect())
+            .collect()
+    });
     let mut p = build(policy, &policy_tasks, config.cpus, placement)?;
     let sim_tasks: Vec<SimTask> = tasks
         .iter()
@@ -70,7 +77,10 @@ pub fn run(
     let result = simulate(&sim_tasks, p.as_mut(), config)?;
     // Task names and deadlines, and the horizon, so that trace tools account jobs as the
     // simulator did.
-    let meta = Meta::of_run("sim", policy, config.cpus, tasks, config.duration);
+    let mut meta = Meta::of_run("sim", policy, config.cpus, tasks, config.duration);
+    for (task, parts) in split.into_iter().enumerate() {
+        meta.set_split(task, parts);
+    }
     Ok((result, meta))
 }
 

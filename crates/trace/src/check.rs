@@ -3,6 +3,9 @@
 //! - [`parallel_execution`]: no job executes on two CPUs at once (its execution intervals on
 //!   different CPUs never overlap);
 //! - [`cpus_per_task`]: the CPUs each task's jobs executed on (partitioned: one each);
+//! - [`part_overruns`]: a job of a split task [RTPS §III] that executed longer on a part's
+//!   CPU than that part's budget (the metadata's `split`), or on a CPU that hosts none of its
+//!   parts;
 //! - [`invariant`]: the global scheduling invariant [MP §II-A] — the linked jobs are the
 //!   `min(m, ready)` highest-priority ready jobs — as the fraction of the run during which it
 //!   held and the worst violation window. It is evaluated on the scheduler's view as
@@ -13,6 +16,7 @@
 //! Host stalls make strict timing assertions flaky, so [`invariant`] reports; tests compare
 //! the fraction, not windows.
 
+use crate::file::Meta;
 use crate::intervals::intervals;
 use crate::{Event, Kind};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -20,6 +24,32 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// A job executing on two CPUs at once: (task, seq, cpu a, cpu b, overlap start, overlap
 /// end).
 pub type Overlap = (u32, u64, u32, u32, u64, u64);
+
+/// A split job's execution on one CPU beyond its part's budget: (task, seq, cpu, executed
+/// ns, budget ns); the budget is 0 on a CPU that hosts none of the task's parts.
+pub type PartOverrun = (u32, u64, u32, u64, u64);
+
+/// Every job of a split task (in `meta`) that executed longer on a CPU than the budget of its
+/// part there, in (task, seq, cpu) order. A tail overruns only if the job overran its WCET.
+pub fn part_overruns(meta: &Meta, events: &[Event]) -> Vec<PartOverrun> {
+    let mut executed: BTreeMap<(u32, u64, u32), u64> = BTreeMap::new();
+    for iv in intervals(events) {
+        let split = usize::try_from(iv.task)
+            .ok()
+            .and_then(|t| meta.tasks.get(t))
+            .is_some_and(|t| !t.split.is_empty());
+        if split {
+            *executed.entry((iv.task, iv.seq, iv.cpu)).or_default() += iv.len();
+        }
+    }
+    executed
+        .into_iter()
+        .filter_map(|((task, seq, cpu), ran)| {
+            let budget = meta.part_on(task, cpu).map_or(0, |(_, _, p)| p.budget_ns);
+            (ran > budget).then_some((task, seq, cpu, ran, budget))
+        })
+        .collect()
+}
 
 /// Every overlap of a job's execution intervals on different CPUs.
 pub fn parallel_execution(events: &[Event]) -> Vec<Overlap> {
@@ -193,6 +223,44 @@ pub fn invariant(
         }
     }
     rep
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+
+    /// τ1 split [CPU 0: 3, CPU 1: 2]: job 0 runs 3 on CPU 0 (in two pieces) and 2 on CPU 1 —
+    /// within its budgets; job 1 runs 4 on CPU 0 (1 over) and 1 on CPU 2 (no part there).
+    /// τ0 is whole: never reported.
+    #[test]
+    fn part_overruns_sum_each_cpus_execution() {
+        let mut meta = Meta {
+            tasks: vec![crate::TaskMeta::default(); 2],
+            ..Meta::default()
+        };
+        meta.set_split(1, [(0, 3), (1, 2)]);
+        let run = |t: u64, cpu: u32, task: u32, seq: u64, len: u64| {
+            [
+                Event::new(t, Kind::SwitchIn, cpu, task, seq),
+                Event::new(t + len, Kind::SwitchOut, cpu, task, seq),
+            ]
+        };
+        let mut events = Vec::new();
+        for (t, cpu, task, seq, len) in [
+            (0, 0, 1, 0, 1),
+            (1, 0, 0, 0, 9),
+            (10, 0, 1, 0, 2),
+            (12, 1, 1, 0, 2),
+            (20, 0, 1, 1, 4),
+            (24, 2, 1, 1, 1),
+        ] {
+            events.extend(run(t, cpu, task, seq, len));
+        }
+        assert_eq!(
+            part_overruns(&meta, &events),
+            vec![(1, 1, 0, 4, 3), (1, 1, 2, 1, 0)]
+        );
+    }
 }
 
 #[cfg(test)]

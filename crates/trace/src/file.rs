@@ -87,6 +87,27 @@ pub struct TaskMeta {
     pub name: Option<String>,
     /// Relative deadline in ns (used to draw deadline markers).
     pub deadline_ns: Option<u64>,
+    /// The parts of a split task in execution order (empty: the task is whole), as the
+    /// semi-partitioned policy ran them [RTPS §III].
+    pub split: Vec<PartMeta>,
+}
+
+/// One part of a split task: its CPU and execution budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartMeta {
+    /// The CPU that hosts the part.
+    pub cpu: u32,
+    /// Its budget (ns).
+    pub budget_ns: u64,
+}
+
+/// What a part is called by its position: `head` (the first), `tail` (the last), `body`.
+pub fn part_kind(part: usize, parts: usize) -> &'static str {
+    match part {
+        0 => "head",
+        k if k + 1 == parts => "tail",
+        _ => "body",
+    }
 }
 
 /// The metadata blob: what produced the trace and how to label it.
@@ -128,6 +149,7 @@ impl Meta {
                 .map(|t| TaskMeta {
                     name: t.name.clone(),
                     deadline_ns: Some(t.deadline.as_ns()),
+                    split: Vec::new(),
                 })
                 .collect(),
             ..Meta::default()
@@ -144,6 +166,25 @@ impl Meta {
             .and_then(|i| self.tasks.get(i))
             .and_then(|t| t.name.clone())
             .unwrap_or_else(|| format!("τ{task}"))
+    }
+
+    /// Records that task `task` ran split into `parts` (CPU, budget ns) in execution order
+    /// (ignored for a task the metadata does not list).
+    pub fn set_split(&mut self, task: usize, parts: impl IntoIterator<Item = (u32, u64)>) {
+        if let Some(t) = self.tasks.get_mut(task) {
+            t.split = parts
+                .into_iter()
+                .map(|(cpu, budget_ns)| PartMeta { cpu, budget_ns })
+                .collect();
+        }
+    }
+
+    /// The part of split task `task` that runs on `cpu`: its 0-based position, the number of
+    /// parts, and the part (`None` for a whole task or a CPU that hosts none of its parts).
+    pub fn part_on(&self, task: u32, cpu: u32) -> Option<(usize, usize, PartMeta)> {
+        let parts = &self.tasks.get(usize::try_from(task).ok()?)?.split;
+        let k = parts.iter().position(|p| p.cpu == cpu)?;
+        Some((k, parts.len(), *parts.get(k)?))
     }
 
     /// The relative deadline of task `task`, if known.
@@ -177,6 +218,14 @@ impl Meta {
                     }
                     if let Some(d) = t.deadline_ns {
                         o.insert("deadline_ns".into(), Value::from(d));
+                    }
+                    if !t.split.is_empty() {
+                        let parts = t
+                            .split
+                            .iter()
+                            .map(|p| serde_json::json!({"cpu": p.cpu, "budget_ns": p.budget_ns}))
+                            .collect();
+                        o.insert("split".into(), Value::Array(parts));
                     }
                     Value::Object(o)
                 })
@@ -219,12 +268,33 @@ impl Meta {
                     None | Some(Value::Null) => None,
                     Some(d) => Some(d.as_u64().ok_or_else(|| bad("task deadline_ns"))?),
                 };
-                meta.tasks.push(TaskMeta { name, deadline_ns });
+                let split = match o.get("split") {
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(v) => parts_from_json(v).ok_or_else(|| bad("task split"))?,
+                };
+                meta.tasks.push(TaskMeta {
+                    name,
+                    deadline_ns,
+                    split,
+                });
             }
         }
         meta.extra = m;
         Ok(meta)
     }
+}
+
+/// The `split` of a task in the metadata: `[{"cpu", "budget_ns"}, …]`.
+fn parts_from_json(v: &Value) -> Option<Vec<PartMeta>> {
+    v.as_array()?
+        .iter()
+        .map(|p| {
+            Some(PartMeta {
+                cpu: u32::try_from(p.get("cpu")?.as_u64()?).ok()?,
+                budget_ns: p.get("budget_ns")?.as_u64()?,
+            })
+        })
+        .collect()
 }
 
 /// A whole trace in memory.

@@ -44,6 +44,6 @@ pub mod stats;
 pub mod tracebuf;
 
 pub use event::{Event, Kind, NO_CPU};
-pub use file::{Meta, TaskMeta, Trace, TraceError, TraceReader, TraceWriter};
+pub use file::{Meta, PartMeta, TaskMeta, Trace, TraceError, TraceReader, TraceWriter};
 pub use intervals::Interval;
 pub use overheads::{OverheadStats, Overheads};

@@ -4,10 +4,13 @@
 //! Layout (documented in `docs/traces.md`):
 //! - process 0 "CPUs" (the machine) with one thread track per CPU, named "CPU k" (tid = k);
 //!   every execution interval is a complete event (`"ph":"X"`) named `τ{task}#{seq}` with
-//!   `args {task, seq}` (plus `"open_start"`/`"open_end": true` at trace edges);
+//!   `args {task, seq}` (plus `"open_start"`/`"open_end": true` at trace edges); an interval
+//!   of a split task (the metadata's `split`, [RTPS §III]) also has `part` (0-based position
+//!   of the part on that CPU), `part_kind` (`head`, `body`, `tail`) and `budget_ns`;
 //! - process 1 "tasks" with one thread track per task (tid = task index, named from the
 //!   metadata or `τ{task}`), carrying instant events (`"ph":"i"`, thread scope): `release`,
-//!   `complete`, `deadline-miss` (args add `deadline`), `abort`;
+//!   `complete`, `deadline-miss` (args add `deadline`), `abort`, `budget-exhausted` (args add
+//!   `cpu` and `budget_ns`, the budget that ran out);
 //! - metadata events (`"ph":"M"`) naming and ordering the processes and tracks.
 //!
 //! Timestamps are microseconds written as exact decimals with three fractional digits
@@ -57,6 +60,14 @@ pub fn to_perfetto_string(meta: &Meta, events: &[Event]) -> String {
             i.task,
             i.seq
         );
+        if let Some((k, n, part)) = meta.part_on(i.task, i.cpu) {
+            let _ = write!(
+                s,
+                r#","part":{k},"part_kind":"{}","budget_ns":{}"#,
+                crate::file::part_kind(k, n),
+                part.budget_ns
+            );
+        }
         if i.open_start {
             s.push_str(r#","open_start":true"#);
         }
@@ -69,7 +80,11 @@ pub fn to_perfetto_string(meta: &Meta, events: &[Event]) -> String {
     for e in events {
         let shown = matches!(
             e.kind,
-            Kind::Release | Kind::Complete | Kind::DeadlineMiss | Kind::Abort
+            Kind::Release
+                | Kind::Complete
+                | Kind::DeadlineMiss
+                | Kind::Abort
+                | Kind::BudgetExhausted
         );
         if !shown || e.task == u32::MAX {
             continue;
@@ -97,6 +112,9 @@ pub fn to_perfetto_string(meta: &Meta, events: &[Event]) -> String {
             }
             Kind::Release => {
                 let _ = write!(s, r#","intended_release_ns":{}"#, e.arg);
+            }
+            Kind::BudgetExhausted => {
+                let _ = write!(s, r#","budget_ns":{}"#, e.arg);
             }
             _ => {}
         }
@@ -229,6 +247,60 @@ mod tests {
         assert_eq!(names, ["CPU 0", "CPU 1"]);
     }
 
+    /// A split task's slices name their part; its budget exhaustion is an instant event.
+    #[test]
+    fn split_parts_and_budget_exhaustion() {
+        let mut meta = Meta {
+            cpus: Some(2),
+            tasks: vec![crate::file::TaskMeta::default(); 3],
+            ..Meta::default()
+        };
+        meta.set_split(2, [(1, 2000), (0, 1000), (2, 500)]);
+        let events = vec![
+            ev(0, Kind::SwitchIn, 1, 2, 0),
+            ev(2000, Kind::BudgetExhausted, 1, 2, 0).with_arg(2000),
+            ev(2000, Kind::SwitchOut, 1, 2, 0),
+            ev(2000, Kind::SwitchIn, 0, 2, 0),
+            ev(2500, Kind::SwitchOut, 0, 2, 0),
+            ev(2500, Kind::SwitchIn, 0, 1, 0),
+            ev(3000, Kind::SwitchOut, 0, 1, 0),
+        ];
+        let v: Value = serde_json::from_str(&to_perfetto_string(&meta, &events)).unwrap();
+        let evs = v["traceEvents"].as_array().unwrap();
+        let slices: Vec<_> = evs
+            .iter()
+            .filter(|e| e["ph"] == "X")
+            .map(|e| {
+                let a = &e["args"];
+                (
+                    e["tid"].as_u64(),
+                    a["task"].as_u64(),
+                    a["part"].as_u64(),
+                    a["part_kind"].as_str(),
+                    a["budget_ns"].as_u64(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            slices,
+            vec![
+                (Some(1), Some(2), Some(0), Some("head"), Some(2000)),
+                (Some(0), Some(2), Some(1), Some("body"), Some(1000)),
+                (Some(0), Some(1), None, None, None),
+            ]
+        );
+        let exhausted: Vec<_> = evs
+            .iter()
+            .filter(|e| e["cat"] == "budget-exhausted")
+            .collect();
+        assert_eq!(exhausted.len(), 1);
+        assert_eq!(exhausted[0]["name"], "budget-exhausted τ2#0");
+        assert_eq!(exhausted[0]["args"]["cpu"], 1);
+        assert_eq!(exhausted[0]["args"]["budget_ns"], 2000);
+        assert_eq!(v["otherData"]["tasks"][2]["split"][2]["budget_ns"], 500);
+        assert_eq!(crate::file::part_kind(2, 3), "tail");
+    }
+
     #[test]
     fn deterministic_and_order_independent_of_hash() {
         let meta = Meta::default();
@@ -251,6 +323,7 @@ mod tests {
             tasks: vec![crate::file::TaskMeta {
                 name: Some("a\"b\\c".into()),
                 deadline_ns: None,
+                split: Vec::new(),
             }],
             ..Meta::default()
         };

@@ -381,6 +381,7 @@ mod tests {
                 .map(|&d| TaskMeta {
                     name: None,
                     deadline_ns: Some(d),
+                    split: Vec::new(),
                 })
                 .collect(),
             ..Meta::default()

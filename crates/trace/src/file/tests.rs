@@ -24,6 +24,16 @@ fn meta() -> Meta {
             TaskMeta {
                 name: Some("τ0 ctl".into()),
                 deadline_ns: Some(10),
+                split: vec![
+                    PartMeta {
+                        cpu: 1,
+                        budget_ns: 3,
+                    },
+                    PartMeta {
+                        cpu: 0,
+                        budget_ns: 2,
+                    },
+                ],
             },
             TaskMeta::default(),
         ],

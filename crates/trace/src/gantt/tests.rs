@@ -78,14 +78,17 @@ fn per_task_chart_with_deadlines_and_window() {
             TaskMeta {
                 name: Some("a<b".into()),
                 deadline_ns: Some(4_000),
+                split: Vec::new(),
             },
             TaskMeta {
                 name: None,
                 deadline_ns: Some(6_000),
+                split: Vec::new(),
             },
             TaskMeta {
                 name: None,
                 deadline_ns: Some(6_000),
+                split: Vec::new(),
             },
         ],
         ..Meta::default()
@@ -184,6 +187,7 @@ fn a_miss_is_marked_at_the_deadline_and_the_late_part_shows() {
         tasks: vec![TaskMeta {
             name: Some("a".into()),
             deadline_ns: Some(5_000),
+            split: Vec::new(),
         }],
         ..Meta::default()
     };
