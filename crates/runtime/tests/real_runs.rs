@@ -143,6 +143,7 @@ fn counters_match_trace_stats(r: &RunResult, tasks: &[RtTask]) {
             .map(|t| TaskMeta {
                 name: None,
                 deadline_ns: Some(t.deadline.as_ns()),
+                split: Vec::new(),
             })
             .collect(),
         ..Meta::default()
