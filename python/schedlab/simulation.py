@@ -49,9 +49,11 @@ def simulate(
 ) -> Dict[str, Any]:
     """Simulates ``taskset`` and returns the fields of ``schedlab simulate --format json``.
 
-    ``policy``: ``gedf``, ``gnpedf``, ``gfp``, ``gfifo``, ``edzl``, ``pedf``, ``pfp``, ``cedf``
-    (partitioned/clustered ones use the tasks' ``cpu``/``cluster`` fields, else ``partition``,
-    a packing heuristic; ``cedf`` needs ``cluster_size``). ``duration`` needs a unit
+    ``policy``: ``gedf``, ``gnpedf``, ``gfp``, ``gfifo``, ``edzl``, ``pedf``, ``pfp``, ``cedf``,
+    ``pfp-ts`` (partitioned/clustered ones use the tasks' ``cpu``/``cluster`` fields, else
+    ``partition``, a packing heuristic; ``cedf`` needs ``cluster_size``; semi-partitioned
+    ``pfp-ts`` uses the tasks' ``cpu``/``split`` fields, else the split of
+    ``analyze(..., tests="pfp-ts")``). ``duration`` needs a unit
     (``"10s"``, ``"250ms"``) or is a ``datetime.timedelta``; a bare number is an error.
     ``arrivals``: ``periodic`` or ``sporadic:MAXDELAY``; ``exec``: ``wcet``,
     ``uniform:LO..HI``, ``normal:MEAN,SD`` (fractions of the WCET) or

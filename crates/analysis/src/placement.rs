@@ -16,7 +16,7 @@
 use crate::overheads::context::{OverheadContext, OverheadSetup};
 use crate::system::{Priorities, System};
 use crate::test::analyze;
-use schedlab_model::TaskSet;
+use schedlab_model::{Duration, SplitPart, TaskSet};
 use std::sync::Arc;
 
 /// The local scheduler of each domain, which decides the admission test of the packing.
@@ -195,13 +195,26 @@ pub fn for_policy(
             cluster_size.ok_or("policy `cedf` needs a cluster size (--cluster-size K)")?,
             LocalScheduler::Edf,
         ),
+        // Its parts are part of the placement: a list of CPUs alone would run split tasks whole.
+        "pfp-ts" => {
+            return Err(
+                "policy `pfp-ts` is placed with its split parts: use placement::semi_placement (or policy_inputs)"
+                    .to_string(),
+            )
+        }
         _ if overheads.is_some() => {
             return Err(format!(
-                "overhead-aware placement is for the partitioned and clustered policies (pedf, pfp, cedf); `{policy}` needs no placement"
+                "overhead-aware placement is for the partitioned, semi-partitioned and clustered policies (pedf, pfp, pfp-ts, cedf); `{policy}` needs no placement"
             ))
         }
         _ => return Ok(None),
     };
+    if let Some(i) = tasks.iter().position(|t| t.split.is_some()) {
+        return Err(format!(
+            "{} has a `split` field: split tasks run under `--policy pfp-ts`, not `{policy}`",
+            tasks[i].reference(i)
+        ));
+    }
     place(tasks, cpus, size, local, heuristic, priorities, overheads).map(|d| Some((d, size)))
 }
 
@@ -266,20 +279,81 @@ pub fn semi_partition(
     Ok(SemiPlacement { cpu_of_task, split })
 }
 
+/// The placement `pfp-ts` runs: the file's when it pins every task — whole tasks with `cpu`,
+/// split ones with `split` (each task has one or the other, never both: the task validator
+/// sees to that) — else exactly the assignment of `analyze --test pfp-ts`
+/// ([`semi_partition`], with `overheads` as there). Errors name the task: a CPU or a part's
+/// CPU beyond `cpus`, some tasks pinned and others not (one of each is named), or no
+/// assignment.
+pub fn semi_placement(
+    tasks: &TaskSet,
+    cpus: u32,
+    priorities: Priorities,
+    overheads: Option<&OverheadSetup>,
+) -> Result<SemiPlacement, String> {
+    let pinned = |t: &schedlab_model::Task| t.cpu.is_some() || t.split.is_some();
+    let first_pinned = tasks.iter().position(pinned);
+    let first_free = tasks.iter().position(|t| !pinned(t));
+    match (first_pinned, first_free) {
+        (None, _) => semi_partition(tasks, cpus, priorities, overheads),
+        (Some(i), Some(j)) => Err(format!(
+            "{} has a `cpu` or `split` field but {} has neither: pin every task (whole ones with `cpu`, split ones with `split`) or none",
+            tasks[i].reference(i),
+            tasks[j].reference(j)
+        )),
+        (Some(_), None) => {
+            let mut placement = SemiPlacement {
+                cpu_of_task: Vec::with_capacity(tasks.len()),
+                split: Vec::with_capacity(tasks.len()),
+            };
+            for (i, t) in tasks.iter().enumerate() {
+                let parts: Vec<(u32, u64)> = t
+                    .split
+                    .iter()
+                    .flatten()
+                    .map(|p| (p.cpu, p.budget.as_ns()))
+                    .collect();
+                if let Some((k, (c, _))) = parts.iter().enumerate().find(|(_, p)| p.0 >= cpus) {
+                    return Err(format!(
+                        "{}: `split` part {k} is on CPU {c}, but there are only {cpus} CPUs (0-based)",
+                        t.reference(i)
+                    ));
+                }
+                if let Some(cpu) = t.cpu.filter(|&c| c >= cpus) {
+                    return Err(format!(
+                        "{}: `cpu` = {cpu}, but there are only {cpus} CPUs (0-based)",
+                        t.reference(i)
+                    ));
+                }
+                let cpu = t.cpu.or(parts.first().map(|p| p.0)).unwrap_or(0);
+                placement.cpu_of_task.push(cpu);
+                placement.split.push(parts);
+            }
+            Ok(placement)
+        }
+    }
+}
+
 /// What an engine (simulator or runtime) needs from the analysis side to run `policy`: the
-/// fixed-priority rank of each task and, for partitioned/clustered policies, the placement.
+/// fixed-priority rank of each task and, for partitioned, semi-partitioned and clustered
+/// policies, the placement.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PolicyInputs {
     /// Rank of each task (0 = highest priority) under `priorities`; all zero when the
     /// priorities cannot be derived and the policy does not use them.
     pub ranks: Vec<u32>,
-    /// Domain of each task and the domain size, for `pedf`/`pfp`/`cedf` ([`for_policy`]).
+    /// Domain of each task and the domain size, for `pedf`/`pfp`/`cedf` ([`for_policy`]);
+    /// for `pfp-ts` each task's CPU (a split task's head CPU) and 1 ([`semi_placement`]).
     pub placement: Option<(Vec<u32>, u32)>,
+    /// For `pfp-ts`: the parts of each split task in execution order (empty for a whole
+    /// task); empty for every other policy.
+    pub split: Vec<Vec<SplitPart>>,
 }
 
-/// The ranks and placement `policy` needs on `cpus` CPUs (see [`for_policy`]). Errors name
-/// what is missing: priorities a fixed-priority policy (`gfp`, `pfp`) cannot do without, a
-/// cluster size for `cedf`, a partition that does not fit.
+/// The ranks and placement `policy` needs on `cpus` CPUs (see [`for_policy`], and
+/// [`semi_placement`] for `pfp-ts`). Errors name what is missing: priorities a fixed-priority
+/// policy (`gfp`, `pfp`, `pfp-ts`) cannot do without, a cluster size for `cedf`, a partition
+/// or assignment that does not fit.
 pub fn policy_inputs(
     policy: &str,
     tasks: &TaskSet,
@@ -293,9 +367,32 @@ pub fn policy_inputs(
     let ranks = match sys.priority_ranks() {
         Ok(r) => r,
         // Fixed-priority policies need ranks (`linux-fifo`: the runtime's SCHED_FIFO baseline).
-        Err(reason) if matches!(policy, "gfp" | "pfp" | "linux-fifo") => return Err(reason),
+        Err(reason) if matches!(policy, "gfp" | "pfp" | "pfp-ts" | "linux-fifo") => {
+            return Err(reason)
+        }
         Err(_) => vec![0; tasks.len()],
     };
+    if policy == "pfp-ts" {
+        let semi = semi_placement(tasks, cpus, priorities, overheads)?;
+        let split = semi
+            .split
+            .iter()
+            .map(|parts| {
+                parts
+                    .iter()
+                    .map(|&(cpu, ns)| SplitPart {
+                        cpu,
+                        budget: Duration::from_ns(ns),
+                    })
+                    .collect()
+            })
+            .collect();
+        return Ok(PolicyInputs {
+            ranks,
+            placement: Some((semi.cpu_of_task, 1)),
+            split,
+        });
+    }
     let placement = for_policy(
         policy,
         tasks,
@@ -305,7 +402,11 @@ pub fn policy_inputs(
         priorities,
         overheads,
     )?;
-    Ok(PolicyInputs { ranks, placement })
+    Ok(PolicyInputs {
+        ranks,
+        placement,
+        split: Vec::new(),
+    })
 }
 
 #[cfg(test)]
@@ -334,6 +435,64 @@ mod tests {
         let over = set(&[(9, 10), (9, 10), (9, 10)]);
         let e = semi_partition(&over, 2, Priorities::Dm, None).unwrap_err();
         assert!(e.contains("no assignment on 2 CPUs"), "{e}");
+    }
+
+    /// `pfp-ts`'s inputs: the analysis assignment when nothing is pinned; the file's `cpu` and
+    /// `split` fields when every task has one; errors for mixed pins and CPUs beyond the
+    /// platform, naming the tasks.
+    #[test]
+    fn pfp_ts_inputs_from_the_analysis_or_the_file() {
+        let s = set(&[(30, 50), (60, 100), (120, 200)]);
+        let i = policy_inputs("pfp-ts", &s, 2, "ffd", None, Priorities::Dm, None).unwrap();
+        assert_eq!(i.ranks, vec![0, 1, 2]);
+        assert_eq!(i.placement, Some((vec![0, 1, 0], 1)));
+        let ns = Duration::from_ns;
+        let part = |cpu, b| SplitPart { cpu, budget: ns(b) };
+        assert_eq!(
+            i.split,
+            vec![vec![part(0, 20), part(1, 10)], vec![], vec![]]
+        );
+        let mut tasks = s.clone().into_tasks();
+        tasks[0].split = Some(vec![part(1, 10), part(0, 20)]);
+        tasks[1].cpu = Some(0);
+        tasks[2].cpu = Some(1);
+        let pinned = TaskSet::new(tasks.clone()).unwrap();
+        let i = policy_inputs("pfp-ts", &pinned, 2, "ffd", None, Priorities::Dm, None).unwrap();
+        assert_eq!(i.placement, Some((vec![1, 0, 1], 1)));
+        assert_eq!(
+            i.split,
+            vec![vec![part(1, 10), part(0, 20)], vec![], vec![]]
+        );
+        let e = semi_placement(&pinned, 1, Priorities::Dm, None).unwrap_err();
+        assert_eq!(
+            e,
+            "task 0: `split` part 0 is on CPU 1, but there are only 1 CPUs (0-based)"
+        );
+        tasks[0].split = Some(vec![part(0, 10), part(1, 20)]);
+        let e = semi_placement(
+            &TaskSet::new(tasks.clone()).unwrap(),
+            1,
+            Priorities::Dm,
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "task 0: `split` part 1 is on CPU 1, but there are only 1 CPUs (0-based)"
+        );
+        tasks[2].cpu = None;
+        let e = semi_placement(&TaskSet::new(tasks).unwrap(), 2, Priorities::Dm, None).unwrap_err();
+        assert!(
+            e.starts_with("task 0 has a `cpu` or `split` field but task 2 has neither"),
+            "{e}"
+        );
+        let e = for_policy("pfp-ts", &s, 2, "ffd", None, Priorities::Dm, None).unwrap_err();
+        assert!(e.contains("semi_placement"), "{e}");
+        let e = for_policy("pfp", &pinned, 2, "ffd", None, Priorities::Dm, None).unwrap_err();
+        assert_eq!(
+            e,
+            "task 0 has a `split` field: split tasks run under `--policy pfp-ts`, not `pfp`"
+        );
     }
 
     #[test]

@@ -62,7 +62,13 @@ pub(crate) fn run_bench(o: &Options) -> Result<()> {
         for policy in &o.policies {
             let inputs = policy_inputs(policy, &tasks, m, "wfd", None, Priorities::Dm, None)
                 .map_err(|e| anyhow!(e))?;
-            let (ranks, placement) = (inputs.ranks, inputs.placement.map(Placement::from));
+            let split = inputs.split;
+            let (ranks, placement) = (
+                inputs.ranks,
+                inputs
+                    .placement
+                    .map(|p| Placement::from(p).with_split(split)),
+            );
             let mut config = SimConfig::new(m, o.duration);
             // Metrics only, as a sweep would run it: per-job records cost an allocation each.
             config.record_jobs = false;

@@ -158,7 +158,8 @@ enum Command {
         /// Number of CPUs (overrides the file's platform.cpus).
         #[arg(long)]
         cpus: Option<u32>,
-        /// Policy: gedf, gnpedf, gfp, gfifo, edzl, pedf, pfp, cedf.
+        /// Policy: gedf, gnpedf, gfp, gfifo, edzl, pedf, pfp, cedf, pfp-ts (split tasks: the file's
+        /// cpu/split fields, else the assignment of analyze --test pfp-ts).
         #[arg(long)]
         policy: String,
         /// Priority assignment for fixed-priority policies (and FP partitioning).

@@ -69,7 +69,14 @@ pub(crate) fn run_command(o: &Options) -> Result<()> {
         None,
     )
     .map_err(|e| anyhow!(e))?;
-    let (ranks, placement) = (inputs.ranks, inputs.placement.map(Placement::from));
+    // `pfp-ts` also gets the split parts of its tasks (empty for every other policy).
+    let split = inputs.split;
+    let (ranks, placement) = (
+        inputs.ranks,
+        inputs
+            .placement
+            .map(|p| Placement::from(p).with_split(split)),
+    );
     let mut config = SimConfig::new(cpus, duration);
     config.arrivals = Arrivals::parse(&o.arrivals)?;
     config.exec = ExecTime::parse(&o.exec)?;

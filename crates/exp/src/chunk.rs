@@ -20,7 +20,7 @@ use crate::error::ExpError;
 use schedlab_analysis::json::tardiness_as_requested;
 use schedlab_analysis::overheads::arch::ArchKind;
 use schedlab_analysis::overheads::context::{ChargedAnalysis, OverheadSetup};
-use schedlab_analysis::placement::for_policy;
+use schedlab_analysis::placement::policy_inputs;
 use schedlab_analysis::{analyze, registry, Priorities, SchedTest, System};
 use schedlab_model::overheads::{OverheadFile, Stat};
 use schedlab_model::{Duration, TaskSet};
@@ -353,7 +353,8 @@ fn run_one(
             }
             let sys = System::new(tasks, m, *priorities).map_err(|x| fail(x.to_string()))?;
             let ranks = sys.priority_ranks().map_err(fail)?;
-            let placement = match for_policy(
+            // Placements with the split parts of `pfp-ts` (empty for every other policy).
+            let placed = policy_inputs(
                 policy,
                 tasks,
                 m,
@@ -361,8 +362,13 @@ fn run_one(
                 *cluster_size,
                 *priorities,
                 None,
-            ) {
-                Ok(p) => p.map(Placement::from),
+            )
+            .map(|i| {
+                let split = i.split;
+                i.placement.map(|p| Placement::from(p).with_split(split))
+            });
+            let placement = match placed {
+                Ok(p) => p,
                 Err(_) => {
                     out.status = "no-placement".into();
                     return Ok(out);

@@ -67,6 +67,13 @@ impl Placement {
         }
     }
 
+    /// The same placement with `split[i]` the parts of task `i` (empty: whole; module doc of
+    /// [`Placement::split`]).
+    pub fn with_split(mut self, split: Vec<Vec<SplitPart>>) -> Placement {
+        self.split = split;
+        self
+    }
+
     /// The parts of task `task` if it is split.
     pub fn parts(&self, task: usize) -> Option<&[SplitPart]> {
         self.split

@@ -61,7 +61,14 @@ fn simulate_set(set: &PyTaskSet, cpus: u32, o: &SimOptions) -> Result<Simulated,
         o.priorities,
         None,
     )?;
-    let (ranks, placement) = (inputs.ranks, inputs.placement.map(Placement::from));
+    // `pfp-ts` also gets the split parts of its tasks (empty for every other policy).
+    let split = inputs.split;
+    let (ranks, placement) = (
+        inputs.ranks,
+        inputs
+            .placement
+            .map(|p| Placement::from(p).with_split(split)),
+    );
     let mut config = SimConfig::new(cpus, o.duration);
     config.arrivals = o.arrivals;
     config.exec = o.exec;

@@ -40,6 +40,7 @@ pub(crate) fn task_value(t: &Task, with_offset: bool) -> Value {
         ("cpu", t.cpu.map(Value::from)),
         ("cluster", t.cluster.map(Value::from)),
         ("affinity", t.affinity.clone().map(Value::from)),
+        ("split", t.split.as_deref().map(split_value)),
     ];
     for (key, value) in optional {
         if let Some(v) = value {
@@ -47,6 +48,14 @@ pub(crate) fn task_value(t: &Task, with_offset: bool) -> Value {
         }
     }
     Value::Object(m)
+}
+
+/// The parts of a split task as task-file objects `{"cpu", "budget"}` (budget in ns).
+fn split_value(parts: &[schedlab_model::SplitPart]) -> Value {
+    parts
+        .iter()
+        .map(|p| json!({"cpu": p.cpu, "budget": p.budget.as_ns()}))
+        .collect()
 }
 
 /// Rewrites the validator's "task 0 (`name`)" (the task's place in a one-task file) as
@@ -67,7 +76,8 @@ fn lone_task_message(message: &str, name: Option<&str>) -> String {
 impl PyTask {
     #[new]
     #[pyo3(signature = (wcet, period, deadline=None, name=None, offset=None, priority=None,
-                        utility=None, wss=None, cpu=None, cluster=None, affinity=None))]
+                        utility=None, wss=None, cpu=None, cluster=None, affinity=None,
+                        split=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         wcet: &Bound<'_, PyAny>,
@@ -81,6 +91,7 @@ impl PyTask {
         cpu: Option<&Bound<'_, PyAny>>,
         cluster: Option<&Bound<'_, PyAny>>,
         affinity: Option<&Bound<'_, PyAny>>,
+        split: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyTask> {
         let given = [
             ("name", name),
@@ -94,6 +105,7 @@ impl PyTask {
             ("cpu", cpu),
             ("cluster", cluster),
             ("affinity", affinity),
+            ("split", split),
         ];
         let label = name
             .and_then(|n| n.downcast::<PyString>().ok())
@@ -180,6 +192,16 @@ impl PyTask {
     fn affinity(&self) -> Option<Vec<u32>> {
         self.task.affinity.clone()
     }
+    /// The parts of a split task in execution order, as `{"cpu", "budget"}` dicts (budget in
+    /// ns), for `policy="pfp-ts"`; `None` for a whole task.
+    #[getter]
+    fn split<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.task
+            .split
+            .as_deref()
+            .map(|p| to_py(py, &split_value(p)))
+            .transpose()
+    }
     /// C / T.
     #[getter]
     fn utilization(&self) -> f64 {
@@ -218,7 +240,7 @@ impl PyTask {
             None => "None".into(),
         };
         Ok(format!(
-            "Task(wcet={}, period={}, deadline={}, name={name}, offset={}, priority={}, utility={}, wss={}, cpu={}, cluster={}, affinity={})",
+            "Task(wcet={}, period={}, deadline={}, name={name}, offset={}, priority={}, utility={}, wss={}, cpu={}, cluster={}, affinity={}, split={})",
             t.wcet.as_ns(),
             t.period.as_ns(),
             t.deadline.as_ns(),
@@ -229,6 +251,13 @@ impl PyTask {
             opt(t.cpu.map(|c| c.to_string())),
             opt(t.cluster.map(|c| c.to_string())),
             opt(t.affinity.as_ref().map(|a| format!("{a:?}"))),
+            opt(t.split.as_ref().map(|parts| {
+                let parts: Vec<String> = parts
+                    .iter()
+                    .map(|p| format!("{{'cpu': {}, 'budget': {}}}", p.cpu, p.budget.as_ns()))
+                    .collect();
+                format!("[{}]", parts.join(", "))
+            })),
         ))
     }
 
@@ -250,7 +279,7 @@ impl PyTask {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         (t.wcet, t.period, t.deadline, t.offset, &t.name).hash(&mut h);
         (t.priority, t.utility.map(f64::to_bits), t.wss).hash(&mut h);
-        (t.cpu, t.cluster, &t.affinity).hash(&mut h);
+        (t.cpu, t.cluster, &t.affinity, &t.split).hash(&mut h);
         h.finish()
     }
 

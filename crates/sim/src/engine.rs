@@ -252,7 +252,8 @@ struct Engine<'a> {
     timer_serial: u64,
     /// Serial of the last queued budget exhaustion.
     budget_serial: u64,
-    /// A budget exhaustion was queued since the run loop last peeked.
+    /// A budget exhaustion was queued since the run loop last enacted links (then it peeks
+    /// every queue again, not only the completions).
     queued_budget: bool,
     out: Decisions,
     desired: Vec<Option<JobId>>,
@@ -363,7 +364,6 @@ impl<'a> Engine<'a> {
         let mut instant: Option<u64> = None;
         loop {
             let mut next = self.queue.peek();
-            self.queued_budget = false;
             if let Some(t) = instant {
                 if next.is_none_or(|(ev, _)| ev.time > t) {
                     self.enact(Time::from_ns(t))?;
@@ -816,6 +816,7 @@ impl<'a> Engine<'a> {
         let from = live.last_cpu.filter(|&l| l != cpu);
         live.last_cpu = Some(cpu);
         let seq = live.rec.seq;
+        let budgeted = live.budget.is_some();
         let done_at = seg_start.checked_add(live.demand.saturating_sub(live.rec.executed));
         if let Some(slot) = self.running.get_mut(cpu as usize) {
             *slot = Some(task as u32);
@@ -824,7 +825,9 @@ impl<'a> Engine<'a> {
             Some(t) => self.queue.set_completion(cpu, t.as_ns(), task as u32, seq),
             None => self.queue.clear_completion(cpu),
         }
-        self.arm_budget(task);
+        if budgeted {
+            self.arm_budget(task);
+        }
         self.emit(now, Kind::Link, cpu, task as u32, seq, 0);
         if delay.is_zero() {
             self.emit(now, Kind::SwitchIn, cpu, task as u32, seq, 0);
@@ -839,6 +842,7 @@ impl<'a> Engine<'a> {
 
     /// Applies one budget request for `job` at `now` (module doc, "Budgets"); ignored if the
     /// engine does not hold the job.
+    #[cold]
     fn set_budget(&mut self, now: Time, job: JobId, amount: Option<Duration>) {
         let task = job.task.0 as usize;
         let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
@@ -869,6 +873,7 @@ impl<'a> Engine<'a> {
 
     /// Queues the exhaustion of `task`'s budget if its job is running (superseding any queued
     /// one): at the start of its segment plus what is left of the budget then.
+    #[cold]
     fn arm_budget(&mut self, task: usize) {
         let horizon = self.horizon;
         let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
