@@ -234,7 +234,13 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
     )
     .map_err(|e| anyhow!(e))?;
     let policy = plan.policy().to_string();
-    let config = plan.finish(inputs.ranks, inputs.placement.map(Placement::from));
+    let split = inputs.split;
+    let config = plan.finish(
+        inputs.ranks,
+        inputs
+            .placement
+            .map(|p| Placement::from(p).with_split(split)),
+    );
     let (result, meta) = run_taskset(tasks, &config)?;
     if !matches!(a.format, crate::OutputFormat::Table) {
         for w in &result.warnings {

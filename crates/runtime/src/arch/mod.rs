@@ -122,6 +122,7 @@ macro_rules! registry {
 
 registry! {
     partitioned,
+    semi_partitioned,
     global_lock,
     message_passing,
     linux_deadline,
@@ -313,8 +314,12 @@ impl Run<'_> {
         placement: Option<Placement>,
         base: u32,
     ) -> Result<Sched, RuntimeError> {
+        // Link swaps only where the domain's CPUs are interchangeable (crate::state).
+        let swaps = placement.as_ref().is_none_or(|p| p.domain_size > 1);
         let policy = build(&self.config.policy, &self.policy_tasks, k, placement)?;
-        Ok(Sched::new(policy, base, self.spec.clone()))
+        let mut s = Sched::new(policy, base, self.spec.clone());
+        s.set_link_swaps(swaps);
+        Ok(s)
     }
 
     /// The number of CPUs the policy schedules (the job CPUs); an error naming `what` (the

@@ -16,7 +16,7 @@
 //! - **Expiry** (the dispatcher of c woke at or after it, [`Sched::check_budget`]): a job
 //!   whose thread already committed its completion completes — the completion wins, there
 //!   is no exhaustion; otherwise the clock is read: a job that consumed `left` has exhausted
-//!   its budget (the budget is removed, `budget-exhausted` with the amount, then the policy's
+//!   its budget, or has less than [`EARLY_NS`] left of it (the budget is removed, `budget-exhausted` with the amount, then the policy's
 //!   `on_budget_exhausted` while the job is still scheduled on c); one that consumed less
 //!   (the switch itself, interrupts, a host stall took part of the wall time) is re-armed
 //!   for the rest.
@@ -27,6 +27,18 @@
 //!   (arg = the amount) is recorded with the callback's other decisions. An amount of zero
 //!   exhausts at the first check after the job starts to execute.
 //! - Completion removes the budget with the job.
+//!
+//! **Resolution.** A check that finds less than [`EARLY_NS`] left treats the budget as used
+//! up, and a dispatcher never sleeps less than [`MIN_SLEEP_NS`] before a budget expiry
+//! ([`crate::dispatch`]). Measured on the 2-vCPU KVM guest of docs/benchmarks.md (a C
+//! reproduction: a SCHED_FIFO 20 thread sleeping with a futex timeout of s on the CPU of a
+//! SCHED_FIFO 10 thread that burns): s = 5 µs gave the burning thread *no* CPU time at all
+//! (the guest's timer programming and expiry took the ~30 µs each sleep lasted), s ≥ 10 µs
+//! gave it about s + 5 µs. So a check that re-armed for a few µs would take the CPU from the
+//! job again before it ran — a livelock the first version of this code fell into, checking
+//! every ~30 µs for milliseconds while the job made no progress. With these bounds a part
+//! ends at most `EARLY_NS` of CPU time before its budget, and at most one timer wake-up
+//! after it.
 //!
 //! How late an exhaustion is seen: the timer is the dispatcher's futex timeout, so the job
 //! runs on for the timer's wake-up latency (the `release_latency` of the same dispatcher
@@ -39,6 +51,12 @@ use crate::mech::clock::thread_cputime_of;
 use schedlab_policy::{BudgetRequest, JobId};
 use schedlab_trace::{Kind, Op, NO_CPU};
 use std::sync::atomic::Ordering;
+
+/// The shortest sleep of a dispatcher before a budget expiry (module doc, "Resolution").
+pub(crate) const MIN_SLEEP_NS: u64 = 10_000;
+
+/// A budget with less than this left at a check is used up (module doc, "Resolution").
+pub(crate) const EARLY_NS: u64 = 10_000;
 
 /// A job's budget (module doc).
 #[derive(Clone, Copy, Debug)]
@@ -105,8 +123,15 @@ impl Sched {
     }
 
     /// Arms local CPU `c`'s budget timer for job `j` (thread `tid`), switching in now.
-    pub(super) fn arm_budget(&mut self, em: &super::Emit<'_>, c: usize, j: JobId, tid: i32, now: u64) {
-        if !self.live_mut(j).is_some_and(|l| l.budget.is_some()) {
+    pub(super) fn arm_budget(
+        &mut self,
+        em: &super::Emit<'_>,
+        c: usize,
+        j: JobId,
+        tid: i32,
+        now: u64,
+    ) {
+        if self.live_mut(j).is_none_or(|l| l.budget.is_none()) {
             return;
         }
         em.op_begin(Op::Timer, Some(j));
@@ -204,7 +229,7 @@ impl Sched {
             }
             Some(t) => {
                 let used = t.saturating_sub(armed.cpu0_ns);
-                if used >= b.left_ns {
+                if used.saturating_add(EARLY_NS) >= b.left_ns {
                     b.left_ns = 0;
                     b.armed = None;
                     Check::Exhausted

@@ -220,8 +220,8 @@ impl Sched {
         self.set_replaying(false);
         // A job the replay left on another CPU moves on.
         let me = self.shard.as_ref().map_or(self.base, Shard::cpu);
-        let elsewhere = (0..self.policy.cpus())
-            .find(|&d| d != me && self.policy.linked(CpuId(d)) == Some(j));
+        let elsewhere =
+            (0..self.policy.cpus()).find(|&d| d != me && self.policy.linked(CpuId(d)) == Some(j));
         if let (Some(d), Some(sh)) = (elsewhere, self.shard.as_mut()) {
             sh.departing.push((j, d));
             self.call(now, |p, ctx, out| p.on_abort(ctx, j, out));
