@@ -89,6 +89,14 @@ enum Check {
     Exhausted,
 }
 
+#[cfg(test)]
+impl Budget {
+    /// What is left (tests).
+    pub(super) fn left_ns(&self) -> u64 {
+        self.left_ns
+    }
+}
+
 impl Sched {
     /// Applies one budget request (module doc, "Requests").
     pub(super) fn set_budget(&mut self, now: u64, req: BudgetRequest) {
@@ -255,7 +263,7 @@ impl Sched {
     }
 
     /// Job `j`'s budget ran out on local CPU `c`: removed, recorded, the policy told.
-    fn exhausted(&mut self, em: &super::Emit<'_>, c: usize, j: JobId, now: u64) {
+    pub(super) fn exhausted(&mut self, em: &super::Emit<'_>, c: usize, j: JobId, now: u64) {
         let Some(live) = self.live_mut(j) else {
             return;
         };

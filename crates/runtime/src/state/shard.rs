@@ -293,3 +293,200 @@ impl Sched {
         }
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    //! The shard's bookkeeping without threads: FP-TS's split task 0 (3 ms: a head of 2 ms on
+    //! CPU 0, a tail of 1 ms on CPU 1), whole task 1 on CPU 1 (rank 1); the shards share the
+    //! completed-job counters.
+    use super::*;
+    use crate::mech::clock::TickClock;
+    use schedlab_model::SplitPart;
+    use schedlab_policy::{build, Placement, PolicyTask};
+    use schedlab_trace::tracebuf::TraceBuf;
+    use schedlab_trace::Kind;
+
+    const MS: u64 = 1_000_000;
+
+    struct Fixture {
+        done: Arc<[AtomicU64]>,
+        head: Arc<[u32]>,
+        buf: TraceBuf,
+        clock: TickClock,
+    }
+
+    impl Fixture {
+        fn new() -> Fixture {
+            Fixture {
+                done: (0..2).map(|_| AtomicU64::new(0)).collect(),
+                head: vec![0, 1].into(),
+                buf: TraceBuf::new(1024),
+                clock: TickClock::monotonic(),
+            }
+        }
+        fn em(&self, cpu: u32) -> Emit<'_> {
+            Emit {
+                buf: &self.buf,
+                clock: &self.clock,
+                cpu,
+            }
+        }
+        /// CPU `me`'s shard of `pfp-ts` with the placement above.
+        fn shard(&self, me: u32) -> Sched {
+            let t = |c: u64, p: u64, rank| PolicyTask {
+                wcet: Duration::from_ns(c),
+                deadline: Duration::from_ns(p),
+                period: Duration::from_ns(p),
+                rank,
+                utility: None,
+            };
+            let tasks = vec![t(3 * MS, 10 * MS, 0), t(4 * MS, 20 * MS, 1)];
+            let part = |cpu, b| SplitPart {
+                cpu,
+                budget: Duration::from_ns(b),
+            };
+            let placement =
+                Placement::semi(vec![0, 1], vec![vec![part(0, 2 * MS), part(1, MS)], vec![]]);
+            let policy = build("pfp-ts", &tasks, 2, Some(placement)).unwrap();
+            let spec: Arc<[TaskSpec]> = vec![
+                TaskSpec {
+                    wcet: 3 * MS,
+                    deadline: 10 * MS,
+                },
+                TaskSpec {
+                    wcet: 4 * MS,
+                    deadline: 20 * MS,
+                },
+            ]
+            .into();
+            Sched::new_shard(
+                policy,
+                spec,
+                Shard::new(me, self.done.clone(), self.head.clone()),
+            )
+        }
+        fn kinds(&self, task: u32) -> Vec<(Kind, u64)> {
+            self.buf
+                .events()
+                .iter()
+                .filter(|e| e.task == task)
+                .map(|e| (e.kind, e.arg))
+                .collect()
+        }
+    }
+
+    fn job(task: u32, seq: u64) -> JobId {
+        JobId::new(TaskId(task), seq)
+    }
+
+    fn budget_left(s: &Sched, j: JobId) -> Option<u64> {
+        let live = s.tasks.get(j.task.0 as usize)?.current.as_ref()?;
+        Some(live.budget?.left_ns())
+    }
+
+    /// A release of the split task enters its head shard with the head's budget; the part's
+    /// end (the policy's exhaustion callback) moves it: the shard forgets it, and hands it
+    /// over — with the tail's budget and one exhaustion — once it is no longer scheduled.
+    #[test]
+    fn a_split_job_enters_its_head_and_departs_at_its_part_end() {
+        let f = Fixture::new();
+        let mut s = f.shard(0);
+        let em = f.em(0);
+        s.release(&em, 0, 0, 0, 0);
+        assert_eq!(s.assigned, vec![Some(job(0, 0))]);
+        assert_eq!(budget_left(&s, job(0, 0)), Some(2 * MS));
+        assert!(f.kinds(0).contains(&(Kind::BudgetReplenished, 2 * MS)));
+        // Scheduled here (as the scheduling step would), then its head budget runs out.
+        s.scheduled = vec![Some(job(0, 0))];
+        s.exhausted(&em, 0, job(0, 0), 2 * MS);
+        assert_eq!(s.assigned, vec![None], "the head CPU idles");
+        assert_eq!(
+            s.policy.linked(CpuId(1)),
+            None,
+            "the shard's policy forgot the job"
+        );
+        assert_eq!(
+            budget_left(&s, job(0, 0)),
+            Some(MS),
+            "the tail's budget travels"
+        );
+        let mut out = Vec::new();
+        s.take_departures(&mut out);
+        assert!(
+            out.is_empty(),
+            "still scheduled here: it leaves once parked"
+        );
+        s.scheduled = vec![None];
+        s.take_departures(&mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(
+            (out[0].to(), out[0].job(), out[0].live.exhaustions),
+            (1, job(0, 0), 1)
+        );
+        assert!(s.tasks[0].current.is_none());
+    }
+
+    /// The receiving shard replays the release and the exhaustion: the job takes CPU 1 from
+    /// the lower-priority whole task, keeps the budget it brought (no replenishment recorded
+    /// by the replay), and nothing departs.
+    #[test]
+    fn an_arrival_is_replayed_to_its_part() {
+        let f = Fixture::new();
+        let mut head = f.shard(0);
+        head.release(&f.em(0), 0, 0, 0, 0);
+        head.scheduled = vec![Some(job(0, 0))];
+        head.exhausted(&f.em(0), 0, job(0, 0), 2 * MS);
+        head.scheduled = vec![None];
+        let mut out = Vec::new();
+        head.take_departures(&mut out);
+        let migrant = out.pop().unwrap();
+        let mut tail = f.shard(1);
+        let em = f.em(1);
+        tail.release(&em, 0, 1, 0, 0);
+        assert_eq!(tail.assigned, vec![Some(job(1, 0))]);
+        let before = f.kinds(0).len();
+        tail.arrive(&em, 2 * MS, migrant);
+        assert_eq!(
+            tail.assigned,
+            vec![Some(job(0, 0))],
+            "it preempts task 1 there"
+        );
+        assert_eq!(budget_left(&tail, job(0, 0)), Some(MS));
+        let replayed: Vec<_> = f.kinds(0)[before..].to_vec();
+        assert!(
+            !replayed.iter().any(|(k, _)| *k == Kind::BudgetReplenished),
+            "{replayed:?}"
+        );
+        assert!(tail.shard.as_ref().unwrap().departing.is_empty());
+        // Its completion there is counted for the head shard, which is rung.
+        tail.shard.as_mut().unwrap().completed(0);
+        let mut rings = Vec::new();
+        tail.take_rings(&mut rings);
+        assert_eq!(rings, vec![0]);
+    }
+
+    /// Jobs of a task are handed over in order across shards: the next job waits in the head
+    /// shard until the previous one's completion was counted, wherever it completed.
+    #[test]
+    fn a_job_waits_for_its_predecessor_on_another_shard() {
+        let f = Fixture::new();
+        let mut head = f.shard(0);
+        let em = f.em(0);
+        // Job 0 runs its head and leaves for CPU 1 (not yet completed there).
+        head.release(&em, 0, 0, 0, 0);
+        head.scheduled = vec![Some(job(0, 0))];
+        head.exhausted(&em, 0, job(0, 0), 2 * MS);
+        head.scheduled = vec![None];
+        head.take_departures(&mut Vec::new());
+        head.release(&em, 10 * MS, 0, 1, 10 * MS);
+        assert_eq!(head.assigned, vec![None], "job 1 waits");
+        assert_eq!(head.tasks[0].backlog.len(), 1);
+        head.retry_gated(&em, 11 * MS);
+        assert_eq!(head.assigned, vec![None], "still waiting");
+        f.done[0].store(1, Ordering::Release); // job 0 completed on CPU 1
+        head.retry_gated(&em, 12 * MS);
+        assert_eq!(head.assigned, vec![Some(job(0, 1))]);
+        assert_eq!(budget_left(&head, job(0, 1)), Some(2 * MS));
+    }
+}
