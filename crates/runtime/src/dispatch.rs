@@ -1,22 +1,32 @@
 //! The per-CPU dispatcher threads: each logical CPU of a run has one, pinned to it at the
 //! highest SCHED_FIFO priority of the jobs' run (above every job thread). A dispatcher is
 //! that CPU's "kernel scheduler": it sleeps on its doorbell futex until the next release it
-//! owns (absolute CLOCK_MONOTONIC deadline) or until rung (a job on its CPU completed, or
-//! another CPU changed its link — the runtime's IPI), and then
-//! 1. handles its due releases (`release` … `release-end`): hands the job to the policy;
+//! owns, its domain's next policy timer or its CPU's budget expiry (absolute CLOCK_MONOTONIC
+//! deadlines) or until rung (a job on its CPU completed, another CPU changed its link or
+//! handed it a job — the runtime's IPI), and then
+//! 0. takes what other CPUs handed to it ([`Domain::arrivals`]: `semi-partitioned`'s
+//!    migration queue; nothing elsewhere);
+//! 1. handles its due releases (`release` … `release-end`): hands the job to the policy, or
+//!    to the CPU whose policy takes it ([`Domain::hand_release`]: a split task's head CPU);
 //! 2. fires due policy timers (the first CPU of a domain owns them);
-//! 3. runs its scheduling step if needed (`sched-begin` … `sched-end`): processes a
+//! 3. checks its CPU's budget timer if it expired ([`Sched::check_budget`]: engine budgets,
+//!    `crate::state`), which may end a job's budget;
+//! 4. runs its scheduling step if needed (`sched-begin` … `sched-end`): processes a
 //!    completion on its CPU and makes its CPU's scheduled job equal the assigned one
-//!    ([`Sched::schedule`]);
-//! 4. rings the dispatchers of other CPUs whose link changed (`ipi-send`).
+//!    ([`Sched::schedule`]); then sends what left its CPU ([`Domain::after_schedule`]);
+//! 5. rings the dispatchers of other CPUs whose link changed or that were handed a job
+//!    (`ipi-send`).
 //!
 //! How a dispatcher reaches its [`Sched`] is its [`Domain`], the architecture's part:
 //! under `global-lock` the state is shared behind a lock (`lock-wait-begin` … `lock-wait-end`
 //! around each acquisition, [`crate::arch::global_lock`]); under `partitioned` each
-//! dispatcher owns its own and takes no lock ([`crate::arch::partitioned`]). The loop is
-//! generic over it (no dynamic dispatch on the hot path).
+//! dispatcher owns its own and takes no lock ([`crate::arch::partitioned`]); under
+//! `semi-partitioned` each owns its CPU's shard and reaches the other CPUs' migration queues
+//! ([`crate::arch::semi_partitioned`]). The loop is generic over it (no dynamic dispatch on
+//! the hot path).
 //!
-//! Releases: the dispatcher of the task's CPU under `partitioned`; task `i` → CPU `i mod m`
+//! Releases: the dispatcher of the task's CPU under `partitioned` (under `semi-partitioned`
+//! a split task's tail CPU); task `i` → CPU `i mod m`
 //! under `global-lock` (release timers spread over the CPUs, like GSN-EDF without a
 //! dedicated interrupt CPU); with a dedicated interrupt CPU (GSN-EDF-DI) CPU 0 owns every
 //! release and the policy's timers, and schedules no job (its `local` is `None`; the policy
@@ -276,7 +286,7 @@ impl<D: Domain> Dispatcher<D> {
         }
     }
 
-    /// Step 4: the scheduling step, then what left the CPU (step 5).
+    /// Step 4: the scheduling step, then what left the CPU.
     fn schedule(&mut self, p: &mut Pass<'_>, now: u64, wake_ticks: u64) {
         let clock = p.shared.clock;
         if let (true, Some(me)) = (p.need_self, self.local) {
@@ -300,7 +310,7 @@ impl<D: Domain> Dispatcher<D> {
         self.domain.after_schedule(&em, &mut p.rings);
     }
 
-    /// Step 6: rings the other CPUs (the runtime's IPI).
+    /// Step 5: rings the other CPUs (the runtime's IPI).
     fn ring(&mut self, p: &mut Pass<'_>) {
         let clock = p.shared.clock;
         for target in p.rings.drain(..) {
@@ -410,9 +420,9 @@ impl<D: Domain> Dispatcher<D> {
             let now = monotonic_ns().saturating_sub(t0);
             // 2., 3. Policy timers, the budget timer.
             self.timers(&mut p, now);
-            // 4., 5. Scheduling step, departures.
+            // 4. Scheduling step, then what left the CPU.
             self.schedule(&mut p, now, wake_ticks);
-            // 6. Notify the other CPUs.
+            // 5. Notify the other CPUs.
             self.ring(&mut p);
             self.sleep(&p, bell, last_seen);
         }

@@ -10,12 +10,12 @@
 //!   run's policy built on all CPUs with the whole placement, of which it decides only CPU c
 //!   — c's ready queue and running job, the jobs present on c (their records, budgets and
 //!   exhaustion counts), c's budget timer [RTPS §IV-A]. Owned by c's dispatcher alone, no
-//!   lock ([`ShardDomain`]);
+//!   lock (`ShardDomain`);
 //! - the **sleep queue** of c: the release heap of c's dispatcher, holding the tasks whose
 //!   releases c owns — its whole tasks, and the split tasks whose *tail* part is on c (RTPS
 //!   keeps a split task's sleep-queue entry and release timer on its tail CPU, §IV-B). Local;
 //! - the **migration queue** of c: the part of c's ready queue other CPUs add to — a vector
-//!   of [`Arrival`]s behind a ticket spin lock of its own, plus a "not empty" flag read
+//!   of `Arrival`s behind a ticket spin lock of its own, plus a "not empty" flag read
 //!   without the lock. The only scheduler state shared between CPUs (with the doorbells
 //!   and the job threads' control blocks);
 //! - per task, the number of its jobs whose completion was processed (an atomic counter,
