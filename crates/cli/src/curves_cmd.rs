@@ -8,11 +8,16 @@
 //! `--max-task-util`
 //! (0.9: a task above the kernel's RT throttling limit of 95% of a CPU would miss for that
 //! reason alone), log-uniform periods (default 10–100 ms), implicit deadlines; a set that
-//! worst-fit decreasing cannot partition onto the m CPUs is replaced by the next one of the
-//! batch (so every architecture runs the same sets; `partitioned` runs the WFD placement,
-//! which balances the load at about `--util-per-cpu` per CPU). Each
+//! worst-fit decreasing cannot partition onto the m CPUs (with `partitioned` among the
+//! architectures), or in which FP-TS splits no task (with `semi-partitioned`: a set without a
+//! split task never exercises the remote queue operations nor the budget timers [RTPS §V];
+//! FP-TS splits only when a CPU is nearly full, so give `--util-per-cpu 0.85` or so) is
+//! replaced by the next one of the batch (so every architecture runs the same sets;
+//! `partitioned` runs the WFD placement, which balances the load at about `--util-per-cpu`
+//! per CPU). `--wss` gives every task a working set (the "MA" tasks of [RTPS §VI]). Each
 //! set runs for `--duration` under every architecture of `--arch` (`partitioned` with
-//! `pedf`, any other with `gedf`), each run a separate `schedlab run` process of this same
+//! `pedf`, `semi-partitioned` with `pfp-ts` on FP-TS's assignment, any other with `gedf`),
+//! each run a separate `schedlab run` process of this same
 //! binary writing a trace; an architecture this build does not know (the run fails with
 //! "unknown architecture") is skipped with a note, so new architectures plug in by name.
 //! Then the traces are fitted ([`schedlab_trace::fit`]) into `OUT/overheads.toml`
@@ -22,7 +27,7 @@
 
 use crate::output::outln;
 use anyhow::{anyhow, bail, Context, Result};
-use schedlab_analysis::placement::for_policy;
+use schedlab_analysis::placement::{for_policy, semi_partition};
 use schedlab_analysis::Priorities;
 use schedlab_exp::plot::{png_row, svg_row, LineChart};
 use schedlab_gen::util_vec::VecMethod;
@@ -84,6 +89,10 @@ pub(crate) struct Args {
     /// Run under SCHED_OTHER when SCHED_FIFO is not permitted (results flagged).
     #[arg(long)]
     allow_non_rt: bool,
+    /// Working-set size of every task (e.g. 1MiB: the memory-accessing tasks of [RTPS §VI],
+    /// which sweep their set while they run); none by default.
+    #[arg(long)]
+    wss: Option<String>,
     /// Reuse the traces already in --work (same options): only fit and plot again.
     #[arg(long)]
     reuse_traces: bool,
@@ -96,11 +105,23 @@ pub(crate) struct Args {
 
 /// The policy an architecture runs.
 fn policy_for(arch: &str) -> &'static str {
-    if arch == "partitioned" {
-        "pedf"
-    } else {
-        "gedf"
+    match arch {
+        "partitioned" => "pedf",
+        "semi-partitioned" => "pfp-ts",
+        _ => "gedf",
     }
+}
+
+/// Whether every architecture of `a` can run `set`: WFD partitions it (`partitioned`), FP-TS
+/// accepts it and splits a task (`semi-partitioned`).
+fn fits(a: &Args, set: &schedlab_model::TaskSet) -> bool {
+    let has = |name: &str| a.arch.iter().any(|x| x == name);
+    let wfd = || for_policy("pedf", set, a.cpus, "wfd", None, Priorities::Dm, None).is_ok();
+    let split = || {
+        semi_partition(set, a.cpus, Priorities::Dm, None)
+            .is_ok_and(|p| p.split.iter().any(|parts| !parts.is_empty()))
+    };
+    (!has("partitioned") || wfd()) && (!has("semi-partitioned") || split())
 }
 
 /// Task sets for n: `sets` partitionable sets of the batch (`seed`, one batch per n).
@@ -122,16 +143,30 @@ fn task_sets(a: &Args, n: usize) -> Result<Vec<TaskFile>> {
     )
     .seed(a.seed.wrapping_add(n as u64));
     let g = spec.generator()?;
+    let wss = a
+        .wss
+        .as_deref()
+        .map(schedlab_model::size::parse_bytes)
+        .transpose()
+        .map_err(|e| anyhow!("--wss: {e}"))?;
     let mut out = Vec::new();
     let mut index = 0u64;
     while (out.len() as u64) < a.sets {
         if index >= 100 * a.sets {
-            bail!("n = {n}: no WFD-partitionable set among the first {index} of the batch");
+            bail!(
+                "n = {n}: no set among the first {index} of the batch that every architecture can run (partitioned: WFD-partitionable; semi-partitioned: FP-TS splits a task — try a higher --util-per-cpu)"
+            );
         }
-        let set = g.generate(index)?.tasks;
+        let mut set = g.generate(index)?.tasks;
         index += 1;
-        let fits = for_policy("pedf", &set, a.cpus, "wfd", None, Priorities::Dm, None).is_ok();
-        if fits {
+        if let Some(w) = wss {
+            let mut tasks = set.into_tasks();
+            for t in &mut tasks {
+                t.wss = Some(w);
+            }
+            set = schedlab_model::TaskSet::new(tasks)?;
+        }
+        if fits(a, &set) {
             out.push(TaskFile {
                 tasks: set,
                 platform: None,
@@ -233,8 +268,16 @@ pub(crate) fn run(a: &Args) -> Result<()> {
     file.meta.insert(
         "curves".into(),
         format!(
-            "schedlab measure curves: m = {}, n = {:?}, U = {} per CPU, periods {}, {} per run, {} set(s) per n",
-            a.cpus, a.tasks, a.util_per_cpu, a.periods, a.duration, a.sets
+            "schedlab measure curves: m = {}, n = {:?}, U = {} per CPU, periods {}, {} per run, {} set(s) per n{}",
+            a.cpus,
+            a.tasks,
+            a.util_per_cpu,
+            a.periods,
+            a.duration,
+            a.sets,
+            a.wss
+                .as_deref()
+                .map_or(String::new(), |w| format!(", working set {w} per task"))
         ),
     );
     file.save(&oh_path).map_err(|e| anyhow!("{e}"))?;

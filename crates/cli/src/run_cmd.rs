@@ -1,5 +1,5 @@
 //! `schedlab run FILE --cpus M [--cpu-list 0-1] --policy P --arch A (the runtime's registry:
-//! partitioned, global-lock, message-passing, linux-deadline, linux-fifo) [--lock ticket|mcs|mutex]
+//! partitioned, semi-partitioned, global-lock, message-passing, linux-deadline, linux-fifo) [--lock ticket|mcs|mutex]
 //! [--dedicated-irq-cpu] [--dl-margin 500us] --duration 10s [--priorities dm|rm|given]
 //! [--partition H] [--release-spin 20us] [--trace F] [--jobs-csv F] [--gantt F]
 //! [--perfetto F] [--format table|json] [--allow-non-rt]`: runs a task set for real on Linux
@@ -36,8 +36,9 @@ pub(crate) struct Args {
     /// use).
     #[arg(long)]
     cpu_list: Option<String>,
-    /// Policy: pedf, pfp (partitioned); gedf, gnpedf, gfp, gfifo, edzl (global-lock,
-    /// message-passing). Not for the kernel baselines.
+    /// Policy: pedf, pfp (partitioned); pfp-ts (semi-partitioned, global-lock: split tasks
+    /// from the file's `split` fields or FP-TS's assignment), pfp (semi-partitioned); gedf,
+    /// gnpedf, gfp, gfifo, edzl (global-lock, message-passing). Not for the kernel baselines.
     #[arg(long)]
     policy: Option<String>,
     /// Dispatch architecture (one of the runtime's registry; see `--help`).
@@ -103,7 +104,8 @@ pub(crate) struct Args {
     perfetto: Option<PathBuf>,
     /// pedf/pfp/cedf: place the tasks as the overhead-aware analysis of this --arch does
     /// (`analyze --overheads OH --arch ARCH`), charging this overhead file, so that what runs
-    /// is the partition that analysis accepted (docs/overheads.md).
+    /// is the partition that analysis accepted; pfp-ts with --arch semi-partitioned: FP-TS's
+    /// overhead-aware split (docs/overheads.md).
     #[arg(long)]
     overheads: Option<PathBuf>,
     /// With --overheads: the statistic charged, max or avg.
@@ -234,7 +236,13 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
     )
     .map_err(|e| anyhow!(e))?;
     let policy = plan.policy().to_string();
-    let config = plan.finish(inputs.ranks, inputs.placement.map(Placement::from));
+    let split = inputs.split;
+    let config = plan.finish(
+        inputs.ranks,
+        inputs
+            .placement
+            .map(|p| Placement::from(p).with_split(split)),
+    );
     let (result, meta) = run_taskset(tasks, &config)?;
     if !matches!(a.format, crate::OutputFormat::Table) {
         for w in &result.warnings {

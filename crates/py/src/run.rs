@@ -159,7 +159,13 @@ pub(crate) fn run<'py>(
     )
     .map_err(|e| err(python_names(&e)))?;
     let policy = plan.policy().to_string();
-    let config = plan.finish(inputs.ranks, inputs.placement.map(Placement::from));
+    let split = inputs.split;
+    let config = plan.finish(
+        inputs.ranks,
+        inputs
+            .placement
+            .map(|p| Placement::from(p).with_split(split)),
+    );
     let policy = policy.as_str();
     let outputs = TraceOutputs {
         trace: trace.as_deref(),

@@ -28,6 +28,13 @@ pub fn run_taskset(tasks: &TaskSet, config: &RunConfig) -> Result<(RunResult, Me
         tasks,
         config.duration,
     );
+    // The parts of split tasks, so that trace tools (Perfetto, `check::part_overruns`) know
+    // them, as for a simulated run.
+    if let Some(p) = &config.placement {
+        for (task, parts) in p.split.iter().enumerate() {
+            meta.set_split(task, parts.iter().map(|q| (q.cpu, q.budget.as_ns())));
+        }
+    }
     meta.extra
         .insert("architecture".into(), json!(config.overhead_arch()));
     meta.extra.extend(crate::arch::fields_map(config));

@@ -73,6 +73,12 @@ pub struct RunPlan {
 /// Default packing heuristic (as `schedlab simulate`).
 const DEFAULT_HEURISTIC: &str = "ffd";
 
+/// The architectures whose dispatchers offer engine budgets (`crate::state`, "Budgets"):
+/// `semi-partitioned` (RTPS's own, per-CPU) and `global-lock` (one lock for all CPUs).
+/// `partitioned` runs `pedf`/`pfp` only, `message-passing` has no budget timers yet, the
+/// kernel baselines take no policy.
+pub const BUDGET_ARCHS: [&str; 2] = ["semi-partitioned", "global-lock"];
+
 impl RunRequest<'_> {
     /// Checks the request against the architecture and the task set; the messages name the
     /// CLI's options (`--policy`, `--dedicated-irq-cpu`, …), which are Python's keywords
@@ -93,9 +99,11 @@ impl RunRequest<'_> {
             }
             (None, true) => arch.name().to_string(),
         };
-        if schedlab_policy::needs_engine_budgets(&policy) {
+        if schedlab_policy::needs_engine_budgets(&policy) && !BUDGET_ARCHS.contains(&arch.name()) {
             return Err(format!(
-                "policy `{policy}` needs execution budgets from the engine (its split tasks move to their next CPU when a part's budget runs out), which the runtime does not offer yet; run it in the simulator: schedlab simulate FILE --policy {policy}"
+                "policy `{policy}` needs execution budgets from the engine (its split tasks move to their next CPU when a part's budget runs out), which --arch {} does not offer; run it under --arch {}",
+                arch.name(),
+                BUDGET_ARCHS.join(" or ")
             ));
         }
         for (option, on) in [
@@ -179,9 +187,10 @@ mod tests {
     use super::*;
     use schedlab_model::Task;
 
-    /// A policy that needs engine budgets (`pfp-ts`) is refused, saying why and where it runs.
+    /// A policy that needs engine budgets (`pfp-ts`) is refused under an architecture
+    /// without them, saying where it runs; it is planned under those with them.
     #[test]
-    fn policies_needing_budgets_are_refused() {
+    fn policies_needing_budgets_run_where_budgets_are() {
         let ms = |x| Duration::from_ms(x).unwrap();
         let tasks = TaskSet::new(vec![Task::implicit(ms(1), ms(10)).unwrap()]).unwrap();
         let request = RunRequest {
@@ -200,16 +209,35 @@ mod tests {
             inline_completion: true,
             background_load: None,
         };
-        let e = request.plan(&tasks).unwrap_err();
+        let e = request.clone().plan(&tasks).unwrap_err();
         assert!(
             e.starts_with("policy `pfp-ts` needs execution budgets from the engine")
-                && e.ends_with("schedlab simulate FILE --policy pfp-ts"),
+                && e.ends_with("which --arch partitioned does not offer; run it under --arch semi-partitioned or global-lock"),
             "{e}"
         );
         let pfp = RunRequest {
             policy: Some("pfp"),
-            ..request
+            ..request.clone()
         };
         assert!(pfp.plan(&tasks).is_ok());
+        for arch in BUDGET_ARCHS {
+            let r = RunRequest {
+                arch: Arch::named(arch, "ticket").unwrap(),
+                ..request.clone()
+            };
+            let plan = r.plan(&tasks).unwrap();
+            assert_eq!(
+                (plan.policy(), plan.placement_policy()),
+                ("pfp-ts", "pfp-ts")
+            );
+        }
+        let mp = RunRequest {
+            arch: Arch::named("message-passing", "ticket").unwrap(),
+            ..request
+        };
+        assert!(mp
+            .plan(&tasks)
+            .unwrap_err()
+            .contains("--arch message-passing does not offer"));
     }
 }

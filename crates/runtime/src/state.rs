@@ -22,17 +22,32 @@
 //!   scheduling step) with one timestamp taken at its end — they become visible to the other
 //!   CPUs atomically, when the lock is released — so the trace shows the scheduler's view as
 //!   it changed; [`schedlab_trace::check::invariant`] checks the global scheduling invariant on it.
+//! - **Link swaps** only where the domain's CPUs are interchangeable for a job (global and
+//!   clustered policies); a policy that places jobs on CPUs (partitioned, semi-partitioned:
+//!   a placement of single CPUs) moves a job where it links it. Either way a job is made
+//!   runnable on a CPU only after the CPU it was scheduled on parked it (that CPU then
+//!   rings the new one).
+//! - **Budgets** (the engine offer of DESIGN.md, the contract of `schedlab_policy::event`):
+//!   counted in the job thread's own CPU time with one budget timer per CPU, reset on every
+//!   switch as RTPS does [RTPS §IV-A] (`state/budget.rs`).
+//! - **Shards**: under `semi-partitioned` each CPU has a `Sched` of its own, a shard of the
+//!   run's policy (`state/shard.rs`); jobs move between shards when the policy moves them.
 
 use crate::job::{JobCtl, IDLE, PARK, RUN};
 use crate::mech::{futex, preempt, sched};
 use schedlab_model::Duration;
 use schedlab_policy::{CpuId, Ctx, Decisions, JobId, JobInfo, Policy, Progress, TaskId, TimerId};
 use schedlab_trace::tracebuf::TraceBuf;
-use schedlab_trace::Kind;
+use schedlab_trace::{Kind, Op};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 
+mod budget;
 mod mp;
+mod shard;
+
+pub(crate) use budget::MIN_SLEEP_NS as BUDGET_MIN_SLEEP_NS;
+pub(crate) use shard::{Migrant, Shard};
 
 /// Static facts of a task.
 #[derive(Clone, Copy, Debug)]
@@ -72,6 +87,11 @@ struct Live {
     acc_ns: u64,
     /// … plus the open one since this time (ns since time zero).
     since_ns: Option<u64>,
+    /// Its budget, if the policy gave it one (`state/budget.rs`).
+    budget: Option<budget::Budget>,
+    /// Budget exhaustions reported for the job so far (a shard that receives the job
+    /// replays them, `state/shard.rs`).
+    exhaustions: u32,
 }
 
 #[derive(Debug, Default)]
@@ -97,6 +117,19 @@ impl Emit<'_> {
         self.buf.record(t, kind, cpu, task, seq, arg);
         t
     }
+
+    /// Records that operation `op` about job `j` (if any) begins now on this CPU
+    /// (`op-begin`, docs/traces.md).
+    pub fn op_begin(&self, op: Op, j: Option<JobId>) {
+        let (task, seq) = j.map_or((u32::MAX, 0), |j| (j.task.0, j.seq));
+        self.now(Kind::OpBegin, self.cpu, task, seq, op.code());
+    }
+
+    /// Records that operation `op` ends now on this CPU (`op-end`).
+    pub fn op_end(&self, op: Op, j: Option<JobId>) {
+        let (task, seq) = j.map_or((u32::MAX, 0), |j| (j.task.0, j.seq));
+        self.now(Kind::OpEnd, self.cpu, task, seq, op.code());
+    }
 }
 
 /// The view of the threads the state needs to enact decisions.
@@ -105,6 +138,20 @@ pub struct Threads<'a> {
     pub ctls: &'a [std::sync::Arc<JobCtl>],
     /// Physical CPU of each logical CPU.
     pub phys: &'a [u32],
+}
+
+/// The record of a job that did not complete, with the CPU time its thread reported if it
+/// ran.
+fn unfinished_record(mut live: Live, ctl: Option<&std::sync::Arc<JobCtl>>) -> RawRecord {
+    if let (true, Some(ctl)) = (live.dispatched, ctl) {
+        // Reset to 0 when the job was dispatched: non-zero only if it ran.
+        let fr = ctl.first_run.load(Ordering::Relaxed);
+        if fr != 0 {
+            live.rec.start_ticks = Some(fr);
+            live.rec.executed_ns = ctl.executed.load(Ordering::Relaxed);
+        }
+    }
+    live.rec
 }
 
 /// A scheduling domain's state (see the module doc).
@@ -145,6 +192,10 @@ pub struct Sched {
     last_now: u64,
     /// Scratch links of `remap`.
     scratch: Vec<Option<JobId>>,
+    /// Link swaps on (interchangeable CPUs; see the module doc).
+    swaps: bool,
+    /// `semi-partitioned`: this state is one CPU's shard of the policy (`state/shard.rs`).
+    shard: Option<Shard>,
 }
 
 struct View<'a> {
@@ -193,7 +244,14 @@ impl Sched {
             fresh: Vec::new(),
             last_now: 0,
             scratch: Vec::with_capacity(k),
+            swaps: true,
+            shard: None,
         }
+    }
+
+    /// Turns link swaps off (a policy that places jobs on CPUs, see the module doc).
+    pub fn set_link_swaps(&mut self, on: bool) {
+        self.swaps = on;
     }
 
     fn stage(&mut self, kind: Kind, cpu: u32, task: u32, seq: u64, arg: u64) {
@@ -235,6 +293,30 @@ impl Sched {
         };
         self.out.clear();
         f(&mut *self.policy, &ctx, &mut self.out);
+        // A shard forgets the jobs its policy moved to other CPUs (`state/shard.rs`), each
+        // with a callback of its own, whose decisions are taken in too.
+        for _ in 0..=self.tasks.len() {
+            self.absorb(now);
+            let Some(j) = self.next_departure() else {
+                break;
+            };
+            let view = View {
+                tasks: &self.tasks,
+                now,
+            };
+            let ctx = Ctx {
+                now: schedlab_model::Time::from_ns(now),
+                progress: &view,
+            };
+            self.policy_calls += 1;
+            self.out.clear();
+            self.policy.on_abort(&ctx, j, &mut self.out);
+        }
+        // The links themselves are read back from the policy by `remap`.
+    }
+
+    /// Takes in a callback's timer and budget requests.
+    fn absorb(&mut self, now: u64) {
         for c in std::mem::take(&mut self.out.cancels) {
             if let Some(k) = self.timer_of.remove(&c.0) {
                 self.timers.remove(&k);
@@ -249,17 +331,23 @@ impl Sched {
             self.timers.insert(key, r.id.0);
             self.timer_of.insert(r.id.0, key);
         }
-        // The links themselves are read back from the policy by `remap`.
+        for i in 0..self.out.budgets.len() {
+            if let Some(&r) = self.out.budgets.get(i) {
+                self.set_budget(now, r);
+            }
+        }
     }
 
     /// A job of `task` arrived (intended release `release_ns`): hand it over now or queue it
     /// behind the task's unfinished job.
     pub fn release(&mut self, em: &Emit<'_>, now: u64, task: u32, seq: u64, release_ns: u64) {
+        let add = self.shard_op_begin(em, Op::ReadyAddLocal, JobId::new(TaskId(task), seq));
         if let Some(t) = self.tasks.get_mut(task as usize) {
             t.backlog.push_back((seq, release_ns));
         }
         self.hand_over(em, now, task);
         self.remap();
+        self.op_end(em, add, JobId::new(TaskId(task), seq));
         self.flush(em);
     }
 
@@ -273,9 +361,17 @@ impl Sched {
         if t.current.is_some() {
             return;
         }
-        let Some((seq, release_ns)) = t.backlog.pop_front() else {
+        let Some(&(seq, release_ns)) = t.backlog.front() else {
             return;
         };
+        // A shard hands a job over only once the task's previous one completed, wherever
+        // it ran (`state/shard.rs`).
+        if let Some(sh) = self.shard.as_mut() {
+            if !sh.predecessor_done(task, seq) {
+                return;
+            }
+        }
+        t.backlog.pop_front();
         let deadline_ns = release_ns.saturating_add(spec.deadline);
         t.current = Some(Live {
             rec: RawRecord {
@@ -288,6 +384,8 @@ impl Sched {
             dispatched: false,
             acc_ns: 0,
             since_ns: None,
+            budget: None,
+            exhaustions: 0,
         });
         self.stage(Kind::Ready, em.cpu, task, seq, release_ns);
         if self.mp {
@@ -323,9 +421,10 @@ impl Sched {
         // The scratch vector keeps its capacity: no allocation per decision.
         let mut a = std::mem::take(&mut self.scratch);
         a.clear();
-        a.extend((0..k as u32).map(|c| self.policy.linked(CpuId(c))));
+        let first = self.shard.as_ref().map_or(0, Shard::cpu);
+        a.extend((0..k as u32).map(|c| self.policy.linked(CpuId(first + c))));
         // Link swaps: each swap settles one job on the CPU it is scheduled on (≤ k swaps).
-        let mut budget = 2 * k + 2;
+        let mut budget = if self.swaps { 2 * k + 2 } else { 0 };
         let mut c = 0;
         while c < k && budget > 0 {
             let here = a.get(c).copied().flatten();
@@ -389,9 +488,14 @@ impl Sched {
         let cpu = self.base + c as u32;
         self.stage(Kind::Complete, cpu, j.task.0, j.seq, done);
         self.records.push(live.rec);
+        let take = self.shard_op_begin(em, Op::ReadyTake, j);
+        if let Some(sh) = self.shard.as_mut() {
+            sh.completed(j.task.0);
+        }
         self.call(now, |p, ctx, out| p.on_complete(ctx, j, out));
         self.hand_over(em, now, j.task.0);
         self.remap();
+        self.op_end(em, take, j);
     }
 
     /// The scheduling step of the dispatcher of local CPU `c` (the CPU it runs on): process a
@@ -466,9 +570,16 @@ impl Sched {
             if let Some(slot) = self.scheduled.get_mut(c) {
                 *slot = None;
             }
+            self.disarm_budget(em, a);
             if let Some(live) = self.live_mut(a) {
                 if let Some(s) = live.since_ns.take() {
                     live.acc_ns += now.saturating_sub(s);
+                }
+            }
+            // A job linked to another CPU of the domain waited for this park (module doc).
+            if let Some(d) = self.assigned.iter().position(|x| *x == Some(a)) {
+                if let (true, Some(n)) = (d != c, self.need.get_mut(d)) {
+                    *n = true;
                 }
             }
             // Only a job whose code (re)started since it was made runnable has an interval
@@ -483,6 +594,11 @@ impl Sched {
         let Some(b) = new else {
             return false;
         };
+        // Still scheduled on another CPU of the domain: that CPU parks it first and rings
+        // this one (module doc).
+        if self.scheduled.contains(&Some(b)) {
+            return false;
+        }
         let Some(ctl) = th.ctls.get(b.task.0 as usize) else {
             return false;
         };
@@ -502,6 +618,7 @@ impl Sched {
             live.dispatched = true;
         }
         live.since_ns = Some(now);
+        self.arm_budget(em, c, b, ctl.tid.load(Ordering::Relaxed), now);
         ctl.cpu.store(cpu, Ordering::Release);
         let prev = ctl.state.swap(RUN, Ordering::AcqRel);
         if prev == crate::job::STOP {
@@ -545,18 +662,8 @@ impl Sched {
     pub fn unfinished(&mut self, ctls: &[std::sync::Arc<JobCtl>]) -> Vec<RawRecord> {
         let mut out = Vec::new();
         for (i, t) in self.tasks.iter_mut().enumerate() {
-            if let Some(mut live) = t.current.take() {
-                if live.dispatched {
-                    if let Some(ctl) = ctls.get(i) {
-                        // Reset to 0 when the job was dispatched: non-zero only if it ran.
-                        let fr = ctl.first_run.load(Ordering::Relaxed);
-                        if fr != 0 {
-                            live.rec.start_ticks = Some(fr);
-                            live.rec.executed_ns = ctl.executed.load(Ordering::Relaxed);
-                        }
-                    }
-                }
-                out.push(live.rec);
+            if let Some(live) = t.current.take() {
+                out.push(unfinished_record(live, ctls.get(i)));
             }
             let spec = self.spec.get(i).copied();
             for (seq, release_ns) in t.backlog.drain(..) {

@@ -9,7 +9,8 @@
 //! the machine), so it warns before the result is read as a scheduling result.
 //!
 //! The load of a CPU is the sum of `C/T` of the tasks placed on it (an architecture of
-//! [`RtLoad::ByPlacement`] with a placement of every task on a CPU), or the total
+//! [`RtLoad::ByPlacement`] with a placement of every task on a CPU; a split task [RTPS §III]
+//! adds `budget/T` of each of its parts to the part's CPU), or the total
 //! utilisation over the CPUs that run jobs (global scheduling) — the scheduler's own threads
 //! add to it. A single task above the limit is throttled under any architecture.
 //! `linux-deadline` ([`RtLoad::Admission`]) is checked by the kernel's own admission control
@@ -70,11 +71,25 @@ pub fn warnings_for(
         let Some(p) = config.placement.as_ref() else {
             return out;
         };
+        // Task i's share of CPU c: a whole task's C/T on its CPU, a split task's parts there.
+        let share = |i: usize, c: u32| -> f64 {
+            let Some(t) = tasks.get(i) else { return 0.0 };
+            match p.parts(i) {
+                Some(parts) => {
+                    let here: u64 = parts
+                        .iter()
+                        .filter(|q| q.cpu == c)
+                        .map(|q| q.budget.as_ns())
+                        .sum();
+                    here as f64 / t.period.as_ns().max(1) as f64
+                }
+                None if p.domain_of_task.get(i) == Some(&c) => util(t),
+                None => 0.0,
+            }
+        };
         for c in 0..config.m() {
-            let mine: Vec<usize> = (0..tasks.len())
-                .filter(|&i| p.domain_of_task.get(i) == Some(&c))
-                .collect();
-            let load: f64 = mine.iter().filter_map(|&i| tasks.get(i)).map(util).sum();
+            let mine: Vec<usize> = (0..tasks.len()).filter(|&i| share(i, c) > 0.0).collect();
+            let load: f64 = mine.iter().map(|&i| share(i, c)).sum();
             if load > limit {
                 out.push(format!(
                     "CPU {} carries a real-time load of {load:.3} (tasks {mine:?}), {why}",
@@ -95,8 +110,15 @@ pub fn warnings_for(
             ));
         }
     }
+    let split = |i: usize| {
+        config
+            .placement
+            .as_ref()
+            .is_some_and(|p| partitioned && p.parts(i).is_some())
+    };
     for (i, t) in tasks.iter().enumerate() {
-        if util(t) > limit {
+        // A split task's parts are checked per CPU above.
+        if util(t) > limit && !split(i) {
             out.push(format!(
                 "task {i} alone has a utilisation of {:.3}, {why}",
                 util(t)
@@ -146,5 +168,34 @@ mod tests {
         assert_eq!(w.len(), 1);
         assert!(w[0].contains("per CPU is 1.188"), "{w:?}");
         assert!(warnings_for(&[t(9_700, 10)], &c, 0.95, 950_000, 1_000_000).len() == 2);
+    }
+
+    /// A split task's parts count on their CPUs: τ0 (U = 0.97) split 6 ms on CPU 0 and 3.7 ms
+    /// on CPU 1, τ1 (0.35) whole on CPU 1: CPU 0 carries 0.6, CPU 1 0.37 + 0.35 = 0.72; no
+    /// warning, not even for τ0 alone. Moving 3 ms of τ0 from CPU 0 to CPU 1: CPU 1 carries
+    /// 0.67 + 0.35 = 1.02, warned, naming both tasks.
+    #[test]
+    fn split_tasks_load_each_parts_cpu() {
+        use schedlab_model::SplitPart;
+        let us = |x: u64| Duration::from_ns(x * 1_000);
+        let tasks = vec![t(9_700, 10), t(3_500, 10)];
+        let arch = crate::arch::Arch::named("semi-partitioned", "ticket").unwrap();
+        let mut c = RunConfig::new(vec![0, 1], arch, "pfp-ts", 2, Duration::from_ns(1));
+        let part = |cpu, b| SplitPart { cpu, budget: us(b) };
+        c.placement = Some(Placement::semi(
+            vec![0, 1],
+            vec![vec![part(0, 6_000), part(1, 3_700)], vec![]],
+        ));
+        assert!(warnings_for(&tasks, &c, 0.95, 950_000, 1_000_000).is_empty());
+        c.placement = Some(Placement::semi(
+            vec![0, 1],
+            vec![vec![part(0, 3_000), part(1, 6_700)], vec![]],
+        ));
+        let w = warnings_for(&tasks, &c, 0.95, 950_000, 1_000_000);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("CPU 1 carries a real-time load of 1.020 (tasks [0, 1])"),
+            "{w:?}"
+        );
     }
 }

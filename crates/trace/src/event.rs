@@ -61,11 +61,73 @@ pub enum Kind {
     /// The job was handed to the policy (ready): at its release, or when its predecessor
     /// completed if it had to wait; `cpu` = the CPU that did it.
     Ready = 23,
+    /// A scheduler operation whose cost is an overhead of its own began on `cpu`; `arg` =
+    /// the operation ([`Op`] code). Runtime: the queue and timer operations of the
+    /// semi-partitioned scheduler [RTPS §V] (`task`/`seq`: the job concerned, or `u32::MAX`).
+    OpBegin = 24,
+    /// The operation `arg` ([`Op`] code) that began last on `cpu` ended (`time −` its
+    /// `op-begin`'s is one sample of the overhead named by [`Op::name`]).
+    OpEnd = 25,
+}
+
+/// A scheduler operation timed by an `op-begin` … `op-end` pair ([`Kind::OpBegin`]); named
+/// as the RTPS overheads in the overhead file [RTPS §V]. Several operations may be open on
+/// one CPU at once (one inside another), but never two of the same kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u16)]
+pub enum Op {
+    /// `tmr`: arming or cancelling a CPU's budget timer (reading the job's CPU clock and
+    /// setting or dropping the expiry).
+    Timer = 1,
+    /// `S_add`: inserting a task's next release into a CPU's sleep queue (its release heap).
+    SleepAdd = 2,
+    /// `S_take`: taking a due release out of a CPU's sleep queue.
+    SleepTake = 3,
+    /// `R_add_l`: a job entering its own CPU's ready queue (the local policy taking it in,
+    /// link recomputed).
+    ReadyAddLocal = 4,
+    /// `R_add_r`: inserting a job into another CPU's ready queue (its migration queue: lock,
+    /// push, unlock).
+    ReadyAddRemote = 5,
+    /// `R_take`: taking jobs out of a ready queue (the CPU's migration queue; the local policy
+    /// removing the job that left the CPU and choosing the next).
+    ReadyTake = 6,
+}
+
+impl Op {
+    /// Every operation, in code order.
+    pub const ALL: [Op; 6] = [
+        Op::Timer,
+        Op::SleepAdd,
+        Op::SleepTake,
+        Op::ReadyAddLocal,
+        Op::ReadyAddRemote,
+        Op::ReadyTake,
+    ];
+    /// The operation with code `code`.
+    pub fn from_code(code: u64) -> Option<Op> {
+        Op::ALL.iter().copied().find(|o| *o as u64 == code)
+    }
+    /// Its overhead name (the overhead file's key, `schedlab_model::overheads::OverheadName`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Timer => "timer",
+            Op::SleepAdd => "sleep_add",
+            Op::SleepTake => "sleep_take",
+            Op::ReadyAddLocal => "ready_add_local",
+            Op::ReadyAddRemote => "ready_add_remote",
+            Op::ReadyTake => "ready_take",
+        }
+    }
+    /// Its code (the `arg` of `op-begin`/`op-end`).
+    pub fn code(self) -> u64 {
+        self as u64
+    }
 }
 
 impl Kind {
     /// Every kind, in code order.
-    pub const ALL: [Kind; 23] = [
+    pub const ALL: [Kind; 25] = [
         Kind::Release,
         Kind::Link,
         Kind::SwitchIn,
@@ -89,6 +151,8 @@ impl Kind {
         Kind::Unlink,
         Kind::IpiSend,
         Kind::Ready,
+        Kind::OpBegin,
+        Kind::OpEnd,
     ];
     /// The kind with code `code`.
     pub fn from_code(code: u16) -> Option<Kind> {
@@ -120,6 +184,8 @@ impl Kind {
             Kind::Unlink => "unlink",
             Kind::IpiSend => "ipi-send",
             Kind::Ready => "ready",
+            Kind::OpBegin => "op-begin",
+            Kind::OpEnd => "op-end",
         }
     }
 }

@@ -43,7 +43,7 @@ pub mod perfetto;
 pub mod stats;
 pub mod tracebuf;
 
-pub use event::{Event, Kind, NO_CPU};
+pub use event::{Event, Kind, Op, NO_CPU};
 pub use file::{Meta, PartMeta, TaskMeta, Trace, TraceError, TraceReader, TraceWriter};
 pub use intervals::Interval;
 pub use overheads::{OverheadStats, Overheads};

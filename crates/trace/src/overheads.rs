@@ -12,6 +12,9 @@
 //! | `dsp` | Δdsp | `dsp-begin` → `dsp-end` on the DSP: one message's handler, link changes included |
 //! | `release_to_run` | — | intended release → the job's first `switch-in` (end to end) |
 //! | `dispatch_latency` | — | `release_to_run` without queueing: for each intended release instant at which a CPU that runs jobs had none executing (at the instant itself, also when its `release` events are recorded later), that instant → the first `switch-in` of a job released at it |
+//! | `timer`, `sleep_add`, `sleep_take`, `ready_add_local`, `ready_add_remote`, `ready_take` | RTPS `tmr`, `S_add`, `S_take`, `R_add_l`, `R_add_r`, `R_take` [RTPS §V] | `op-begin` → `op-end` of the same operation ([`crate::Op`], the events' `arg`) on a CPU |
+//!
+//! RTPS's other two names are the table's `schedule` (`sch`) and `context_switch` (`cnt`).
 //!
 //! Statistics per name: count, min, mean, median, p99, p99.9, max, all samples (no outlier
 //! filter, as in [MP §IV]); percentiles by the nearest-rank rule (`p`-quantile = the
@@ -22,7 +25,7 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 /// The overhead names, in report order.
-pub const NAMES: [&str; 10] = [
+pub const NAMES: [&str; 16] = [
     "release_latency",
     "release",
     "ipi",
@@ -33,6 +36,12 @@ pub const NAMES: [&str; 10] = [
     "dsp",
     "release_to_run",
     "dispatch_latency",
+    "timer",
+    "sleep_add",
+    "sleep_take",
+    "ready_add_local",
+    "ready_add_remote",
+    "ready_take",
 ];
 
 /// Samples (ns) by overhead name; a name without samples is absent.
@@ -175,6 +184,7 @@ impl Overheads {
         let mut lock_begin: HashMap<u32, u64> = HashMap::new();
         let mut sent: HashMap<(u32, u64, u64), u64> = HashMap::new();
         let mut dsp_begin: HashMap<u32, u64> = HashMap::new();
+        let mut op_begin: HashMap<(u32, u64), u64> = HashMap::new();
         // dispatch_latency: the CPUs that run jobs, which of them execute one now, and per
         // intended release instant whether one was idle (still open) when it was released.
         let job_cpus: HashSet<u32> = events
@@ -259,6 +269,15 @@ impl Overheads {
                 Kind::DspEnd => {
                     if let Some(s) = dsp_begin.remove(&e.cpu) {
                         push("dsp", e.time.saturating_sub(s));
+                    }
+                }
+                Kind::OpBegin => {
+                    op_begin.insert((e.cpu, e.arg), e.time);
+                }
+                Kind::OpEnd => {
+                    let name = crate::Op::from_code(e.arg).map(crate::Op::name);
+                    if let (Some(s), Some(name)) = (op_begin.remove(&(e.cpu, e.arg)), name) {
+                        push(name, e.time.saturating_sub(s));
                     }
                 }
                 _ => {}
@@ -432,5 +451,42 @@ mod tests {
         assert_eq!(o.samples["request"], vec![7]);
         assert_eq!(o.samples["dsp"], vec![2]);
         assert_eq!(o.samples.len(), 2);
+    }
+
+    /// RTPS operations: each `op-end` closes the last `op-begin` of the same operation on
+    /// the same CPU. CPU 0: a remote add 10–13 with a timer operation 11–12 inside it; CPU 1:
+    /// a local add 10–20 interleaved in time with CPU 0's; a second `op-end` without a
+    /// begin, and an end of an unknown operation code, give nothing.
+    #[test]
+    fn operation_pairs_give_the_rtps_samples() {
+        let ev = |t, k, cpu, arg| Event::new(t, k, cpu, u32::MAX, 0).with_arg(arg);
+        let (add_r, tmr, add_l) = (
+            crate::Op::ReadyAddRemote.code(),
+            crate::Op::Timer.code(),
+            crate::Op::ReadyAddLocal.code(),
+        );
+        let trace = vec![
+            ev(10, Kind::OpBegin, 0, add_r),
+            ev(10, Kind::OpBegin, 1, add_l),
+            ev(11, Kind::OpBegin, 0, tmr),
+            ev(12, Kind::OpEnd, 0, tmr),
+            ev(13, Kind::OpEnd, 0, add_r),
+            ev(14, Kind::OpEnd, 0, add_r),
+            ev(15, Kind::OpBegin, 0, 99),
+            ev(16, Kind::OpEnd, 0, 99),
+            ev(20, Kind::OpEnd, 1, add_l),
+        ];
+        let o = Overheads::from_trace(&trace);
+        assert_eq!(o.samples["ready_add_remote"], vec![3]);
+        assert_eq!(o.samples["timer"], vec![1]);
+        assert_eq!(o.samples["ready_add_local"], vec![10]);
+        assert_eq!(o.samples.len(), 3);
+        // Every operation's name is an overhead name of the file and of the JSON.
+        for op in crate::Op::ALL {
+            assert!(NAMES.contains(&op.name()), "{}", op.name());
+            assert!(schedlab_model::overheads::OverheadName::ALL
+                .iter()
+                .any(|n| n.key() == op.name()));
+        }
     }
 }

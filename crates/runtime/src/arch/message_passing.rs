@@ -88,6 +88,16 @@ impl Architecture for MessagePassing {
         let config = run.config;
         let k = run.policy_cpus("message-passing")?;
         let n = run.n();
+        if schedlab_policy::needs_engine_budgets(&config.policy) {
+            // The clients would need the budget timers (docs/runtime.md, "Budgets").
+            return Err(RuntimeError::invalid(
+                "policy",
+                format!(
+                    "policy `{}` needs execution budgets, which `message-passing` does not offer yet; run it under --arch semi-partitioned (its own architecture, RTPS) or global-lock",
+                    config.policy
+                ),
+            ));
+        }
         if n > crate::mp::slot::MAX_TASKS {
             return Err(RuntimeError::InvalidConfig {
                 field: "arch",

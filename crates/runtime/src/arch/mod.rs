@@ -46,7 +46,9 @@
 //!
 //! # The architectures, and how the coming ones plug in
 //!
-//! Built: [`partitioned`], [`global_lock`] (with the dedicated interrupt CPU option),
+//! Built: [`partitioned`], [`semi_partitioned`] (RTPS: per-CPU shards of the policy, local
+//! sleep queues and timers, per-CPU locked migration queues; the engine's budgets end a split
+//! task's part, `crate::state`), [`global_lock`] (with the dedicated interrupt CPU option),
 //! [`message_passing`], [`linux_deadline`], [`linux_fifo`]. Each file opens with its
 //! *Protocol*: who owns each field, what protects it, the numbered dispatch and preemption
 //! steps. Planned (DESIGN.md), with the piece of the interface each one supplies:
@@ -56,11 +58,6 @@
 //!   are per-CPU dispatchers whose domain takes the lock only to *pick their own* next job
 //!   (pop the head of the shared ready queue) — a `Domain` implementation whose scheduling
 //!   step links only its own CPU, so no IPIs are sent; releases ring one idle CPU.
-//! - `semi-partitioned` (RTPS FP-TS): `prepare` builds one `Sched` per CPU as `partitioned`
-//!   does, with the split tasks' parts placed by the caller; the engine's per-CPU budgets
-//!   (DESIGN.md: `on_budget_exhausted`) end a part on one CPU, and the dispatcher hands the
-//!   job to the next part's CPU through a per-CPU migration queue (the only shared state:
-//!   a small lock per queue, in its `Domain`) and rings it; sleep queues and timers stay local.
 //! - `work-stealing` (RTWS): `prepare` builds the global EDF queue behind a lock and one
 //!   crossbeam-style deque per CPU for the strands of parallel jobs; workers are per-CPU
 //!   dispatchers that run the top job's strands from their own deque and steal from others
@@ -78,8 +75,8 @@
 //!
 //! None of them changes the skeleton: each is a new file with a type implementing
 //! `Architecture`, a `pub(crate) static DEF: ArchDef`, and its name in `registry!`. (The
-//! engine offers some of them use — budgets, strands, hierarchy — are added once for every
-//! policy, in `crate::state` and `crate::job`, as DESIGN.md asks.)
+//! engine offers some of them use — budgets (built: `state/budget.rs`), strands, hierarchy —
+//! are added once for every policy, in `crate::state` and `crate::job`, as DESIGN.md asks.)
 //!
 //! # Adding an architecture
 //!
@@ -122,6 +119,7 @@ macro_rules! registry {
 
 registry! {
     partitioned,
+    semi_partitioned,
     global_lock,
     message_passing,
     linux_deadline,
@@ -313,8 +311,12 @@ impl Run<'_> {
         placement: Option<Placement>,
         base: u32,
     ) -> Result<Sched, RuntimeError> {
+        // Link swaps only where the domain's CPUs are interchangeable (crate::state).
+        let swaps = placement.as_ref().is_none_or(|p| p.domain_size > 1);
         let policy = build(&self.config.policy, &self.policy_tasks, k, placement)?;
-        Ok(Sched::new(policy, base, self.spec.clone()))
+        let mut s = Sched::new(policy, base, self.spec.clone());
+        s.set_link_swaps(swaps);
+        Ok(s)
     }
 
     /// The number of CPUs the policy schedules (the job CPUs); an error naming `what` (the
