@@ -224,8 +224,8 @@ pub fn for_policy(
 pub struct SemiPlacement {
     /// The CPU of each task; for a split task, the CPU of its head.
     pub cpu_of_task: Vec<u32>,
-    /// Per task, `(cpu, budget ns)` of its parts in execution order; empty when it is whole.
-    pub split: Vec<Vec<(u32, u64)>>,
+    /// Per task, its parts in execution order; empty when it is whole.
+    pub split: Vec<Vec<SplitPart>>,
 }
 
 /// The assignment `analyze --test pfp-ts` reports for the same CPUs, priorities and
@@ -272,7 +272,14 @@ pub fn semi_partition(
             cpu_of_task.get_mut(s.task),
             s.parts.first(),
         ) {
-            *parts = s.parts.iter().map(|p| (p.cpu, p.budget_ns)).collect();
+            *parts = s
+                .parts
+                .iter()
+                .map(|p| SplitPart {
+                    cpu: p.cpu,
+                    budget: Duration::from_ns(p.budget_ns),
+                })
+                .collect();
             *head = first.cpu;
         }
     }
@@ -307,16 +314,12 @@ pub fn semi_placement(
                 split: Vec::with_capacity(tasks.len()),
             };
             for (i, t) in tasks.iter().enumerate() {
-                let parts: Vec<(u32, u64)> = t
-                    .split
-                    .iter()
-                    .flatten()
-                    .map(|p| (p.cpu, p.budget.as_ns()))
-                    .collect();
-                if let Some((k, (c, _))) = parts.iter().enumerate().find(|(_, p)| p.0 >= cpus) {
+                let parts: Vec<SplitPart> = t.split.iter().flatten().copied().collect();
+                if let Some((k, p)) = parts.iter().enumerate().find(|(_, p)| p.cpu >= cpus) {
                     return Err(format!(
-                        "{}: `split` part {k} is on CPU {c}, but there are only {cpus} CPUs (0-based)",
-                        t.reference(i)
+                        "{}: `split` part {k} is on CPU {}, but there are only {cpus} CPUs (0-based)",
+                        t.reference(i),
+                        p.cpu
                     ));
                 }
                 if let Some(cpu) = t.cpu.filter(|&c| c >= cpus) {
@@ -325,7 +328,7 @@ pub fn semi_placement(
                         t.reference(i)
                     ));
                 }
-                let cpu = t.cpu.or(parts.first().map(|p| p.0)).unwrap_or(0);
+                let cpu = t.cpu.or(parts.first().map(|p| p.cpu)).unwrap_or(0);
                 placement.cpu_of_task.push(cpu);
                 placement.split.push(parts);
             }
@@ -374,23 +377,10 @@ pub fn policy_inputs(
     };
     if policy == "pfp-ts" {
         let semi = semi_placement(tasks, cpus, priorities, overheads)?;
-        let split = semi
-            .split
-            .iter()
-            .map(|parts| {
-                parts
-                    .iter()
-                    .map(|&(cpu, ns)| SplitPart {
-                        cpu,
-                        budget: Duration::from_ns(ns),
-                    })
-                    .collect()
-            })
-            .collect();
         return Ok(PolicyInputs {
             ranks,
             placement: Some((semi.cpu_of_task, 1)),
-            split,
+            split: semi.split,
         });
     }
     let placement = for_policy(
@@ -431,7 +421,14 @@ mod tests {
         let s = set(&[(30, 50), (60, 100), (120, 200)]);
         let p = semi_partition(&s, 2, Priorities::Dm, None).unwrap();
         assert_eq!(p.cpu_of_task, vec![0, 1, 0]);
-        assert_eq!(p.split, vec![vec![(0, 20), (1, 10)], vec![], vec![]]);
+        let part = |cpu, ns| SplitPart {
+            cpu,
+            budget: Duration::from_ns(ns),
+        };
+        assert_eq!(
+            p.split,
+            vec![vec![part(0, 20), part(1, 10)], vec![], vec![]]
+        );
         let over = set(&[(9, 10), (9, 10), (9, 10)]);
         let e = semi_partition(&over, 2, Priorities::Dm, None).unwrap_err();
         assert!(e.contains("no assignment on 2 CPUs"), "{e}");

@@ -300,16 +300,7 @@ fn semi_partitioned_traces_every_rtps_operation() {
     };
     let r = run_rt(&set.tasks, &c);
     let stats = r.overheads.stats();
-    for name in [
-        "schedule",
-        "context_switch",
-        "timer",
-        "sleep_add",
-        "sleep_take",
-        "ready_add_local",
-        "ready_add_remote",
-        "ready_take",
-    ] {
+    for name in schedlab_model::overheads::OverheadName::RTPS.map(|n| n.key()) {
         assert!(stats.contains_key(name), "no `{name}` samples: {stats:?}");
     }
     let op = |kind: Kind, code: schedlab_trace::Op, cpu: u32, task: u32| {

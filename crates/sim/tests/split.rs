@@ -414,19 +414,7 @@ fn accepted_sets_meet_their_deadlines_in_simulation() {
         if semi.split.iter().any(|s| !s.is_empty()) {
             split_sets.set(split_sets.get() + 1);
         }
-        let split: Vec<Vec<SplitPart>> = semi
-            .split
-            .iter()
-            .map(|parts| {
-                parts
-                    .iter()
-                    .map(|&(cpu, b)| SplitPart {
-                        cpu,
-                        budget: Duration::from_ns(b),
-                    })
-                    .collect()
-            })
-            .collect();
+        let split = semi.split.clone();
         let mut cfg = SimConfig::new(m, Duration::from_ns(2 * 2000 + 1000));
         cfg.record_trace = true;
         cfg.seed = seed;

@@ -108,16 +108,7 @@ impl ArchKind {
     fn required(self) -> Vec<OverheadName> {
         use OverheadName::*;
         if self == ArchKind::SemiPartitioned {
-            return vec![
-                Schedule,
-                ContextSwitch,
-                Timer,
-                SleepAdd,
-                SleepTake,
-                ReadyAddLocal,
-                ReadyAddRemote,
-                ReadyTake,
-            ];
+            return OverheadName::RTPS.to_vec();
         }
         let mut names = vec![ReleaseLatency, Release, Schedule, ContextSwitch, Tick];
         match self {

@@ -6,7 +6,7 @@ use super::accounting::TaskIn;
 use super::arch::ArchKind;
 use super::context::{OverheadContext, OverheadSetup};
 use crate::system::{Params, Priorities, System};
-use schedlab_model::overheads::{OverheadFile, Stat};
+use schedlab_model::overheads::{OverheadFile, OverheadName, Stat};
 use std::sync::Arc;
 
 /// `arch`'s section with every curve the analysis of `arch` reads at `value` ns (request and
@@ -24,16 +24,7 @@ pub(crate) fn constant(arch: &str, value: u64) -> OverheadFile {
         names.extend(["request", "dsp"]);
     }
     if arch == "semi-partitioned" {
-        names = vec![
-            "schedule",
-            "context_switch",
-            "timer",
-            "sleep_add",
-            "sleep_take",
-            "ready_add_local",
-            "ready_add_remote",
-            "ready_take",
-        ];
+        names = OverheadName::RTPS.iter().map(|n| n.key()).collect();
     }
     let mut text = String::from("schema = 1\ntick_period = \"1ms\"\n");
     for name in names {

@@ -7,6 +7,7 @@ use super::costs::{Costs, CpuFacts, Site};
 use super::fpts::PfpTs;
 use super::rtps_costs::RtpsCosts;
 use super::split::PartKind;
+use super::tests::small_set;
 use crate::overheads::accounting::TaskIn;
 use crate::overheads::arch::ArchKind;
 use crate::overheads::context::{OverheadContext, OverheadSetup};
@@ -15,24 +16,18 @@ use crate::system::{Params, Priorities, System};
 use crate::test::analyze;
 use crate::verdict::Status;
 use proptest::prelude::*;
-use schedlab_model::overheads::OverheadFile;
+use schedlab_model::overheads::{OverheadFile, OverheadName};
 
-const NAMES: [&str; 8] = [
-    "schedule",
-    "context_switch",
-    "timer",
-    "sleep_add",
-    "sleep_take",
-    "ready_add_local",
-    "ready_add_remote",
-    "ready_take",
-];
+/// The RTPS overhead keys, in the order of the `values` of [`rtps_file`].
+fn names() -> impl Iterator<Item = &'static str> {
+    OverheadName::RTPS.into_iter().map(OverheadName::key)
+}
 
-/// `[arch.semi-partitioned]` with `values` in [`NAMES`] order, plus CPMD curves `ch(wss)` =
+/// `[arch.semi-partitioned]` with `values` in [`OverheadName::RTPS`] order, plus CPMD curves `ch(wss)` =
 /// `wss` (preemption) and `3·wss` (migration) ns when `cpmd`.
 fn rtps_file(values: [u64; 8], cpmd: bool) -> OverheadFile {
     let mut text = String::from("schema = 1\n");
-    for (name, v) in NAMES.iter().zip(values) {
+    for (name, v) in names().zip(values) {
         text.push_str(&format!(
             "[arch.semi-partitioned.{name}]\nmax = [[1, {v}]]\n"
         ));
@@ -114,7 +109,7 @@ fn constant_cache_bounds_without_working_sets() {
     let mut text = String::from(
         "schema = 1\n[cpmd.preemption]\nmax = [[0, 50000]]\n[cpmd.migration]\nmax = [[0, 200000]]\n",
     );
-    for name in NAMES {
+    for name in names() {
         text.push_str(&format!("[arch.semi-partitioned.{name}]\nmax = [[1, 0]]\n"));
     }
     let s = setup(OverheadFile::parse_toml(&text).unwrap());
@@ -158,7 +153,7 @@ fn missing_curves_are_named() {
     let e = RtpsCosts::new(&ctx(&s, &[0])).err().unwrap();
     assert!(e.contains("context_switch"), "{e}");
     let mut text = String::from("schema = 1\n[cpmd.preemption]\nmax = [[0, 0], [10, 10]]\n");
-    for name in NAMES {
+    for name in names() {
         text.push_str(&format!("[arch.semi-partitioned.{name}]\nmax = [[1, 0]]\n"));
     }
     let s = setup(OverheadFile::parse_toml(&text).unwrap());
@@ -231,22 +226,6 @@ fn architectures() {
     );
     let pedf = crate::registry::by_name("pedf-ffd").unwrap();
     assert_eq!(analyze(pedf.as_ref(), &sys).status, Status::NotApplicable);
-}
-
-fn small_set() -> impl Strategy<Value = (Vec<(u64, u64)>, u32)> {
-    (2u32..=4).prop_flat_map(|m| {
-        (
-            prop::collection::vec(
-                (
-                    prop::sample::select(vec![10u64, 12, 15, 20, 24, 30, 40]),
-                    5u64..=70,
-                )
-                    .prop_map(|(t, pct)| ((t * pct).div_ceil(100).max(1), t)),
-                (m as usize + 1)..=(2 * m as usize + 2),
-            ),
-            Just(m),
-        )
-    })
 }
 
 proptest! {

@@ -228,7 +228,8 @@ fn reference(sys: &System) -> Option<Vec<Vec<(usize, u64)>>> {
     Some(parts)
 }
 
-fn small_set() -> impl Strategy<Value = (Vec<(u64, u64)>, u32)> {
+/// Small implicit-deadline sets `(C, T)` on 2–4 CPUs, loaded enough that FP-TS often splits.
+pub(super) fn small_set() -> impl Strategy<Value = (Vec<(u64, u64)>, u32)> {
     (2u32..=4).prop_flat_map(|m| {
         (
             prop::collection::vec(

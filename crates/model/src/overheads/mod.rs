@@ -110,6 +110,18 @@ impl OverheadName {
         OverheadName::ReadyAddRemote,
         OverheadName::ReadyTake,
     ];
+    /// The overheads [RTPS §V] charges to the semi-partitioned scheduler, in RTPS's order:
+    /// sch, cnt, tmr, S_add, S_take, R_add_l, R_add_r, R_take.
+    pub const RTPS: [OverheadName; 8] = [
+        OverheadName::Schedule,
+        OverheadName::ContextSwitch,
+        OverheadName::Timer,
+        OverheadName::SleepAdd,
+        OverheadName::SleepTake,
+        OverheadName::ReadyAddLocal,
+        OverheadName::ReadyAddRemote,
+        OverheadName::ReadyTake,
+    ];
     /// The key in the file.
     pub fn key(self) -> &'static str {
         match self {
