@@ -29,7 +29,12 @@ pub struct ReservationGroup {
     pub name: String,
 }
 
-/// A critical section on a shared resource.
+/// Most critical sections a task may have (input-controlled size bound).
+pub const MAX_CRITICAL_SECTIONS: usize = 1024;
+
+/// A critical section on a shared single-unit resource (a mutex) [ChronOS §3.6]: the job
+/// requests `resource` when it has executed `start`, and releases it when it has executed
+/// `start + length`. Sections of one job may nest or overlap.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CriticalSection {
     /// Resource identifier.

@@ -25,6 +25,7 @@ pub mod size;
 pub mod task;
 pub mod taskset;
 pub mod time;
+pub mod tuf;
 
 pub use error::{ModelError, TaskRef};
 pub use exact::Frac;
@@ -32,3 +33,4 @@ pub use platform::Platform;
 pub use task::{SplitPart, Task};
 pub use taskset::TaskSet;
 pub use time::{Duration, Time};
+pub use tuf::Tuf;

@@ -13,6 +13,7 @@
 use crate::error::{ModelError, TaskRef};
 use crate::extensions::{CriticalSection, ParallelStructure, ReservationGroup};
 use crate::time::Duration;
+use crate::tuf::Tuf;
 
 /// A sporadic real-time task.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,8 +46,16 @@ pub struct Task {
     pub parallel: Option<ParallelStructure>,
     /// Reservation group the task belongs to, if any.
     pub reservation: Option<ReservationGroup>,
-    /// Critical sections of each job, in execution order.
+    /// Critical sections of each job, in execution order [ChronOS §3.6].
     pub critical_sections: Vec<CriticalSection>,
+    /// A general time/utility function [ChronOS §3.4] (`None`: the downward step of
+    /// `utility`, if any). Excludes `utility`.
+    pub tuf: Option<Tuf>,
+    /// Whether a scheduler may abort its jobs [ChronOS §3.5] (default `true`).
+    pub abortable: bool,
+    /// Execution time of the abort handler of a job aborted after it started (default 0;
+    /// ChronOS assumes short handlers [§3.5]); below the period.
+    pub abort_cost: Duration,
 }
 
 /// One part (subtask) of a split task [RTPS §III]: it executes on `cpu` for at most `budget`,
@@ -153,6 +162,19 @@ impl Task {
             parallel: None,
             reservation: None,
             critical_sections: Vec::new(),
+            tuf: None,
+            abortable: true,
+            abort_cost: Duration::ZERO,
+        }
+    }
+
+    /// The task's time/utility function: its `tuf`, else the downward step of its `utility`,
+    /// else `None` (no utility given).
+    pub fn effective_tuf(&self) -> Option<Tuf> {
+        match (&self.tuf, self.utility) {
+            (Some(t), _) => Some(t.clone()),
+            (None, Some(value)) => Some(Tuf::Step { value }),
+            (None, None) => None,
         }
     }
 
@@ -212,6 +234,7 @@ impl Task {
                 });
             }
         }
+        self.validate_utility_accrual(index)?;
         if let Some(parts) = &self.split {
             let invalid = |message: String| ModelError::InvalidField {
                 task: self.reference(index),
@@ -234,6 +257,85 @@ impl Task {
                     field: "name".to_string(),
                     message: "must not be empty".to_string(),
                 });
+            }
+        }
+        Ok(())
+    }
+
+    /// The checks of [ChronOS §3.4–3.6] attributes: a valid TUF (not together with
+    /// `utility`), an abort cost below the period, critical sections of positive length that
+    /// end within the WCET (a section that ends after the job would never release its
+    /// resource).
+    fn validate_utility_accrual(&self, index: usize) -> Result<(), ModelError> {
+        let invalid = |field: &str, message: String| ModelError::InvalidField {
+            task: self.reference(index),
+            field: field.to_string(),
+            message,
+        };
+        if let Some(tuf) = &self.tuf {
+            if self.utility.is_some() {
+                return Err(invalid(
+                    "tuf",
+                    "give either `utility` (a downward step) or `tuf`, not both".to_string(),
+                ));
+            }
+            if let Some(m) = tuf.problem() {
+                return Err(invalid("tuf", m));
+            }
+        }
+        if self.abort_cost >= self.period {
+            return Err(invalid(
+                "abort_cost",
+                format!(
+                    "{} is not below the period {}: an abort handler must be shorter than a period",
+                    self.abort_cost, self.period
+                ),
+            ));
+        }
+        if !self.abortable && !self.abort_cost.is_zero() {
+            return Err(invalid(
+                "abort_cost",
+                "a task with `abortable = false` is never aborted: drop `abort_cost`".to_string(),
+            ));
+        }
+        if self.critical_sections.len() > crate::extensions::MAX_CRITICAL_SECTIONS {
+            return Err(invalid(
+                "critical_sections",
+                format!(
+                    "{} sections is more than the {} allowed per task",
+                    self.critical_sections.len(),
+                    crate::extensions::MAX_CRITICAL_SECTIONS
+                ),
+            ));
+        }
+        for (k, cs) in self.critical_sections.iter().enumerate() {
+            if cs.length.is_zero() {
+                return Err(invalid(
+                    "critical_sections",
+                    format!(
+                        "section {k} (resource {}): length must be greater than zero",
+                        cs.resource
+                    ),
+                ));
+            }
+            if cs.length > self.wcet {
+                return Err(invalid(
+                    "critical_sections",
+                    format!(
+                        "section {k} (resource {}) is {} long, longer than the job (wcet {})",
+                        cs.resource, cs.length, self.wcet
+                    ),
+                ));
+            }
+            let end = cs.start.checked_add(cs.length);
+            if end.is_none_or(|e| e > self.wcet) {
+                return Err(invalid(
+                    "critical_sections",
+                    format!(
+                        "section {k} (resource {}) starts at {} and ends after the job's wcet {}: the job would never release the resource",
+                        cs.resource, cs.start, self.wcet
+                    ),
+                ));
             }
         }
         Ok(())

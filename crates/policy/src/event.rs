@@ -26,10 +26,36 @@
 //!   else at the instant it next starts to execute.
 //! - Requests are applied in the order they were appended, after the callback returns.
 //!
+//! # Aborts (an engine offer to every policy, DESIGN.md) [ChronOS §3.5, §5.7]
+//!
+//! [`Decisions::abort`]`(job)` means: *drop `job`*. The policy forgets the job in the same
+//! callback (it unlinks it if linked; the engine does not call [`crate::Policy::on_abort`] for
+//! an abort the policy decided). The job accrues no utility and counts as aborted. If it had
+//! started executing, its abort handler (the task's `abort_cost`) runs on the CPU the job last
+//! executed on, ahead of whatever the policy links there (the linked job starts or resumes when
+//! the handler ends; handlers on one CPU run one after another); a job that never executed has
+//! nothing to undo and no handler. The handler then releases the resources the job held.
+//! Aborting a job of a task with `abortable = false` ([`crate::PolicyTask::abortable`]) is a
+//! policy error; aborting a job the engine does not hold is ignored. Aborts are applied after
+//! the links of the callback, in the order they were appended. Both engines record `abort`.
+//!
+//! # Resources (an engine offer to every policy) [ChronOS §3.6]
+//!
+//! Jobs lock and unlock single-unit resources at offsets of their execution (the task's
+//! critical sections). The engine owns the mutexes: a job that requests a free resource gets it
+//! and runs on; a job that requests a held one *blocks*: the engine takes it off its CPU and
+//! calls [`crate::Policy::on_block`]; the policy must unlink it and not link it again until
+//! [`crate::Policy::on_resume`], which the engine calls when the resource is granted to it.
+//! When a resource is released, the engine grants it to one of its waiters, the one
+//! [`crate::Policy::grant`] chooses (by default the longest-waiting). [`Ctx::resources`]
+//! shows who holds what and who waits for what: dependency-aware policies (DASA, NG-GUA,
+//! G-GUA) follow the chains and break deadlocks by aborting a job; the others inherit
+//! priorities through it.
+//!
 //! Both engines record `budget-replenished` (`arg` = the amount) when a budget is set and
 //! `budget-exhausted` (`arg` = the amount that ran out) when it runs out (docs/traces.md).
 
-use crate::ids::{CpuId, JobId, TimerId};
+use crate::ids::{CpuId, JobId, ResourceId, TimerId};
 use schedlab_model::{Duration, Time};
 
 /// Static facts about a released job.
@@ -62,12 +88,60 @@ impl Progress for NoProgress {
     }
 }
 
+/// Read-only view of the resources (mutexes) at the time of a callback (module doc,
+/// "Resources").
+pub trait Resources {
+    /// The resource `job` is blocked on, if it is blocked.
+    fn blocked_on(&self, job: JobId) -> Option<ResourceId>;
+    /// The job that holds `resource`, if any.
+    fn owner(&self, resource: ResourceId) -> Option<JobId>;
+    /// Whether any task of the system has critical sections (a policy may skip its
+    /// dependency work when none has).
+    fn any(&self) -> bool;
+}
+
+/// [`Resources`] of a system without resources (nobody holds or waits for anything).
+pub struct NoResources;
+
+impl Resources for NoResources {
+    fn blocked_on(&self, _job: JobId) -> Option<ResourceId> {
+        None
+    }
+    fn owner(&self, _resource: ResourceId) -> Option<JobId> {
+        None
+    }
+    fn any(&self) -> bool {
+        false
+    }
+}
+
 /// The context of one callback.
 pub struct Ctx<'a> {
     /// The current time.
     pub now: Time,
     /// Execution progress of jobs.
     pub progress: &'a dyn Progress,
+    /// Who holds and who waits for which resource.
+    pub resources: &'a dyn Resources,
+}
+
+impl<'a> Ctx<'a> {
+    /// A context at `now` with `progress` and no resources.
+    pub fn new(now: Time, progress: &'a dyn Progress) -> Ctx<'a> {
+        Ctx {
+            now,
+            progress,
+            resources: &NoResources,
+        }
+    }
+
+    /// The owner of the resource `job` waits for (the next job of its dependency chain), if
+    /// `job` is blocked.
+    pub fn blocker(&self, job: JobId) -> Option<JobId> {
+        self.resources
+            .blocked_on(job)
+            .and_then(|r| self.resources.owner(r))
+    }
 }
 
 /// "CPU `cpu` should run `job`" (`None`: idle). After a callback the engine applies the links
@@ -111,6 +185,8 @@ pub struct Decisions {
     pub cancels: Vec<TimerId>,
     /// Budget requests, in order (a later one for the same job wins).
     pub budgets: Vec<BudgetRequest>,
+    /// Jobs the policy aborts, in order (module doc, "Aborts").
+    pub aborts: Vec<JobId>,
 }
 
 impl Decisions {
@@ -149,12 +225,17 @@ impl Decisions {
     pub fn clear_budget(&mut self, job: JobId) {
         self.budgets.push(BudgetRequest { job, amount: None });
     }
+    /// Aborts `job` (module doc, "Aborts"): the policy has forgotten it.
+    pub fn abort(&mut self, job: JobId) {
+        self.aborts.push(job);
+    }
     /// Empties the buffer (engines reuse one).
     pub fn clear(&mut self) {
         self.links.clear();
         self.timers.clear();
         self.cancels.clear();
         self.budgets.clear();
+        self.aborts.clear();
     }
     /// Nothing decided.
     pub fn is_empty(&self) -> bool {
@@ -162,5 +243,6 @@ impl Decisions {
             && self.timers.is_empty()
             && self.cancels.is_empty()
             && self.budgets.is_empty()
+            && self.aborts.is_empty()
     }
 }

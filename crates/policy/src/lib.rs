@@ -22,10 +22,14 @@ mod table;
 pub mod task;
 #[cfg(test)]
 mod testutil;
+pub mod ua;
 
 pub use error::PolicyError;
-pub use event::{BudgetRequest, Ctx, Decisions, JobInfo, Link, NoProgress, Progress, TimerRequest};
-pub use ids::{CpuId, JobId, TaskId, TimerId};
+pub use event::{
+    BudgetRequest, Ctx, Decisions, JobInfo, Link, NoProgress, NoResources, Progress, Resources,
+    TimerRequest,
+};
+pub use ids::{CpuId, JobId, ResourceId, TaskId, TimerId};
 pub use policy::Policy;
 pub use task::{Placement, PolicyTask};
 

@@ -15,12 +15,17 @@
 //!    job that completes at the instant its budget runs out completes (no exhaustion), and a
 //!    policy sees every release and timer of the instant before an exhaustion at it. The
 //!    runtime observes the same order wherever it can tell events apart in time.
+//! 7. Aborts and resources (module doc of [`crate::event`]): a policy may abort jobs
+//!    ([`Decisions::abort`]); a job blocked on a resource is never linked between
+//!    [`Policy::on_block`] and [`Policy::on_resume`].
 //! 6. Budgets ([`Decisions::budget`], module doc of [`crate::event`]) are counted by the
 //!    engine in executed time only; exhaustion is reported while the job is still linked and
 //!    on its CPU.
 
+#[allow(unused_imports)] // doc links
+use crate::event::Resources;
 use crate::event::{Ctx, Decisions, JobInfo};
-use crate::ids::{CpuId, JobId, TimerId};
+use crate::ids::{CpuId, JobId, ResourceId, TimerId};
 
 /// A scheduling policy: a deterministic state machine over scheduling events.
 pub trait Policy: Send {
@@ -40,14 +45,24 @@ pub trait Policy: Send {
     fn on_timer(&mut self, ctx: &Ctx<'_>, timer: TimerId, out: &mut Decisions) {
         let _ = (ctx, timer, out);
     }
-    /// A job suspended itself (policies that support self-suspension override this; the
-    /// engines of this release never suspend jobs).
+    /// A job blocked (it requested a resource another job holds, [`Ctx::resources`] says
+    /// which): it has left its CPU; the policy must unlink it and not link it again before
+    /// [`Policy::on_resume`]. Every policy that can run tasks with critical sections overrides
+    /// this (the default does nothing, which leaves the blocked job linked: a policy error).
     fn on_block(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
         let _ = (ctx, job, out);
     }
-    /// A suspended job is ready again.
+    /// A blocked job got its resource and is ready again.
     fn on_resume(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
         let _ = (ctx, job, out);
+    }
+    /// `resource` was released and `waiters` (in the order they blocked, never empty) wait
+    /// for it: the index of the one that gets it. Default: the longest-waiting (FIFO);
+    /// priority-inheritance policies pick their highest-priority waiter, as PREEMPT_RT's
+    /// `rt_mutex` does [ChronOS §4.3].
+    fn grant(&self, ctx: &Ctx<'_>, resource: ResourceId, waiters: &[JobId]) -> usize {
+        let _ = (ctx, resource, waiters);
+        0
     }
     /// A job used up a budget the policy gave it ([`Decisions::budget`]): it has executed the
     /// requested amount since the request. The budget is gone; the job is still linked and,

@@ -106,13 +106,12 @@ mod tests {
     }
 
     fn task(rank: u32) -> PolicyTask {
-        PolicyTask {
-            wcet: Duration::from_ns(1),
-            deadline: Duration::from_ns(10),
-            period: Duration::from_ns(10),
+        PolicyTask::new(
+            Duration::from_ns(1),
+            Duration::from_ns(10),
+            Duration::from_ns(10),
             rank,
-            utility: None,
-        }
+        )
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! What a policy knows about the tasks when it is built.
 
-use schedlab_model::{Duration, SplitPart, Task};
+use schedlab_model::{Duration, SplitPart, Task, Tuf};
 
 /// Per-task parameters a policy may use.
 #[derive(Clone, Debug, PartialEq)]
@@ -13,8 +13,14 @@ pub struct PolicyTask {
     pub period: Duration,
     /// Fixed-priority rank, 0 = highest (from `--priorities dm|rm|given`, ties by index).
     pub rank: u32,
-    /// Utility (utility-accrual policies).
+    /// Utility (utility-accrual policies): the value of the downward-step TUF.
     pub utility: Option<f64>,
+    /// The time/utility function (`tuf`, else the step of `utility`; `None`: neither given).
+    pub tuf: Option<Tuf>,
+    /// Whether the policy may abort its jobs [ChronOS §3.5].
+    pub abortable: bool,
+    /// Execution time of its abort handler.
+    pub abort_cost: Duration,
 }
 
 impl PolicyTask {
@@ -26,6 +32,24 @@ impl PolicyTask {
             period: task.period,
             rank,
             utility: task.utility,
+            tuf: task.effective_tuf(),
+            abortable: task.abortable,
+            abort_cost: task.abort_cost,
+        }
+    }
+
+    /// A task `(wcet, deadline, period)` with fixed-priority rank `rank`, no utility,
+    /// abortable with no handler cost.
+    pub fn new(wcet: Duration, deadline: Duration, period: Duration, rank: u32) -> PolicyTask {
+        PolicyTask {
+            wcet,
+            deadline,
+            period,
+            rank,
+            utility: None,
+            tuf: None,
+            abortable: true,
+            abort_cost: Duration::ZERO,
         }
     }
 }

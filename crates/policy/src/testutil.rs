@@ -18,13 +18,12 @@ impl Progress for MapProgress {
 }
 
 pub(crate) fn task(wcet: u64, deadline: u64, period: u64, rank: u32) -> PolicyTask {
-    PolicyTask {
-        wcet: Duration::from_ns(wcet),
-        deadline: Duration::from_ns(deadline),
-        period: Duration::from_ns(period),
+    PolicyTask::new(
+        Duration::from_ns(wcet),
+        Duration::from_ns(deadline),
+        Duration::from_ns(period),
         rank,
-        utility: None,
-    }
+    )
 }
 
 pub(crate) fn jid(task: u32, seq: u64) -> JobId {
@@ -113,10 +112,7 @@ impl<P: Policy> Harness<P> {
     pub(crate) fn release(&mut self, t: u64, job: JobInfo) -> &Decisions {
         self.advance(t);
         self.out.clear();
-        let ctx = Ctx {
-            now: Time::from_ns(self.now),
-            progress: &self.progress,
-        };
+        let ctx = Ctx::new(Time::from_ns(self.now), &self.progress);
         self.p.on_release(&ctx, &job, &mut self.out);
         self.apply();
         &self.out
@@ -126,10 +122,7 @@ impl<P: Policy> Harness<P> {
         self.advance(t);
         self.budgets.remove(&job);
         self.out.clear();
-        let ctx = Ctx {
-            now: Time::from_ns(self.now),
-            progress: &self.progress,
-        };
+        let ctx = Ctx::new(Time::from_ns(self.now), &self.progress);
         self.p.on_complete(&ctx, job, &mut self.out);
         self.apply();
         &self.out
@@ -139,10 +132,7 @@ impl<P: Policy> Harness<P> {
         self.advance(t);
         self.budgets.remove(&job);
         self.out.clear();
-        let ctx = Ctx {
-            now: Time::from_ns(self.now),
-            progress: &self.progress,
-        };
+        let ctx = Ctx::new(Time::from_ns(self.now), &self.progress);
         self.p.on_abort(&ctx, job, &mut self.out);
         self.apply();
         &self.out
@@ -157,10 +147,7 @@ impl<P: Policy> Harness<P> {
         self.timers.remove(&id);
         self.advance(at.max(self.now));
         self.out.clear();
-        let ctx = Ctx {
-            now: Time::from_ns(self.now),
-            progress: &self.progress,
-        };
+        let ctx = Ctx::new(Time::from_ns(self.now), &self.progress);
         self.p.on_timer(&ctx, id, &mut self.out);
         self.apply();
         Some(id)
@@ -174,10 +161,7 @@ impl<P: Policy> Harness<P> {
         let done = self.progress.0.get(&job).copied().unwrap_or(0);
         assert_eq!(limit, Some(done), "{job}: budget vs executed at {t}");
         self.out.clear();
-        let ctx = Ctx {
-            now: Time::from_ns(self.now),
-            progress: &self.progress,
-        };
+        let ctx = Ctx::new(Time::from_ns(self.now), &self.progress);
         self.p.on_budget_exhausted(&ctx, job, &mut self.out);
         self.apply();
         &self.out

@@ -287,10 +287,7 @@ impl Sched {
             tasks: &self.tasks,
             now,
         };
-        let ctx = Ctx {
-            now: schedlab_model::Time::from_ns(now),
-            progress: &view,
-        };
+        let ctx = Ctx::new(schedlab_model::Time::from_ns(now), &view);
         self.out.clear();
         f(&mut *self.policy, &ctx, &mut self.out);
         // A shard forgets the jobs its policy moved to other CPUs (`state/shard.rs`), each
@@ -304,10 +301,7 @@ impl Sched {
                 tasks: &self.tasks,
                 now,
             };
-            let ctx = Ctx {
-                now: schedlab_model::Time::from_ns(now),
-                progress: &view,
-            };
+            let ctx = Ctx::new(schedlab_model::Time::from_ns(now), &view);
             self.policy_calls += 1;
             self.out.clear();
             self.policy.on_abort(&ctx, j, &mut self.out);

@@ -411,10 +411,7 @@ impl<'a> Engine<'a> {
             tasks: &self.rt,
             now,
         };
-        let ctx = Ctx {
-            now,
-            progress: &view,
-        };
+        let ctx = Ctx::new(now, &view);
         f(&mut *self.policy, &ctx, &mut self.out);
         self.apply(now)
     }

@@ -574,6 +574,9 @@ fn reset(task: &mut Task) -> Option<String> {
         parallel,
         reservation,
         critical_sections,
+        tuf,
+        abortable,
+        abort_cost,
     } = task;
     (*wcet, *deadline, *period, *offset) = (
         Duration::ZERO,
@@ -596,6 +599,10 @@ fn reset(task: &mut Task) -> Option<String> {
         *reservation = None;
     }
     critical_sections.clear();
+    if tuf.is_some() {
+        *tuf = None;
+    }
+    (*abortable, *abort_cost) = (true, Duration::ZERO);
     name.take()
 }
 

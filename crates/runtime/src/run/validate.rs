@@ -83,13 +83,7 @@ pub(crate) fn validate<'a>(
     let policy_tasks = tasks
         .iter()
         .zip(&config.ranks)
-        .map(|(t, &rank)| PolicyTask {
-            wcet: t.wcet,
-            deadline: t.deadline,
-            period: t.period,
-            rank,
-            utility: None,
-        })
+        .map(|(t, &rank)| PolicyTask::new(t.wcet, t.deadline, t.period, rank))
         .collect();
     let spec: Arc<[TaskSpec]> = tasks
         .iter()

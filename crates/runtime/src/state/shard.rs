@@ -334,12 +334,13 @@ mod tests {
         }
         /// CPU `me`'s shard of `pfp-ts` with the placement above.
         fn shard(&self, me: u32) -> Sched {
-            let t = |c: u64, p: u64, rank| PolicyTask {
-                wcet: Duration::from_ns(c),
-                deadline: Duration::from_ns(p),
-                period: Duration::from_ns(p),
-                rank,
-                utility: None,
+            let t = |c: u64, p: u64, rank| {
+                PolicyTask::new(
+                    Duration::from_ns(c),
+                    Duration::from_ns(p),
+                    Duration::from_ns(p),
+                    rank,
+                )
             };
             let tasks = vec![t(3 * MS, 10 * MS, 0), t(4 * MS, 20 * MS, 1)];
             let part = |cpu, b| SplitPart {
