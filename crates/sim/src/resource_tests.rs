@@ -391,3 +391,33 @@ fn bad_sections_and_tufs_are_typed_errors() {
         );
     }
 }
+
+/// Transitive inheritance on one CPU, `gfp` (µs; ranks H 0 > X 1 > M 2 > L 3; D = T = 1000):
+/// L = (C 50, R1 at 5 for 30), M = (40, offset 10, R2 at 5 for 30, R1 at 10 for 10),
+/// H = (20, offset 20, R2 at 5 for 10), X = (30, offset 30).
+/// - 0–10 L (locks R1 at 5); 10 M preempts L (L executed 10); M locks R2 at 15.
+/// - 20: H is released (releases come before lock milestones at one instant) and linked;
+///   M, still on the CPU at this instant with executed 10, requests R1 (L's): blocked; L
+///   inherits M's rank 2. H runs 20–25, requests R2 (M's) and blocks: the chain H → M → L
+///   gives L rank 0; L resumes at 25.
+/// - 30: X (rank 1) cannot preempt L. L unlocks R1 at executed 35 (t 50): granted to M,
+///   which inherits H's rank 0 (H waits for its R2) and preempts L (back to rank 3).
+/// - M 50–75 (leaves R1 at executed 20, t 60; R2 at 35, t 75 → granted to H, which
+///   preempts M); H 75–90; X 90–120; M 120–125; L 125–140.
+#[test]
+fn inheritance_is_transitive_along_blocking_chains() {
+    let tasks = vec![
+        task(20, 1000, 20).with_section(2, us(5), us(10)),
+        task(30, 1000, 30),
+        task(40, 1000, 10)
+            .with_section(2, us(5), us(30))
+            .with_section(1, us(10), us(10)),
+        task(50, 1000, 0).with_section(1, us(5), us(30)),
+    ];
+    let mut gfp = GlobalJlfp::gfp(policy_tasks(&tasks, &[0, 1, 2, 3]), 1);
+    let r = sim(&tasks, &mut gfp, 1, 1000);
+    let done: Vec<_> = (0..4).map(|t| job(&r, t).completion).collect();
+    assert_eq!(done, vec![at(90), at(120), at(125), at(140)]);
+    let blocked: Vec<_> = (0..4).map(|t| job(&r, t).blocked).collect();
+    assert_eq!(blocked, vec![us(50), us(0), us(30), us(0)]);
+}
