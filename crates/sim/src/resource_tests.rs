@@ -293,15 +293,24 @@ fn resources_keep_the_run_invariants_under_every_policy() {
         c.abort_late = round % 2 == 0;
         c.exec = crate::config::ExecTime::UniformFraction { lo: 0.3, hi: 1.0 };
         c.seed = round as u64;
+        // Odd rounds: the policy itself aborts late jobs, from inside any callback.
+        let policy_aborts = round % 2 == 1;
         let go = || {
-            let mut p = schedlab_policy::build(name, &pt, 4, placement.clone()).unwrap();
-            simulate(&tasks, p.as_mut(), &c).unwrap()
+            let p = schedlab_policy::build(name, &pt, 4, placement.clone()).unwrap();
+            if policy_aborts {
+                let mut p = crate::test_policy::LateAborter::new(p);
+                simulate(&tasks, &mut p, &c).unwrap()
+            } else {
+                let mut p = p;
+                simulate(&tasks, p.as_mut(), &c).unwrap()
+            }
         };
         let (a, b) = (go(), go());
         assert_eq!(a, b, "round {round} ({name})");
         assert!(schedlab_trace::check::parallel_execution(&a.trace).is_empty());
         check_mutual_exclusion(&a);
         check_no_execution_while_blocked(&a);
+        crate::abort_tests::assert_no_execution_during_handlers(&a.trace);
         let releases = a.trace.iter().filter(|e| e.kind == Kind::Release).count();
         assert_eq!(a.jobs.len(), releases, "round {round} ({name})");
         blocks += a.trace.iter().filter(|e| e.kind == Kind::Block).count();
@@ -420,4 +429,48 @@ fn inheritance_is_transitive_along_blocking_chains() {
     assert_eq!(done, vec![at(90), at(120), at(125), at(140)]);
     let blocked: Vec<_> = (0..4).map(|t| job(&r, t).blocked).collect();
     assert_eq!(blocked, vec![us(50), us(0), us(30), us(0)]);
+}
+
+/// A grant at the end of an abort handler can abort another job of the same CPU, whose
+/// handler then follows on that CPU. One CPU, `gfp` wrapped in a policy that aborts every
+/// job at its deadline from inside any callback (µs; ranks W 0 > A 1 > B 2; abort costs 10):
+/// B = (C 30, D 60), A = (C 100, D 49, offset 1, R at 0 for 100), W = (C 10, D 1000,
+/// offset 5, R at 0 for 5); periods 1000 (one job each).
+/// - B 0–1; A preempts at 1 and locks R; W preempts at 5, requests R: blocked; A inherits.
+/// - 50: A's deadline: aborted (executed 49): its handler runs 50–60 on CPU 0, holding R;
+///   the policy links B, held back by the handler.
+/// - 60: the handler ends: R is granted to W, and in that `on_resume` the policy aborts B
+///   (deadline 60, executed 1 on CPU 0): B's handler runs 60–70; W, linked, waits for it
+///   and runs 70–80.
+#[test]
+fn a_grant_at_a_handler_end_may_queue_the_next_handler() {
+    let once = |c, d, offset| SimTask::new(us(c), us(d), us(1000)).with_offset(us(offset));
+    let tasks = vec![
+        once(30, 60, 0).with_abort_cost(us(10)),
+        once(100, 49, 1)
+            .with_section(4, us(0), us(100))
+            .with_abort_cost(us(10)),
+        once(10, 1000, 5).with_section(4, us(0), us(5)),
+    ];
+    let inner = GlobalJlfp::gfp(policy_tasks(&tasks, &[2, 1, 0]), 1);
+    let mut p = crate::test_policy::LateAborter::new(Box::new(inner));
+    let r = sim(&tasks, &mut p, 1, 200);
+    let handlers: Vec<(u64, Kind, u32)> = r
+        .trace
+        .iter()
+        .filter(|e| matches!(e.kind, Kind::AbortHandlerBegin | Kind::AbortHandlerEnd))
+        .map(|e| (e.time / US, e.kind, e.task))
+        .collect();
+    use Kind::*;
+    assert_eq!(
+        handlers,
+        vec![
+            (50, AbortHandlerBegin, 1),
+            (60, AbortHandlerEnd, 1),
+            (60, AbortHandlerBegin, 0),
+            (70, AbortHandlerEnd, 0),
+        ]
+    );
+    assert_eq!((job(&r, 2).start, job(&r, 2).completion), (at(70), at(80)));
+    assert!(job(&r, 0).aborted && job(&r, 1).aborted);
 }
