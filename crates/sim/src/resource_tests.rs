@@ -99,7 +99,7 @@ fn inheritance_bounds_the_blocking_of_a_high_priority_job() {
 /// J0 locks A at 10 and B at 20 (nested: A [10, 60), B [20, 40)); J1 locks B at 10 and A at
 /// 20. Both start at 0 on 2 CPUs under `gedf` (C 100, D = T = 300). At 10 J0 holds A and J1
 /// holds B; at 20 J0 blocks on B and J1 on A: a deadlock. Without help they stay blocked
-/// (unfinished at the horizon 250); with `--abort-late` both are aborted at their deadline
+/// (unfinished at the horizon 250, blocked for 230); with `--abort-late` both are aborted at their deadline
 /// 300.
 #[test]
 fn crossed_locks_deadlock_under_gedf() {
@@ -108,7 +108,10 @@ fn crossed_locks_deadlock_under_gedf() {
     let r = sim(&tasks, &mut p, 2, 250);
     for t in 0..2 {
         let j = job(&r, t);
-        assert_eq!((j.completion, j.executed), (None, us(20)));
+        assert_eq!(
+            (j.completion, j.executed, j.blocked),
+            (None, us(20), us(230))
+        );
     }
     let mut p = GlobalJlfp::gedf(policy_tasks(&tasks, &[0, 0]), 2);
     let mut c = SimConfig::new(2, us(1000));
