@@ -296,6 +296,20 @@ fn resources_keep_the_run_invariants_under_every_policy() {
         c.abort_late = round % 2 == 0;
         c.exec = crate::config::ExecTime::UniformFraction { lo: 0.3, hi: 1.0 };
         c.seed = round as u64;
+        // Every fourth round with overheads (dispatch delays, release interrupts on the
+        // jobs' CPUs): handlers, blocks and grants interleave with delayed segments.
+        if round % 4 == 3 {
+            let ns = Duration::from_ns;
+            c.overheads = Some(crate::overheads::Overheads {
+                interrupts: crate::overheads::Interrupts::OnCpus,
+                release_latency: ns(300),
+                release: ns(700),
+                schedule: ns(400),
+                context_switch: ns(200),
+                ipi: ns(300),
+                ..crate::overheads::Overheads::default()
+            });
+        }
         // Odd rounds: the policy itself aborts late jobs, from inside any callback.
         let policy_aborts = round % 2 == 1;
         let go = || {
