@@ -150,3 +150,33 @@ fn speed_100_tasks_16_cpus_10_s() {
         }
     }
 }
+
+/// Underload [ChronOS §6.8: "while G-EDF is able to meet all deadlines, it creates the same
+/// schedule as G-EDF"]: on sets G-EDF schedules (U = 0.5–0.95 per CPU on 3 CPUs, execution
+/// 40–100 % of the WCET), gMUA and NG-GUA start, preempt and complete every job exactly as
+/// G-EDF does. Only the CPUs may differ: the mapping is ChronOS's [§5.6.5], not G-EDF's
+/// last-CPU-of-the-task preference.
+#[test]
+fn underload_is_gedf_job_by_job() {
+    let strip = |j: &schedlab_sim::JobRecord| {
+        let mut j = j.clone();
+        j.cpus_used.clear();
+        j.migrations = 0;
+        j
+    };
+    for seed in 0..10 {
+        let tasks = random_set(seed, 10, 3, 0.5 + 0.05 * seed as f64);
+        let mut c = config(3, 2_000_000, seed);
+        c.exec = ExecTime::UniformFraction { lo: 0.4, hi: 1.0 };
+        let edf = sim(&tasks, "gedf", &c);
+        assert_eq!(
+            edf.totals.deadline_misses, 0,
+            "seed {seed}: not an underload"
+        );
+        let want: Vec<_> = edf.jobs.iter().map(strip).collect();
+        for policy in ["gmua", "nggua"] {
+            let got: Vec<_> = sim(&tasks, policy, &c).jobs.iter().map(strip).collect();
+            assert_eq!(got, want, "{policy}, seed {seed}");
+        }
+    }
+}

@@ -39,15 +39,17 @@
 //!    chain's members go on one list, each with the earlier of its own critical time and the
 //!    blocked job's (DASA's deadline tightening); members placed by a denser chain stay where
 //!    they are. A dropped job is not scheduled *now*; it is a candidate again at the next event.
-//! 4. **Selection**: each CPU's list gives its first job whose chain end is not yet selected
-//!    (for jobs without dependencies: the head) [ChronOS §6.8 "each core then executes the
-//!    task at the head of its list"]. gMUA and NG-GUA behave as G-EDF "while G-EDF is able to
-//!    meet all deadlines" [ChronOS §6.8; Cho et al. 2010, optimal utility in underload]: heads
-//!    of a partition are not the `m` earliest deadlines, so when the lists kept *every*
-//!    candidate (no job was dropped; our reading of "G-EDF meets all deadlines") they select
-//!    the `m` earliest critical times of all lists instead. G-GUA always takes the heads: it
-//!    "trades G-EDF performance in underloads for a higher average case utility accrual in
-//!    overloads" [ChronOS §6.10].
+//! 4. **Selection** ([`select`]): gMUA and NG-GUA behave as G-EDF "while G-EDF is able to
+//!    meet all deadlines" [ChronOS §6.8; Cho et al. 2010: optimal total utility in underload]:
+//!    when G-EDF, run on the jobs present with no further arrivals, completes every one by its
+//!    critical time, the `m` earliest critical times run (an owner carries the earliest
+//!    critical time of the jobs blocked behind it) and no list is built. Otherwise — and
+//!    always for G-GUA, which "trades G-EDF performance in underloads for a higher average
+//!    case utility accrual in overloads" [ChronOS §6.10] — each CPU's list gives its first job
+//!    whose chain end is not yet selected (for jobs without dependencies: the head) [ChronOS
+//!    §6.8 "each core then executes the task at the head of its list"]. The heads of a
+//!    partition are not the `m` earliest deadlines, which is why the underload case is
+//!    checked apart rather than read off the lists.
 //! 5. **Mapping** ([`map`]): the selected jobs go to CPUs by the migration- and
 //!    execution-optimal mapping of [ChronOS §5.6.5, Alg. 1]: a job already linked keeps its
 //!    CPU, a job whose last CPU is free goes back there, the rest take the free CPUs in
@@ -63,9 +65,11 @@
 //!
 //! # Complexity (vs [ChronOS Table 6.3]: insertion O(1), scheduling O(mn²), mapping O(m²))
 //!
-//! With `n` jobs and `m` CPUs, per event: release O(1) amortised plus the schedule; densities
+//! With `n` jobs and `m` CPUs, per event: insertion O(n) (a push after a duplicate check;
+//! the thesis's is O(1), dominated here by the schedule anyway) plus the schedule; densities
 //! and the sort O(n log n); chains O(n) without resources, O(n²) with them (each chain is
-//! walked up to its end; deadlock detection marks every job once per walk); each candidate
+//! walked up to its end; deadlock detection marks every job once per walk); the G-EDF check
+//! O(n log n + nm); in overload each candidate
 //! costs O(m) to find its CPU (gMUA, NG-GUA) or O(m log m) to order the CPUs (G-GUA), O(log n)
 //! per CPU tried and O(n) to be inserted ([`list`]), so the lists take O(n² + n m log m) —
 //! within O(mn²) — and G-GUA's chains of several jobs O(mn²) in the worst case; mapping O(m²).
@@ -75,6 +79,7 @@
 mod list;
 mod map;
 mod plan;
+mod select;
 #[cfg(test)]
 mod tests;
 

@@ -12,33 +12,38 @@ use schedlab_model::Time;
 /// A candidate: job `job` with its chain's density.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Unit {
-    job: usize,
-    density: Density,
+    pub(super) job: usize,
+    pub(super) density: Density,
 }
 
 /// Per-event buffers (indices are positions in [`Gua::jobs`], valid for one event).
 #[derive(Debug, Default)]
 pub(super) struct Scratch {
-    density: Vec<Density>,
-    critical: Vec<Time>,
+    pub(super) density: Vec<Density>,
+    pub(super) critical: Vec<Time>,
     /// The owner of what the job waits for (its next chain member), if known.
-    next: Vec<Option<usize>>,
+    pub(super) next: Vec<Option<usize>>,
     /// The job that runs for it: itself if it can run, its chain's end if it is blocked,
     /// `None` if the chain ends nowhere (deadlock, unknown owner, gMUA's blocked job).
-    end: Vec<Option<usize>>,
-    state: Vec<u8>,
-    placed: Vec<bool>,
-    chosen: Vec<bool>,
-    units: Vec<Unit>,
+    pub(super) end: Vec<Option<usize>>,
+    pub(super) state: Vec<u8>,
+    pub(super) placed: Vec<bool>,
+    pub(super) chosen: Vec<bool>,
+    pub(super) units: Vec<Unit>,
     pub(super) lists: Vec<CpuList>,
-    util: Vec<u64>,
-    order: Vec<u32>,
-    path: Vec<usize>,
-    merged: Vec<(Time, JobId, usize)>,
+    pub(super) util: Vec<u64>,
+    pub(super) order: Vec<u32>,
+    pub(super) path: Vec<usize>,
+    /// Sort buffer: (critical time, 0 if running else 1, job id, job index).
+    pub(super) merged: Vec<(Time, u8, JobId, usize)>,
+    /// The G-EDF check's effective critical time of each job that can run.
+    pub(super) effective: Vec<Option<Time>>,
+    /// The G-EDF check's CPU-free times, ns.
+    pub(super) free: Vec<u64>,
     /// Selected jobs, in selection order (the mapping's input).
     pub(super) pick: Vec<usize>,
-    index: Vec<(JobId, usize)>,
-    victims: Vec<JobId>,
+    pub(super) index: Vec<(JobId, usize)>,
+    pub(super) victims: Vec<JobId>,
     pub(super) next_link: Vec<Option<JobId>>,
 }
 
@@ -72,8 +77,7 @@ impl Gua {
             self.scratch.victims.clear();
         }
         self.collect_units(ctx);
-        let dropped = self.fill_lists(ctx.now);
-        self.select(ctx.now, dropped);
+        self.select(ctx.now);
         self.map(out);
     }
 
@@ -236,8 +240,8 @@ impl Gua {
         self.scratch.path = path;
     }
 
-    /// Step 3: places the candidates on the lists; whether some candidate was dropped.
-    fn fill_lists(&mut self, now: Time) -> bool {
+    /// Step 3: places the candidates on the lists.
+    pub(super) fn fill_lists(&mut self, now: Time) {
         let m = self.linked.len();
         let n = self.jobs.len();
         let mut path = std::mem::take(&mut self.scratch.path);
@@ -251,7 +255,6 @@ impl Gua {
         s.util.resize(m, 0);
         s.placed.clear();
         s.placed.resize(n, false);
-        let mut dropped = false;
         for unit in &units {
             self.chain_members(unit.job, &mut path);
             let s = &mut self.scratch;
@@ -275,7 +278,6 @@ impl Gua {
                 Variant::GGua => m,
                 Variant::Gmua | Variant::NgGua => 1.min(m),
             };
-            let mut kept = false;
             for k in 0..tries {
                 let cpu = s.order[k] as usize;
                 if place(s, &self.jobs, cpu, &path, limit, now) {
@@ -283,70 +285,12 @@ impl Gua {
                     for &p in &path {
                         s.placed[p] = true;
                     }
-                    kept = true;
                     break;
                 }
             }
-            dropped |= !kept;
         }
         self.scratch.units = units;
         self.scratch.path = path;
-        dropped
-    }
-
-    /// Step 4: the jobs to run, into `pick`.
-    fn select(&mut self, now: Time, dropped: bool) {
-        let m = self.linked.len();
-        let s = &mut self.scratch;
-        s.pick.clear();
-        s.chosen.clear();
-        s.chosen.resize(self.jobs.len(), false);
-        if self.variant != Variant::GGua && !dropped {
-            // G-EDF while every candidate fits: the m earliest critical times of all lists.
-            s.merged.clear();
-            for l in &s.lists {
-                s.merged
-                    .extend(l.items().iter().map(|i| (i.critical, i.id, i.job)));
-            }
-            s.merged.sort_unstable();
-            for &(_, _, job) in &s.merged {
-                if s.pick.len() == m {
-                    break;
-                }
-                if let Some(run) = s.end[job].filter(|&r| !s.chosen[r]) {
-                    s.chosen[run] = true;
-                    s.pick.push(run);
-                }
-            }
-        } else {
-            for l in &s.lists {
-                let first = l
-                    .items()
-                    .iter()
-                    .find_map(|i| s.end[i.job].filter(|&r| !s.chosen[r]));
-                if let Some(run) = first {
-                    s.chosen[run] = true;
-                    s.pick.push(run);
-                }
-            }
-        }
-        // CPUs left idle run the worthless non-abortable jobs, earliest critical time first.
-        if s.pick.len() < m {
-            s.merged.clear();
-            for (k, job) in self.jobs.iter().enumerate() {
-                if s.critical[k] <= now && !job.blocked && !s.chosen[k] {
-                    s.merged.push((s.critical[k], job.info.id, k));
-                }
-            }
-            s.merged.sort_unstable();
-            for &(_, _, k) in &s.merged {
-                if s.pick.len() == m {
-                    break;
-                }
-                s.chosen[k] = true;
-                s.pick.push(k);
-            }
-        }
     }
 }
 
