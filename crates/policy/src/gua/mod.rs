@@ -28,8 +28,8 @@
 //!    (its handler then releases what it held) [Garyali 2010; ChronOS §3.6]; a cycle of
 //!    non-abortable jobs stays deadlocked. gMUA ignores dependencies: a blocked job waits off
 //!    the lists and its owner is scheduled on its own merits.
-//! 3. **Lists** ([`plan`]): candidates in decreasing density (ties: task index, then seq) are
-//!    placed on per-CPU lists ordered by critical time ([`list`]). gMUA and NG-GUA put each on
+//! 3. **Lists** (`plan.rs`): candidates in decreasing density (ties: task index, then seq) are
+//!    placed on per-CPU lists ordered by critical time (`list.rs`). gMUA and NG-GUA put each on
 //!    the CPU with the least total utilization (the sum of `wcet/period` of the tasks of its
 //!    jobs; ties: lowest CPU) and then remove the least-LVD job while that list is infeasible;
 //!    since candidates come in decreasing density, the least-LVD job of the list is the one
@@ -39,7 +39,7 @@
 //!    chain's members go on one list, each with the earlier of its own critical time and the
 //!    blocked job's (DASA's deadline tightening); members placed by a denser chain stay where
 //!    they are. A dropped job is not scheduled *now*; it is a candidate again at the next event.
-//! 4. **Selection** ([`select`]): gMUA and NG-GUA behave as G-EDF "while G-EDF is able to
+//! 4. **Selection** (`select.rs`): gMUA and NG-GUA behave as G-EDF "while G-EDF is able to
 //!    meet all deadlines" [ChronOS §6.8; Cho et al. 2010: optimal total utility in underload]:
 //!    when G-EDF, run on the jobs present with no further arrivals, completes every one by its
 //!    critical time, the `m` earliest critical times run (an owner carries the earliest
@@ -50,7 +50,7 @@
 //!    §6.8 "each core then executes the task at the head of its list"]. The heads of a
 //!    partition are not the `m` earliest deadlines, which is why the underload case is
 //!    checked apart rather than read off the lists.
-//! 5. **Mapping** ([`map`]): the selected jobs go to CPUs by the migration- and
+//! 5. **Mapping** (`map.rs`): the selected jobs go to CPUs by the migration- and
 //!    execution-optimal mapping of [ChronOS §5.6.5, Alg. 1]: a job already linked keeps its
 //!    CPU, a job whose last CPU is free goes back there, the rest take the free CPUs in
 //!    increasing order. Only changed CPUs are relinked.
@@ -71,7 +71,7 @@
 //! walked up to its end; deadlock detection marks every job once per walk); the G-EDF check
 //! O(n log n + nm); in overload each candidate
 //! costs O(m) to find its CPU (gMUA, NG-GUA) or O(m log m) to order the CPUs (G-GUA), O(log n)
-//! per CPU tried and O(n) to be inserted ([`list`]), so the lists take O(n² + n m log m) —
+//! per CPU tried and O(n) to be inserted (`list.rs`), so the lists take O(n² + n m log m) —
 //! within O(mn²) — and G-GUA's chains of several jobs O(mn²) in the worst case; mapping O(m²).
 //! Every buffer lives in the policy and is reused: after the first events an event allocates
 //! nothing.
