@@ -21,7 +21,8 @@
 //! 5. **timers** the policy armed, in request order (a cancelled or re-armed timer never fires;
 //!    within one callback's decisions the cancels are applied before the new timers, so
 //!    arming an id again simply re-arms it; a timer requested in the past fires at once);
-//! 6. **lock milestones** (engine-internal; see "Resources"), by task index;
+//! 6. **lock milestones** (engine-internal; see "Resources"), by task index: unlocks and
+//!    lock requests at the instant a job reaches a section boundary in executed time;
 //! 7. **budget exhaustions**, by task index — after everything else, so a job that completes
 //!    at the instant its budget runs out completes, with no exhaustion.
 //!
@@ -67,6 +68,22 @@
 //! trace's execution intervals stay exact. Engine aborts under `abort_late` run the handler
 //! of a started job the same way. The handler's end releases the job's resources.
 //!
+//! # Resources
+//! A task's critical sections ([`SimTask::critical_sections`]) lock their resource when the
+//! job has *executed* `start` and unlock it at `start + length` (`engine/resources.rs`):
+//! execution milestones, queued while the job runs like budget exhaustions (class 6 above; a
+//! job that completes at the instant a section ends completes first and releases the
+//! resource at completion). A request for a held resource blocks the job: it leaves its CPU
+//! (`block`, not a preemption), the policy's `on_block` runs and must unlink it — a policy
+//! that keeps a blocked job linked, or links it before its `on_resume`, stops the run with
+//! [`SimError::PolicyViolation`]. On release, [`schedlab_policy::Policy::grant`] picks among
+//! the waiters (in blocking order), the chosen one becomes the owner and `on_resume` runs.
+//! Every callback's [`Ctx::resources`] shows owners and waits. Resources still held are
+//! released at completion (with demands below the WCET a job can complete inside a
+//! section) before `on_complete`, and for an aborted job at the end of its abort handler
+//! (without one, right after the callback that aborted it; before `on_abort` for an engine
+//! abort). Sections on one resource may nest or overlap (a recursive mutex).
+//!
 //! With [`SimConfig::overheads`], the hooks at the end of this file charge them
 //! ([`crate::overheads`]): a release reaches the policy later (an engine-internal `VISIBLE`
 //! release event; its handler's interference is an `IRQ` release event), a switch-in starts a
@@ -94,7 +111,9 @@ use schedlab_trace::{Event, Kind, NO_CPU};
 use std::collections::{HashMap, VecDeque};
 
 mod aborts;
+mod resources;
 use aborts::CpuHold;
+use resources::{LockState, Mutexes};
 
 /// Everything a run produced.
 #[derive(Clone, Debug, PartialEq)]
@@ -163,6 +182,8 @@ struct Live {
     dispatch_end: Time,
     /// Its budget, if the policy gave it one.
     budget: Option<Budget>,
+    /// Its critical sections' progress, what it holds and what it waits for.
+    locks: LockState,
 }
 
 /// A job's budget (module doc, "Budgets").
@@ -244,6 +265,7 @@ impl TaskRt {
 struct View<'a> {
     tasks: &'a [TaskRt],
     now: Time,
+    res: &'a Mutexes,
 }
 
 impl Progress for View<'_> {
@@ -290,6 +312,8 @@ struct Engine<'a> {
     tufs: Vec<Option<Tuf>>,
     /// Abort handlers queued on each CPU, and the link they hold back (module doc, "Aborts").
     holds: Vec<CpuHold>,
+    /// The mutexes (module doc, "Resources").
+    res: Mutexes,
 }
 
 impl<'a> Engine<'a> {
@@ -318,6 +342,7 @@ impl<'a> Engine<'a> {
                         running_on: None,
                         seg_start: Time::ZERO,
                         budget: None,
+                        locks: LockState::default(),
                     },
                     active: false,
                     in_flight: VecDeque::new(),
@@ -352,6 +377,7 @@ impl<'a> Engine<'a> {
                 .map(|o| OverheadState::new(o, tasks, cfg.cpus)),
             tufs: tasks.iter().map(SimTask::effective_tuf).collect(),
             holds: (0..m).map(|_| CpuHold::default()).collect(),
+            res: Mutexes::new(tasks),
         }
     }
 
@@ -421,7 +447,7 @@ impl<'a> Engine<'a> {
                 HANDLER => self.handler_end(now, ev.order as u32)?,
                 RELEASE => self.release(now, task, ev.arg)?,
                 TIMER => self.timer(now, ev.order, ev.arg)?,
-                LOCK => {}
+                LOCK => self.lock_milestone(now, task, ev.arg)?,
                 _ => self.budget_exhausted(now, task, ev.arg)?,
             }
         }
@@ -439,10 +465,17 @@ impl<'a> Engine<'a> {
         let view = View {
             tasks: &self.rt,
             now,
+            res: &self.res,
         };
-        let ctx = Ctx::new(now, &view);
+        let ctx = Ctx {
+            now,
+            progress: &view,
+            resources: &view,
+        };
         f(&mut *self.policy, &ctx, &mut self.out);
-        self.apply(now)
+        self.apply(now)?;
+        // Resources of jobs the policy aborted without a handler (module doc, "Resources").
+        self.flush_releases(now)
     }
 
     fn complete(&mut self, now: Time, task: usize, seq: u64) -> Result<(), SimError> {
@@ -474,9 +507,13 @@ impl<'a> Engine<'a> {
         if now > d {
             self.emit(now, Kind::DeadlineMiss, cpu, t, seq, d.as_ns());
         }
+        let held = self.take_resources(now, task);
         self.retire(task);
+        let id = JobId::new(TaskId(t), seq);
+        if !held.is_empty() {
+            self.release_held(now, id, cpu, held)?;
+        }
         if now < self.horizon {
-            let id = JobId::new(TaskId(t), seq);
             self.call(now, |p, ctx, out| p.on_complete(ctx, id, out))?;
             self.after_finish(now, task);
         }
@@ -490,6 +527,7 @@ impl<'a> Engine<'a> {
             _ => return Ok(()), // completed in time
         }
         self.drop_job(now, task)?;
+        self.flush_releases(now)?;
         if now < self.horizon {
             let id = JobId::new(TaskId(task as u32), seq);
             self.call(now, |p, ctx, out| p.on_abort(ctx, id, out))?;
@@ -645,6 +683,7 @@ impl<'a> Engine<'a> {
             running_on: None,
             seg_start: now,
             budget: None,
+            locks: LockState::default(),
         };
         rt.active = true;
         let info = JobInfo {
@@ -743,6 +782,10 @@ impl<'a> Engine<'a> {
                         format!("linked {j} to CPU {c}, but that job is not released, or already finished"),
                     ));
                 }
+                if self.is_blocked(j) {
+                    let msg = format!("linked {j} to CPU {c} while it is blocked on a resource");
+                    return Err(self.violation(now, msg));
+                }
             }
         }
         // Switch out first, so a job can move between CPUs within one decision.
@@ -782,6 +825,7 @@ impl<'a> Engine<'a> {
         if let Some(b) = &mut live.budget {
             b.serial = 0; // its queued exhaustion is stale now
         }
+        live.locks.clear_serial(); // and its queued milestone
         live.rec.executed += now.saturating_since(live.seg_start);
         if live.rec.executed.is_zero() {
             live.rec.start = None; // taken off during its dispatch (overheads)
@@ -849,6 +893,7 @@ impl<'a> Engine<'a> {
         if budgeted {
             self.arm_budget(task);
         }
+        self.arm_lock(task);
         self.emit(now, Kind::Link, cpu, task as u32, seq, 0);
         if delay.is_zero() {
             self.emit(now, Kind::SwitchIn, cpu, task as u32, seq, 0);
@@ -1118,6 +1163,7 @@ impl Engine<'_> {
             None => self.queue.clear_completion(h),
         }
         self.arm_budget(j as usize);
+        self.arm_lock(j as usize);
         Ok(())
     }
 
