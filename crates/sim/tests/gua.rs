@@ -97,35 +97,50 @@ fn every_job_is_accounted_once_and_runs_are_deterministic() {
     }
 }
 
-/// Overload (U = 1.3–2 per CPU on 4 CPUs, utilities 1–100): over a fixed batch of 24 sets,
-/// each GUA policy's mean AUR is at least G-EDF's with late jobs aborted at their deadlines.
-#[test]
-fn overload_accrues_at_least_gedf_with_late_aborts() {
-    let m = 4;
+/// Mean AUR over a fixed batch of 24 overloaded sets (U = 1.3–2 per CPU on `m` CPUs, `n`
+/// tasks, utilities 1–100) of G-EDF with late jobs aborted at their deadlines, then of gMUA,
+/// NG-GUA, G-GUA (with `--abort-late` too if `abort_late`).
+fn overload_means(m: u32, n: usize, exec: ExecTime, abort_late: bool) -> [f64; 4] {
     let mut sums = [0.0f64; 4];
-    let batch = 24;
+    let batch: u32 = 24;
     for k in 0..batch {
-        let load = 1.3 + 0.7 * (k as f64) / f64::from(batch - 1);
-        let tasks = random_set(100 + k as u64, 16, m, load);
-        let mut edf = config(m, 3_000_000, k as u64);
-        edf.abort_late = true;
-        sums[0] += sim(&tasks, "gedf", &edf).totals.aur.unwrap();
-        let c = config(m, 3_000_000, k as u64);
+        let load = 1.3 + 0.7 * f64::from(k) / f64::from(batch - 1);
+        let tasks = random_set(100 + u64::from(k), n, m, load);
+        let mut c = config(m, 3_000_000, u64::from(k));
+        c.exec = exec;
+        c.abort_late = true;
+        sums[0] += sim(&tasks, "gedf", &c).totals.aur.unwrap();
+        c.abort_late = abort_late;
         for (s, policy) in sums[1..].iter_mut().zip(GUA) {
             *s += sim(&tasks, policy, &c).totals.aur.unwrap();
         }
     }
-    let mean: Vec<f64> = sums.iter().map(|s| s / f64::from(batch)).collect();
-    eprintln!(
-        "mean AUR: gedf+abort {:.4}, gmua {:.4}, nggua {:.4}, ggua {:.4}",
-        mean[0], mean[1], mean[2], mean[3]
-    );
-    for (policy, &aur) in GUA.iter().zip(&mean[1..]) {
-        assert!(
-            aur >= mean[0],
-            "{policy}: mean AUR {aur} < G-EDF's {}",
-            mean[0]
+    sums.map(|s| s / f64::from(batch))
+}
+
+/// Overload: each GUA policy's mean AUR is at least G-EDF's with late aborts — globally on
+/// 4 CPUs and on 1 CPU, with WCET execution and with demands of 50–100 % of the WCET (then
+/// with `--abort-late` for every policy).
+#[test]
+fn overload_accrues_at_least_gedf_with_late_aborts() {
+    let half = ExecTime::UniformFraction { lo: 0.5, hi: 1.0 };
+    for (m, n, exec, late) in [
+        (4, 16, ExecTime::Wcet, false),
+        (1, 6, ExecTime::Wcet, false),
+        (4, 16, half, true),
+    ] {
+        let mean = overload_means(m, n, exec, late);
+        eprintln!(
+            "m {m}, {exec:?}: mean AUR gedf+abort {:.4}, gmua {:.4}, nggua {:.4}, ggua {:.4}",
+            mean[0], mean[1], mean[2], mean[3]
         );
+        for (policy, &aur) in GUA.iter().zip(&mean[1..]) {
+            assert!(
+                aur >= mean[0],
+                "{policy}, m {m}: mean AUR {aur} < G-EDF's {}",
+                mean[0]
+            );
+        }
     }
 }
 

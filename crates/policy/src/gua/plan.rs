@@ -1,6 +1,6 @@
-//! Steps 1–4 of a GUA scheduling event (module doc of [`super`]): aborts, densities and
-//! dependency chains, the per-CPU lists, the selection. Every buffer is kept in [`Scratch`]
-//! and reused.
+//! Steps 1–3 of a GUA scheduling event (module doc of [`super`]): aborts, densities and
+//! dependency chains with deadlock resolution, the per-CPU lists (built only when the
+//! selection, `select.rs`, needs them). Every buffer is kept in [`Scratch`] and reused.
 
 use super::list::{CpuList, Item};
 use super::{Gua, Variant};
@@ -52,7 +52,7 @@ const ON_PATH: u8 = 1;
 const DONE: u8 = 2;
 
 impl Gua {
-    /// One scheduling event: steps 1–5 of the module doc.
+    /// One scheduling event: steps 1–5 of the module doc of [`super`].
     pub(super) fn reschedule(&mut self, ctx: &Ctx<'_>, out: &mut Decisions) {
         self.abort_late(ctx, out);
         let deps = self.variant.follows_dependencies() && ctx.resources.any();
