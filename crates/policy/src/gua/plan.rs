@@ -253,6 +253,9 @@ impl Gua {
         }
         s.util.clear();
         s.util.resize(m, 0);
+        // CPUs by increasing (utilization, index): all idle at first.
+        s.order.clear();
+        s.order.extend(0..m as u32);
         s.placed.clear();
         s.placed.resize(n, false);
         for unit in &units {
@@ -263,6 +266,15 @@ impl Gua {
                 continue;
             }
             let limit = s.critical[unit.job];
+            // Every member must complete by `limit`: a chain longer than that fits nowhere
+            // (in overload, most jobs that can no longer make it; G-GUA would try every CPU).
+            let rem = path
+                .iter()
+                .map(|&p| s.density[p].remaining)
+                .fold(0, u64::saturating_add);
+            if now.as_ns().saturating_add(rem) > limit.as_ns() {
+                continue;
+            }
             let util: u64 = path
                 .iter()
                 .map(|&p| {
@@ -270,10 +282,6 @@ impl Gua {
                     self.util_ppb.get(t).copied().unwrap_or(0)
                 })
                 .fold(0, u64::saturating_add);
-            s.order.clear();
-            s.order.extend(0..m as u32);
-            let util_of = &s.util;
-            s.order.sort_unstable_by_key(|&c| (util_of[c as usize], c));
             let tries = match self.variant {
                 Variant::GGua => m,
                 Variant::Gmua | Variant::NgGua => 1.min(m),
@@ -284,6 +292,16 @@ impl Gua {
                     s.util[cpu] = s.util[cpu].saturating_add(util);
                     for &p in &path {
                         s.placed[p] = true;
+                    }
+                    // Keep `order` sorted by (utilization, CPU): only `cpu` grew.
+                    let mut j = k;
+                    while j + 1 < m {
+                        let (a, b) = (s.order[j] as usize, s.order[j + 1] as usize);
+                        if (s.util[b], b) >= (s.util[a], a) {
+                            break;
+                        }
+                        s.order.swap(j, j + 1);
+                        j += 1;
                     }
                     break;
                 }

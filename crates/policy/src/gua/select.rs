@@ -51,11 +51,17 @@ impl Gua {
         s.merged.clear();
         for (k, e) in s.effective.iter().enumerate() {
             if let Some(e) = *e {
-                let info = &self.jobs[k].info;
+                let job = &self.jobs[k];
+                let info = &job.info;
                 // G-EDF's equal-key rule: a running job (linked and started) goes before
-                // waiting ones of an equal critical time.
+                // waiting ones of an equal critical time. A linked job is linked to the CPU
+                // it was last mapped to.
                 let started = s.density[k].remaining < info.wcet.as_ns();
-                let running = started && self.linked.contains(&Some(info.id));
+                let linked = job
+                    .last_cpu
+                    .and_then(|c| self.linked.get(c as usize))
+                    .is_some_and(|l| *l == Some(info.id));
+                let running = started && linked;
                 s.merged.push((e, u8::from(!running), info.id, k));
             }
         }
