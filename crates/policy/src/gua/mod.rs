@@ -69,12 +69,12 @@
 //! the thesis's is O(1), dominated here by the schedule anyway) plus the schedule; densities
 //! and the sort O(n log n); chains O(n) without resources, O(n²) with them (each chain is
 //! walked up to its end; deadlock detection marks every job once per walk); the G-EDF check
-//! O(n log n + nm). In overload the lists: the CPUs are kept in utilization order (O(m) per
+//! O(n log n + n log m). In overload the lists: the CPUs are kept in utilization order (O(m) per
 //! placed candidate, only one CPU's sum grows); a candidate that cannot finish even alone is
 //! skipped at once; otherwise it costs O(log n) per CPU tried (one for gMUA and NG-GUA, up to
 //! `m` for G-GUA) and O(n) to be inserted (`list.rs`), so the lists take O(n² + nm log n) —
 //! within O(mn²) — and G-GUA's chains of several jobs (inserted and rolled back on each CPU)
-//! O(mn²) in the worst case; mapping O(m²).
+//! O(mn²) in the worst case; mapping O(m) (`map.rs`; the thesis's O(m²)).
 //! Every buffer lives in the policy and is reused: after the first events an event allocates
 //! nothing.
 

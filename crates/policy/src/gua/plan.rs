@@ -4,7 +4,7 @@
 
 use super::list::{CpuList, Item};
 use super::{Gua, Variant};
-use crate::event::{Ctx, Decisions};
+use crate::event::{Ctx, Decisions, JobInfo};
 use crate::ids::JobId;
 use crate::ua::{self, Density};
 use schedlab_model::Time;
@@ -14,6 +14,8 @@ use schedlab_model::Time;
 pub(super) struct Unit {
     pub(super) job: usize,
     pub(super) density: Density,
+    /// The job's facts, kept here so that sorting touches nothing else.
+    pub(super) info: JobInfo,
 }
 
 /// Per-event buffers (indices are positions in [`Gua::jobs`], valid for one event).
@@ -38,13 +40,15 @@ pub(super) struct Scratch {
     pub(super) merged: Vec<(Time, u8, JobId, usize)>,
     /// The G-EDF check's effective critical time of each job that can run.
     pub(super) effective: Vec<Option<Time>>,
-    /// The G-EDF check's CPU-free times, ns.
-    pub(super) free: Vec<u64>,
     /// Selected jobs, in selection order (the mapping's input).
     pub(super) pick: Vec<usize>,
     pub(super) index: Vec<(JobId, usize)>,
     pub(super) victims: Vec<JobId>,
     pub(super) next_link: Vec<Option<JobId>>,
+    /// The CPU each selected job is mapped to (parallel to `pick`).
+    pub(super) mapped: Vec<Option<u32>>,
+    /// The G-EDF check's CPU-free times as a min-heap.
+    pub(super) free_heap: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
 }
 
 const UNSEEN: u8 = 0;
@@ -76,7 +80,6 @@ impl Gua {
             self.scratch.victims = victims;
             self.scratch.victims.clear();
         }
-        self.collect_units(ctx);
         self.select(ctx.now);
         self.map(out);
     }
@@ -205,13 +208,13 @@ impl Gua {
     }
 
     /// The candidates (module doc, step 2), densest first.
-    fn collect_units(&mut self, ctx: &Ctx<'_>) {
+    pub(super) fn collect_units(&mut self, now: Time) {
         let mut units = std::mem::take(&mut self.scratch.units);
         let mut path = std::mem::take(&mut self.scratch.path);
         units.clear();
         for k in 0..self.jobs.len() {
             // A job past its critical time (kept: non-abortable) is worth nothing.
-            if self.scratch.critical[k] <= ctx.now {
+            if self.scratch.critical[k] <= now {
                 continue;
             }
             self.chain_members(k, &mut path);
@@ -227,14 +230,22 @@ impl Gua {
                 density.value += d.value;
                 density.remaining = density.remaining.saturating_add(d.remaining);
             }
-            units.push(Unit { job: k, density });
+            // A job that cannot complete by its critical time even alone fits no list: not a
+            // candidate. (A chain may still fit if a denser chain placed some of its members
+            // on another CPU: `fill_lists` checks what is left of it.)
+            let late =
+                now.as_ns().saturating_add(density.remaining) > self.scratch.critical[k].as_ns();
+            if path.len() == 1 && late {
+                continue;
+            }
+            units.push(Unit {
+                job: k,
+                density,
+                info: self.jobs[k].info,
+            });
         }
-        let jobs = &self.jobs;
         units.sort_unstable_by(|a, b| {
-            ua::by_density_desc(
-                (&a.density, &jobs[a.job].info),
-                (&b.density, &jobs[b.job].info),
-            )
+            ua::by_density_desc((&a.density, &a.info), (&b.density, &b.info))
         });
         self.scratch.units = units;
         self.scratch.path = path;

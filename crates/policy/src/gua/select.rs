@@ -4,7 +4,7 @@
 //!   the same schedule as G-EDF" [ChronOS §6.8; Cho et al. 2010]. The check: G-EDF run on the
 //!   jobs present, back to back with no further arrivals (the horizon every UA scheduler
 //!   looks at): in critical-time order each job takes the CPU that frees first and must
-//!   complete by its critical time. O(n log n + nm). A job that can run carries the earliest
+//!   complete by its critical time. O(n log n + n log m). A job that can run carries the earliest
 //!   critical time of the blocked jobs whose chains end at it (NG-GUA: the owner runs for its
 //!   dependents, and inherits their urgency as under DASA). If the check passes, the `m`
 //!   earliest run — G-EDF's choice, including its equal-key rule (a running job, linked and
@@ -16,6 +16,7 @@
 
 use super::{Gua, Variant};
 use schedlab_model::Time;
+use std::cmp::Reverse;
 
 impl Gua {
     /// Step 4: the jobs to run, into `scratch.pick`.
@@ -25,6 +26,7 @@ impl Gua {
         self.scratch.chosen.clear();
         self.scratch.chosen.resize(n, false);
         if self.variant == Variant::GGua || !self.gedf_meets_all(now) {
+            self.collect_units(now);
             self.fill_lists(now);
             self.select_heads();
         } else {
@@ -51,6 +53,11 @@ impl Gua {
         s.merged.clear();
         for (k, e) in s.effective.iter().enumerate() {
             if let Some(e) = *e {
+                // A job that cannot make it even alone fails G-EDF too: no sort needed (in
+                // overload, the usual case).
+                if now.as_ns().saturating_add(s.density[k].remaining) > e.as_ns() {
+                    return false;
+                }
                 let job = &self.jobs[k];
                 let info = &job.info;
                 // G-EDF's equal-key rule: a running job (linked and started) goes before
@@ -66,17 +73,18 @@ impl Gua {
             }
         }
         s.merged.sort_unstable();
-        s.free.clear();
-        s.free.resize(m, now.as_ns());
+        // Each job takes the CPU that frees first (a min-heap of the CPUs' free times).
+        s.free_heap.clear();
+        s.free_heap.extend((0..m).map(|_| Reverse(now.as_ns())));
         for &(critical, _, _, k) in &s.merged {
-            let Some((cpu, &at)) = s.free.iter().enumerate().min_by_key(|&(c, &t)| (t, c)) else {
+            let Some(Reverse(at)) = s.free_heap.pop() else {
                 return false;
             };
             let done = at.saturating_add(s.density[k].remaining);
             if done > critical.as_ns() {
                 return false;
             }
-            s.free[cpu] = done;
+            s.free_heap.push(Reverse(done));
         }
         true
     }
