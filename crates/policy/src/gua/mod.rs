@@ -22,11 +22,12 @@
 //!    remaining execution ([`crate::ua::Density`]). With dependencies (NG-GUA, G-GUA, when a
 //!    task has critical sections) each job's *chain* — the job, the owner of the resource it
 //!    waits for, that owner's blocker, … up to a job that can run — is one candidate with the
-//!    chain's potential utility density (Σ utility / Σ remaining, as DASA [Clark 1990] and
-//!    Garyali do); the owner at its end runs in place of the blocked job. A chain that comes
-//!    back to itself is a **deadlock**: the cycle's abortable job of the lowest LVD is aborted
-//!    (its handler then releases what it held) [Garyali 2010; ChronOS §3.6]; a cycle of
-//!    non-abortable jobs stays deadlocked. gMUA ignores dependencies: a blocked job waits off
+//!    chain's potential utility density (Σ utility / Σ remaining), the owner at its end
+//!    running in place of the blocked job. A chain that comes back to itself is a
+//!    **deadlock**: the cycle's abortable job of the lowest LVD is aborted (its handler then
+//!    releases what it held); a cycle of non-abortable jobs stays deadlocked. Both follow DASA
+//!    [Clark 1990], whose dependency handling NG-GUA carries to multiprocessors [ChronOS §6.9,
+//!    §3.6]; Garyali's own text was not available to us, so these details are our reading. gMUA ignores dependencies: a blocked job waits off
 //!    the lists and its owner is scheduled on its own merits.
 //! 3. **Lists** (`plan.rs`): candidates in decreasing density (ties: task index, then seq) are
 //!    placed on per-CPU lists ordered by critical time (`list.rs`). gMUA and NG-GUA put each on
@@ -40,7 +41,8 @@
 //!    blocked job's (DASA's deadline tightening); members placed by a denser chain stay where
 //!    they are. A dropped job is not scheduled *now*; it is a candidate again at the next event.
 //! 4. **Selection** (`select.rs`): gMUA and NG-GUA behave as G-EDF "while G-EDF is able to
-//!    meet all deadlines" [ChronOS §6.8; Cho et al. 2010: optimal total utility in underload]:
+//!    meet all deadlines" [ChronOS §6.8; Cho et al. 2010 prove optimal total utility for a
+//!    special case]:
 //!    when G-EDF, run on the jobs present with no further arrivals, completes every one by its
 //!    critical time, the `m` earliest critical times run (an owner carries the earliest
 //!    critical time of the jobs blocked behind it) and no list is built. Otherwise — and
