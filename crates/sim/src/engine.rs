@@ -991,6 +991,8 @@ impl<'a> Engine<'a> {
     fn finish(mut self) -> SimResult {
         let h = self.horizon;
         for task in 0..self.rt.len() {
+            // A job still blocked at the horizon: its blocking time counts up to it.
+            drop(self.take_resources(h, task));
             let mut still_running = None;
             if let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) {
                 live.leave(h, &mut self.context_switches);

@@ -99,7 +99,7 @@ fn inheritance_bounds_the_blocking_of_a_high_priority_job() {
 /// J0 locks A at 10 and B at 20 (nested: A [10, 60), B [20, 40)); J1 locks B at 10 and A at
 /// 20. Both start at 0 on 2 CPUs under `gedf` (C 100, D = T = 300). At 10 J0 holds A and J1
 /// holds B; at 20 J0 blocks on B and J1 on A: a deadlock. Without help they stay blocked
-/// (unfinished at the horizon 250); with `--abort-late` both are aborted at their deadline
+/// (unfinished at the horizon 250, blocked for 230); with `--abort-late` both are aborted at their deadline
 /// 300.
 #[test]
 fn crossed_locks_deadlock_under_gedf() {
@@ -108,7 +108,10 @@ fn crossed_locks_deadlock_under_gedf() {
     let r = sim(&tasks, &mut p, 2, 250);
     for t in 0..2 {
         let j = job(&r, t);
-        assert_eq!((j.completion, j.executed), (None, us(20)));
+        assert_eq!(
+            (j.completion, j.executed, j.blocked),
+            (None, us(20), us(230))
+        );
     }
     let mut p = GlobalJlfp::gedf(policy_tasks(&tasks, &[0, 0]), 2);
     let mut c = SimConfig::new(2, us(1000));
@@ -293,15 +296,38 @@ fn resources_keep_the_run_invariants_under_every_policy() {
         c.abort_late = round % 2 == 0;
         c.exec = crate::config::ExecTime::UniformFraction { lo: 0.3, hi: 1.0 };
         c.seed = round as u64;
+        // Every fourth round with overheads (dispatch delays, release interrupts on the
+        // jobs' CPUs): handlers, blocks and grants interleave with delayed segments.
+        if round % 4 == 3 {
+            let ns = Duration::from_ns;
+            c.overheads = Some(crate::overheads::Overheads {
+                interrupts: crate::overheads::Interrupts::OnCpus,
+                release_latency: ns(300),
+                release: ns(700),
+                schedule: ns(400),
+                context_switch: ns(200),
+                ipi: ns(300),
+                ..crate::overheads::Overheads::default()
+            });
+        }
+        // Odd rounds: the policy itself aborts late jobs, from inside any callback.
+        let policy_aborts = round % 2 == 1;
         let go = || {
-            let mut p = schedlab_policy::build(name, &pt, 4, placement.clone()).unwrap();
-            simulate(&tasks, p.as_mut(), &c).unwrap()
+            let p = schedlab_policy::build(name, &pt, 4, placement.clone()).unwrap();
+            if policy_aborts {
+                let mut p = crate::test_policy::LateAborter::new(p);
+                simulate(&tasks, &mut p, &c).unwrap()
+            } else {
+                let mut p = p;
+                simulate(&tasks, p.as_mut(), &c).unwrap()
+            }
         };
         let (a, b) = (go(), go());
         assert_eq!(a, b, "round {round} ({name})");
         assert!(schedlab_trace::check::parallel_execution(&a.trace).is_empty());
         check_mutual_exclusion(&a);
         check_no_execution_while_blocked(&a);
+        crate::abort_tests::assert_no_execution_during_handlers(&a.trace);
         let releases = a.trace.iter().filter(|e| e.kind == Kind::Release).count();
         assert_eq!(a.jobs.len(), releases, "round {round} ({name})");
         blocks += a.trace.iter().filter(|e| e.kind == Kind::Block).count();
@@ -390,4 +416,78 @@ fn bad_sections_and_tufs_are_typed_errors() {
             "case {k}: {r:?}"
         );
     }
+}
+
+/// Transitive inheritance on one CPU, `gfp` (µs; ranks H 0 > X 1 > M 2 > L 3; D = T = 1000):
+/// L = (C 50, R1 at 5 for 30), M = (40, offset 10, R2 at 5 for 30, R1 at 10 for 10),
+/// H = (20, offset 20, R2 at 5 for 10), X = (30, offset 30).
+/// - 0–10 L (locks R1 at 5); 10 M preempts L (L executed 10); M locks R2 at 15.
+/// - 20: H is released (releases come before lock milestones at one instant) and linked;
+///   M, still on the CPU at this instant with executed 10, requests R1 (L's): blocked; L
+///   inherits M's rank 2. H runs 20–25, requests R2 (M's) and blocks: the chain H → M → L
+///   gives L rank 0; L resumes at 25.
+/// - 30: X (rank 1) cannot preempt L. L unlocks R1 at executed 35 (t 50): granted to M,
+///   which inherits H's rank 0 (H waits for its R2) and preempts L (back to rank 3).
+/// - M 50–75 (leaves R1 at executed 20, t 60; R2 at 35, t 75 → granted to H, which
+///   preempts M); H 75–90; X 90–120; M 120–125; L 125–140.
+#[test]
+fn inheritance_is_transitive_along_blocking_chains() {
+    let tasks = vec![
+        task(20, 1000, 20).with_section(2, us(5), us(10)),
+        task(30, 1000, 30),
+        task(40, 1000, 10)
+            .with_section(2, us(5), us(30))
+            .with_section(1, us(10), us(10)),
+        task(50, 1000, 0).with_section(1, us(5), us(30)),
+    ];
+    let mut gfp = GlobalJlfp::gfp(policy_tasks(&tasks, &[0, 1, 2, 3]), 1);
+    let r = sim(&tasks, &mut gfp, 1, 1000);
+    let done: Vec<_> = (0..4).map(|t| job(&r, t).completion).collect();
+    assert_eq!(done, vec![at(90), at(120), at(125), at(140)]);
+    let blocked: Vec<_> = (0..4).map(|t| job(&r, t).blocked).collect();
+    assert_eq!(blocked, vec![us(50), us(0), us(30), us(0)]);
+}
+
+/// A grant at the end of an abort handler can abort another job of the same CPU, whose
+/// handler then follows on that CPU. One CPU, `gfp` wrapped in a policy that aborts every
+/// job at its deadline from inside any callback (µs; ranks W 0 > A 1 > B 2; abort costs 10):
+/// B = (C 30, D 60), A = (C 100, D 49, offset 1, R at 0 for 100), W = (C 10, D 1000,
+/// offset 5, R at 0 for 5); periods 1000 (one job each).
+/// - B 0–1; A preempts at 1 and locks R; W preempts at 5, requests R: blocked; A inherits.
+/// - 50: A's deadline: aborted (executed 49): its handler runs 50–60 on CPU 0, holding R;
+///   the policy links B, held back by the handler.
+/// - 60: the handler ends: R is granted to W, and in that `on_resume` the policy aborts B
+///   (deadline 60, executed 1 on CPU 0): B's handler runs 60–70; W, linked, waits for it
+///   and runs 70–80.
+#[test]
+fn a_grant_at_a_handler_end_may_queue_the_next_handler() {
+    let once = |c, d, offset| SimTask::new(us(c), us(d), us(1000)).with_offset(us(offset));
+    let tasks = vec![
+        once(30, 60, 0).with_abort_cost(us(10)),
+        once(100, 49, 1)
+            .with_section(4, us(0), us(100))
+            .with_abort_cost(us(10)),
+        once(10, 1000, 5).with_section(4, us(0), us(5)),
+    ];
+    let inner = GlobalJlfp::gfp(policy_tasks(&tasks, &[2, 1, 0]), 1);
+    let mut p = crate::test_policy::LateAborter::new(Box::new(inner));
+    let r = sim(&tasks, &mut p, 1, 200);
+    let handlers: Vec<(u64, Kind, u32)> = r
+        .trace
+        .iter()
+        .filter(|e| matches!(e.kind, Kind::AbortHandlerBegin | Kind::AbortHandlerEnd))
+        .map(|e| (e.time / US, e.kind, e.task))
+        .collect();
+    use Kind::*;
+    assert_eq!(
+        handlers,
+        vec![
+            (50, AbortHandlerBegin, 1),
+            (60, AbortHandlerEnd, 1),
+            (60, AbortHandlerBegin, 0),
+            (70, AbortHandlerEnd, 0),
+        ]
+    );
+    assert_eq!((job(&r, 2).start, job(&r, 2).completion), (at(70), at(80)));
+    assert!(job(&r, 0).aborted && job(&r, 1).aborted);
 }
