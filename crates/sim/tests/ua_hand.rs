@@ -192,7 +192,12 @@ fn hvdf_recomputes_densities_at_each_event() {
 /// deadline 8 (the abort timer).
 #[test]
 fn gnphvdf_never_preempts_and_aborts_only_the_head() {
-    let ts = set(&[(6, 20, 1.0, 0), (2, 10, 100.0, 1), (4, 7, 1.0, 0), (4, 8, 0.4, 0)]);
+    let ts = set(&[
+        (6, 20, 1.0, 0),
+        (2, 10, 100.0, 1),
+        (4, 7, 1.0, 0),
+        (4, 8, 0.4, 0),
+    ]);
     let np = sim(&ts, "gnphvdf", false);
     assert_eq!(
         outcome(&np),

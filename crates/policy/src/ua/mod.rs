@@ -198,3 +198,5 @@ mod tests {
         assert!(feasible(at(7), []));
     }
 }
+#[cfg(test)]
+mod policy_tests;
