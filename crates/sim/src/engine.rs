@@ -94,7 +94,9 @@ use schedlab_trace::{Event, Kind, NO_CPU};
 use std::collections::{HashMap, VecDeque};
 
 mod aborts;
+mod resources;
 use aborts::CpuHold;
+use resources::{LockState, Mutexes};
 
 /// Everything a run produced.
 #[derive(Clone, Debug, PartialEq)]
@@ -163,6 +165,8 @@ struct Live {
     dispatch_end: Time,
     /// Its budget, if the policy gave it one.
     budget: Option<Budget>,
+    /// Its critical sections' progress, what it holds and what it waits for.
+    locks: LockState,
 }
 
 /// A job's budget (module doc, "Budgets").
@@ -244,6 +248,7 @@ impl TaskRt {
 struct View<'a> {
     tasks: &'a [TaskRt],
     now: Time,
+    res: &'a Mutexes,
 }
 
 impl Progress for View<'_> {
@@ -290,6 +295,8 @@ struct Engine<'a> {
     tufs: Vec<Option<Tuf>>,
     /// Abort handlers queued on each CPU, and the link they hold back (module doc, "Aborts").
     holds: Vec<CpuHold>,
+    /// The mutexes (module doc, "Resources").
+    res: Mutexes,
 }
 
 impl<'a> Engine<'a> {
@@ -318,6 +325,7 @@ impl<'a> Engine<'a> {
                         running_on: None,
                         seg_start: Time::ZERO,
                         budget: None,
+                        locks: LockState::default(),
                     },
                     active: false,
                     in_flight: VecDeque::new(),
@@ -352,6 +360,7 @@ impl<'a> Engine<'a> {
                 .map(|o| OverheadState::new(o, tasks, cfg.cpus)),
             tufs: tasks.iter().map(SimTask::effective_tuf).collect(),
             holds: (0..m).map(|_| CpuHold::default()).collect(),
+            res: Mutexes::new(tasks),
         }
     }
 
@@ -421,7 +430,7 @@ impl<'a> Engine<'a> {
                 HANDLER => self.handler_end(now, ev.order as u32)?,
                 RELEASE => self.release(now, task, ev.arg)?,
                 TIMER => self.timer(now, ev.order, ev.arg)?,
-                LOCK => {}
+                LOCK => self.lock_milestone(now, task, ev.arg)?,
                 _ => self.budget_exhausted(now, task, ev.arg)?,
             }
         }
@@ -439,10 +448,17 @@ impl<'a> Engine<'a> {
         let view = View {
             tasks: &self.rt,
             now,
+            res: &self.res,
         };
-        let ctx = Ctx::new(now, &view);
+        let ctx = Ctx {
+            now,
+            progress: &view,
+            resources: &view,
+        };
         f(&mut *self.policy, &ctx, &mut self.out);
-        self.apply(now)
+        self.apply(now)?;
+        // Resources of jobs the policy aborted without a handler (module doc, "Resources").
+        self.flush_releases(now)
     }
 
     fn complete(&mut self, now: Time, task: usize, seq: u64) -> Result<(), SimError> {
@@ -474,9 +490,13 @@ impl<'a> Engine<'a> {
         if now > d {
             self.emit(now, Kind::DeadlineMiss, cpu, t, seq, d.as_ns());
         }
+        let held = self.take_resources(now, task);
         self.retire(task);
+        let id = JobId::new(TaskId(t), seq);
+        if !held.is_empty() {
+            self.release_held(now, id, cpu, held)?;
+        }
         if now < self.horizon {
-            let id = JobId::new(TaskId(t), seq);
             self.call(now, |p, ctx, out| p.on_complete(ctx, id, out))?;
             self.after_finish(now, task);
         }
@@ -490,6 +510,7 @@ impl<'a> Engine<'a> {
             _ => return Ok(()), // completed in time
         }
         self.drop_job(now, task)?;
+        self.flush_releases(now)?;
         if now < self.horizon {
             let id = JobId::new(TaskId(task as u32), seq);
             self.call(now, |p, ctx, out| p.on_abort(ctx, id, out))?;
@@ -645,6 +666,7 @@ impl<'a> Engine<'a> {
             running_on: None,
             seg_start: now,
             budget: None,
+            locks: LockState::default(),
         };
         rt.active = true;
         let info = JobInfo {
@@ -743,6 +765,10 @@ impl<'a> Engine<'a> {
                         format!("linked {j} to CPU {c}, but that job is not released, or already finished"),
                     ));
                 }
+                if self.is_blocked(j) {
+                    let msg = format!("linked {j} to CPU {c} while it is blocked on a resource");
+                    return Err(self.violation(now, msg));
+                }
             }
         }
         // Switch out first, so a job can move between CPUs within one decision.
@@ -782,6 +808,7 @@ impl<'a> Engine<'a> {
         if let Some(b) = &mut live.budget {
             b.serial = 0; // its queued exhaustion is stale now
         }
+        live.locks.clear_serial(); // and its queued milestone
         live.rec.executed += now.saturating_since(live.seg_start);
         if live.rec.executed.is_zero() {
             live.rec.start = None; // taken off during its dispatch (overheads)
@@ -849,6 +876,7 @@ impl<'a> Engine<'a> {
         if budgeted {
             self.arm_budget(task);
         }
+        self.arm_lock(task);
         self.emit(now, Kind::Link, cpu, task as u32, seq, 0);
         if delay.is_zero() {
             self.emit(now, Kind::SwitchIn, cpu, task as u32, seq, 0);
@@ -1118,6 +1146,7 @@ impl Engine<'_> {
             None => self.queue.clear_completion(h),
         }
         self.arm_budget(j as usize);
+        self.arm_lock(j as usize);
         Ok(())
     }
 

@@ -50,6 +50,8 @@ mod abort_tests;
 #[cfg(test)]
 mod budget_tests;
 #[cfg(test)]
+mod resource_tests;
+#[cfg(test)]
 mod test_policy;
 #[cfg(test)]
 mod tests;

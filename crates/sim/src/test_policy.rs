@@ -315,3 +315,130 @@ impl Policy for Aborter {
         self.inner.linked(cpu)
     }
 }
+
+/// Uniprocessor preemptive fixed priority *without* priority inheritance: `ranks[task]`
+/// (smaller = higher); a blocked job is parked until it resumes; FIFO grants (the default).
+/// The contrast for the inheritance tests.
+pub(crate) struct FpNoPi {
+    ranks: Vec<u32>,
+    ready: Vec<JobId>,
+    linked: Option<JobId>,
+}
+
+impl FpNoPi {
+    pub(crate) fn new(ranks: Vec<u32>) -> FpNoPi {
+        FpNoPi {
+            ranks,
+            ready: Vec::new(),
+            linked: None,
+        }
+    }
+    fn rank(&self, j: JobId) -> (u32, u32) {
+        let r = self
+            .ranks
+            .get(j.task.0 as usize)
+            .copied()
+            .unwrap_or(u32::MAX);
+        (r, j.task.0)
+    }
+    fn drop_job(&mut self, job: JobId, out: &mut Decisions) {
+        self.ready.retain(|&j| j != job);
+        if self.linked == Some(job) {
+            self.linked = None;
+            out.unlink(CpuId(0));
+        }
+        self.reschedule(out);
+    }
+    fn reschedule(&mut self, out: &mut Decisions) {
+        let best = self.ready.iter().copied().min_by_key(|&j| self.rank(j));
+        let Some(best) = best else { return };
+        if self.linked.is_some_and(|l| self.rank(l) <= self.rank(best)) {
+            return;
+        }
+        self.ready.retain(|&j| j != best);
+        if let Some(old) = self.linked.replace(best) {
+            self.ready.push(old);
+        }
+        out.link(CpuId(0), best);
+    }
+}
+
+impl Policy for FpNoPi {
+    fn name(&self) -> &str {
+        "fp-no-pi"
+    }
+    fn cpus(&self) -> u32 {
+        1
+    }
+    fn on_release(&mut self, _: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        self.ready.push(job.id);
+        self.reschedule(out);
+    }
+    fn on_complete(&mut self, _: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.drop_job(job, out);
+    }
+    fn on_abort(&mut self, _: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.drop_job(job, out);
+    }
+    fn on_block(&mut self, _: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.drop_job(job, out);
+    }
+    fn on_resume(&mut self, _: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        self.ready.push(job.id);
+        self.reschedule(out);
+    }
+    fn linked(&self, cpu: CpuId) -> Option<JobId> {
+        self.linked.filter(|_| cpu.0 == 0)
+    }
+}
+
+/// Wraps a policy and breaks deadlocks: when a job blocks and its blocking chain
+/// (`Ctx::blocker`) leads back to it, the job that just blocked is aborted (the inner policy
+/// forgets it through `on_abort`). Logs the aborts as (time, task).
+pub(crate) struct CycleBreaker<P> {
+    pub(crate) inner: P,
+    pub(crate) broken: Vec<(u64, u32)>,
+}
+
+impl<P: Policy> Policy for CycleBreaker<P> {
+    fn name(&self) -> &str {
+        "cycle-breaker"
+    }
+    fn cpus(&self) -> u32 {
+        self.inner.cpus()
+    }
+    fn on_release(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        self.inner.on_release(ctx, job, out);
+    }
+    fn on_complete(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.inner.on_complete(ctx, job, out);
+    }
+    fn on_abort(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.inner.on_abort(ctx, job, out);
+    }
+    fn on_block(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.inner.on_block(ctx, job, out);
+        let mut cur = job;
+        for _ in 0..64 {
+            match ctx.blocker(cur) {
+                Some(b) if b == job => {
+                    self.inner.on_abort(ctx, job, out);
+                    out.abort(job);
+                    self.broken.push((ctx.now.as_ns(), job.task.0));
+                    return;
+                }
+                Some(b) => cur = b,
+                None => return,
+            }
+        }
+    }
+    fn on_resume(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        self.inner.on_resume(ctx, job, out);
+    }
+    fn grant(&self, ctx: &Ctx<'_>, r: schedlab_policy::ResourceId, waiters: &[JobId]) -> usize {
+        self.inner.grant(ctx, r, waiters)
+    }
+    fn linked(&self, cpu: CpuId) -> Option<JobId> {
+        self.inner.linked(cpu)
+    }
+}

@@ -62,6 +62,8 @@ pub struct JobRecord {
     /// TUF or a task without one, which is what [`JobRecord::fresh`] sets; `release + TM`
     /// for linear and points TUFs). Decides which jobs count in AUR (module doc).
     pub termination: Time,
+    /// Time it spent blocked on resources (engines without resources leave it 0).
+    pub blocked: Duration,
 }
 
 impl JobRecord {
@@ -98,6 +100,7 @@ impl JobRecord {
             aborted: false,
             utility: 0.0,
             termination: deadline,
+            blocked: Duration::ZERO,
         }
     }
 

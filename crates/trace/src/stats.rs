@@ -214,6 +214,7 @@ pub fn jobs_from_trace(
             aborted: p.aborted,
             utility: 0.0, // a trace carries no TUFs
             termination: Time::from_ns(deadline),
+            blocked: Duration::ZERO,
         });
     }
     Ok(out)

@@ -96,6 +96,7 @@ fn to_record(r: RawRecord, c: JobCounts, conv: &impl Fn(u64) -> u64, horizon: u6
         // job accrues utility and the termination time is the deadline.
         utility: 0.0,
         termination: Time::from_ns(r.deadline_ns),
+        blocked: Duration::ZERO,
     }
 }
 

@@ -17,16 +17,18 @@ use super::{Engine, TaskRt};
 use crate::error::SimError;
 use crate::queue::HANDLER;
 use schedlab_model::{Duration, Time};
-use schedlab_policy::JobId;
+use schedlab_policy::{JobId, TaskId};
 use schedlab_trace::{Kind, NO_CPU};
 use std::collections::VecDeque;
 
 /// One queued abort handler.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Handler {
     task: u32,
     seq: u64,
     cost: Duration,
+    /// The resources the job held (released when the handler ends).
+    held: Vec<(u32, u32)>,
 }
 
 /// The abort handlers of one CPU.
@@ -105,11 +107,20 @@ impl Engine<'_> {
             .tasks
             .get(task)
             .map_or(Duration::ZERO, |s| s.abort_cost);
-        match last.filter(|_| started && !cost.is_zero()) {
-            Some(c) => self.queue_handler(now, c, Handler { task: t, seq, cost })?,
-            None => self.release_all(now, task)?,
-        }
+        let held = self.take_resources(now, task);
         self.retire(task);
+        match last.filter(|_| started && !cost.is_zero() && now < self.horizon) {
+            Some(c) => {
+                let h = Handler {
+                    task: t,
+                    seq,
+                    cost,
+                    held,
+                };
+                self.queue_handler(now, c, h)?;
+            }
+            None => self.release_later(JobId::new(TaskId(t), seq), held),
+        }
         Ok(())
     }
 
@@ -117,8 +128,8 @@ impl Engine<'_> {
     /// job running there.
     fn queue_handler(&mut self, now: Time, cpu: u32, h: Handler) -> Result<(), SimError> {
         let c = cpu as usize;
-        let Some(hold) = self.holds.get_mut(c).filter(|_| now < self.horizon) else {
-            return Ok(()); // at the horizon nothing runs any more
+        let Some(hold) = self.holds.get_mut(c) else {
+            return Ok(());
         };
         hold.handlers.push_back(h);
         if hold.handlers.len() > 1 {
@@ -127,7 +138,7 @@ impl Engine<'_> {
         if let Some(j) = self.running.get(c).copied().flatten() {
             let seq = self.rt.get(j as usize).map_or(0, |rt| rt.live.rec.seq);
             if let Some(hold) = self.holds.get_mut(c) {
-                hold.deferred = Some(JobId::new(schedlab_policy::TaskId(j), seq));
+                hold.deferred = Some(JobId::new(TaskId(j), seq));
             }
             self.switch_out(now, j as usize, cpu);
         }
@@ -136,17 +147,17 @@ impl Engine<'_> {
 
     /// Starts the front handler of `cpu` at `now`.
     fn start_handler(&mut self, now: Time, cpu: u32) -> Result<(), SimError> {
-        let Some(h) = self
+        let Some((task, seq, cost)) = self
             .holds
             .get(cpu as usize)
-            .and_then(|hold| hold.handlers.front().copied())
+            .and_then(|hold| hold.handlers.front())
+            .map(|h| (h.task, h.seq, h.cost))
         else {
             return Ok(());
         };
-        let cost = h.cost.as_ns();
-        self.emit(now, Kind::AbortHandlerBegin, cpu, h.task, h.seq, cost);
+        self.emit(now, Kind::AbortHandlerBegin, cpu, task, seq, cost.as_ns());
         let end = now
-            .checked_add(h.cost)
+            .checked_add(cost)
             .ok_or(SimError::Overflow("the end of an abort handler"))?;
         if end < self.horizon {
             self.push(end, HANDLER, u64::from(cpu), 0);
@@ -163,7 +174,8 @@ impl Engine<'_> {
             return Ok(());
         };
         self.emit(now, Kind::AbortHandlerEnd, cpu, h.task, h.seq, 0);
-        self.release_job_resources(now, h.task, h.seq)?;
+        let job = JobId::new(TaskId(h.task), h.seq);
+        self.release_held(now, job, cpu, h.held)?;
         let Some(hold) = self.holds.get_mut(c) else {
             return Ok(());
         };
@@ -176,17 +188,6 @@ impl Engine<'_> {
             self.touched.push(cpu);
             self.desired[c] = deferred;
         }
-        Ok(())
-    }
-
-    /// Releases every resource of the current job of `task` (an abort without a handler).
-    fn release_all(&mut self, now: Time, task: usize) -> Result<(), SimError> {
-        let seq = self.rt.get(task).map_or(0, |rt| rt.live.rec.seq);
-        self.release_job_resources(now, task as u32, seq)
-    }
-
-    /// Releases the resources job `seq` of `task` holds (step 2: none yet).
-    fn release_job_resources(&mut self, _now: Time, _task: u32, _seq: u64) -> Result<(), SimError> {
         Ok(())
     }
 }
