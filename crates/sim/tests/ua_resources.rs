@@ -14,8 +14,11 @@ fn us(x: u64) -> Duration {
     Duration::from_ns(x * US)
 }
 
-/// `(C, D, utility, offset, sections [(resource, start, length)])`, period 1000, handlers 5.
-fn set(spec: &[(u64, u64, f64, u64, &[(u32, u64, u64)])]) -> TaskSet {
+/// `(C, D, utility, offset, sections [(resource, start, length)])`.
+type Spec<'a> = (u64, u64, f64, u64, &'a [(u32, u64, u64)]);
+
+/// Tasks of `spec`, period 1000, handlers 5.
+fn set(spec: &[Spec<'_>]) -> TaskSet {
     TaskSet::new(
         spec.iter()
             .map(|&(c, d, u, off, cs)| {
