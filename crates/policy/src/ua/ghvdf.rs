@@ -6,7 +6,7 @@
 //! every job's LVD is recomputed (it depends on the remaining execution, §6.6), and the `m`
 //! highest-LVD jobs run. Equal LVDs: a linked job first (the equal-key rule of
 //! [`crate::prio`]: no needless preemption), then task index, then seq
-//! ([`super::pool::cmp_hvdf`]).
+//! (`ua::pool::cmp_hvdf`).
 //!
 //! Mapping (ChronOS maps the selection with its O(m²) Algorithm 1 [§5.6.5]; this is the
 //! same execution- and migration-optimal outcome, computed directly, as in

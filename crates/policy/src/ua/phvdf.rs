@@ -3,7 +3,7 @@
 //! so ChronOS checks the head only; aborting at every event at the deadline timer aborts them
 //! all, [`super::pool`]) and the job with the highest LVD (utility / remaining execution,
 //! recomputed at every event) runs. Equal LVDs: the linked job stays, then task index, then
-//! seq ([`super::pool::cmp_hvdf`]).
+//! seq (`ua::pool::cmp_hvdf`).
 //!
 //! Resources: a selected job that is blocked runs the end of its dependency chain instead
 //! ([`super::uni`], priority inheritance on one CPU).

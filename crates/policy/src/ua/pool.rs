@@ -8,11 +8,11 @@
 //!   otherwise) is at or before `now` is aborted ([`Decisions::abort`]) and forgotten: it can
 //!   accrue nothing any more. A non-abortable one stays (its utility is 0, so it sinks to the
 //!   lowest density). A timer is armed at the earliest critical time of the abortable jobs
-//!   ([`Pool::arm`]), so the abort happens *at* the critical time, not at the next unrelated
+//!   (`Pool::arm`), so the abort happens *at* the critical time, not at the next unrelated
 //!   event.
 //! - **Densities**: each job's remaining execution and LVD ([`super::Density`]) are recomputed
 //!   (they depend on `now` and on progress).
-//! - **Dependency chains** [ChronOS §3.6]: [`Pool::chain_tail`] follows `ctx.blocker` from a
+//! - **Dependency chains** [ChronOS §3.6]: `Pool::chain_tail` follows `ctx.blocker` from a
 //!   blocked job to the job that can run on its behalf (the end of its chain), within the
 //!   pool.
 //!
