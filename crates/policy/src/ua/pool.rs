@@ -181,6 +181,31 @@ impl Pool {
         None
     }
 
+    /// Which of `waiters` gets a released resource: the highest-LVD one (`by_density`) or the
+    /// earliest-critical-time one among the jobs this pool holds (ties: the one order of
+    /// [`crate::prio`]); the longest-waiting (index 0) if it holds none of them. O(w·n).
+    pub(crate) fn grant(
+        &self,
+        ctx: &Ctx<'_>,
+        tasks: &[PolicyTask],
+        waiters: &[JobId],
+        by_density: bool,
+    ) -> usize {
+        let known = waiters
+            .iter()
+            .enumerate()
+            .filter_map(|(k, &w)| self.get(w).map(|j| (k, j)));
+        let best = if by_density {
+            known
+                .map(|(k, j)| (k, Density::of(ctx, tasks, &j.info), j))
+                .min_by(|a, b| super::by_density_desc((&a.1, &a.2.info), (&b.1, &b.2.info)))
+                .map(|(k, ..)| k)
+        } else {
+            known.min_by(|a, b| a.1.cmp_crit(b.1)).map(|(k, _)| k)
+        };
+        best.unwrap_or(0)
+    }
+
     /// The earliest-critical-time job that can run (not blocked), if any.
     pub(crate) fn earliest_ready(&self) -> Option<usize> {
         self.jobs.iter().position(|j| !j.blocked)
