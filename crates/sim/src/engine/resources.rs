@@ -20,7 +20,8 @@
 //! a job can complete inside a section) before `on_complete`; an aborted job keeps its
 //! resources until its abort handler ends (without a handler: right after the callback that
 //! aborted it, or before `on_abort` for an engine abort). Nothing is granted at the horizon.
-//! A job's blocking time (blocked → granted or aborted) is in `JobRecord::blocked`.
+//! A job's blocking time (blocked → granted, aborted, or the horizon) is in
+//! `JobRecord::blocked`.
 //!
 //! Resource ids are mapped to dense indices once (sorted, binary search); per event the cost
 //! is O(log R) plus the policy's `grant`; a job holds at most as many resources as its task
