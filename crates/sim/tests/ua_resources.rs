@@ -89,6 +89,34 @@ fn pdasa_breaks_a_deadlock_by_aborting_the_lower_density_job() {
     assert_eq!(r.totals.aborted, 1);
 }
 
+/// A cycle closed by the denser job, with zero-cost handlers. τ0 = (C 100, D 300, U 10; A at
+/// 10 for 50, B at 20 for 20), τ1 = (40, 100, U 1, offset 15; B at 5 for 20, A at 10 for 10).
+///
+/// P-DASA: J0 alone 0–15 (locks A at 10). 15: J1 (deadline 115) and J0 (300) both fit (55,
+/// 140): the head J1 preempts; it locks B at 20 and requests A at 25 (owner J0): blocked.
+/// PUDs: J0 10/85, J1 with its chain (1 + 10)/(30 + 85) — J0 first (kept); then J1 with J0
+/// moved up to 115: 25 + 85 = 110, + 30 = 140 > 115: rejected. J0 runs from 25 and requests B
+/// at 30 (executed 20; owner J1): a cycle, closed by J0's own block. LVDs J0 10/80, J1 1/30:
+/// J1 is aborted in that `on_block`; with no handler B is released at once and granted to
+/// J0, which is resumed — and linked — within the same callback (the engine must not take
+/// that for a blocked job left linked). J0 runs 30–110 ✓.
+#[test]
+fn pdasa_deadlock_closed_by_the_denser_job_with_no_handler() {
+    let mut tasks: Vec<Task> = set(&[
+        (100, 300, 10.0, 0, &[(1, 10, 50), (2, 20, 20)]),
+        (40, 100, 1.0, 15, &[(2, 5, 20), (1, 10, 10)]),
+    ])
+    .into();
+    for t in &mut tasks {
+        t.abort_cost = Duration::ZERO;
+    }
+    let r = sim(&TaskSet::new(tasks).unwrap(), "pdasa", 400);
+    let (j0, j1) = (job(&r, 0), job(&r, 1));
+    assert_eq!((j0.completion, j0.preemptions), (at(110), 1));
+    assert!(j1.aborted);
+    assert_eq!(j1.executed, us(10));
+}
+
 /// Without dependency awareness [`crossed`] deadlocks at 40 under P-HVDF, P-LBESA and G-HVDF
 /// (the same steps as P-DASA up to 40; then neither job can run and the CPU idles) until J0's
 /// deadline 215, where it is aborted (the abort timer); its handler runs 215–220 and releases
