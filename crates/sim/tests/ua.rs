@@ -342,3 +342,35 @@ proptest! {
         }
     }
 }
+
+/// The speed figure of docs/benchmarks.md ("UA policies"), not a check: 100 tasks on 16 CPUs
+/// (U ≈ 1.6 per CPU, periods 10–100 ms, utilities 1–100), 10 s of virtual time, per policy.
+/// Run with `cargo test --release -p schedlab-sim --test ua -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn speed_report() {
+    let mut rng = Mix(12345);
+    let (n, m) = (100usize, 16u32);
+    let p: Vec<(u64, u64, u64, f64)> = (0..n)
+        .map(|_| {
+            let t = rng.range(10, 100) * 1_000_000;
+            let u = 0.05 + 0.4 * rng.unit();
+            let c = (u * t as f64) as u64;
+            (c, t, t, rng.range(1, 100) as f64)
+        })
+        .collect();
+    let ts = set(&p);
+    for policy in ["gedf", "ghvdf", "gnphvdf", "phvdf", "plbesa", "pdasa"] {
+        let mut cfg = SimConfig::new(m, Duration::from_s(10).unwrap());
+        cfg.abort_late = policy == "gedf";
+        let start = std::time::Instant::now();
+        let r = sim(&ts, policy, m, &cfg);
+        println!(
+            "{policy}: {:.3} s wall, {} jobs, {} events, AUR {:.3}",
+            start.elapsed().as_secs_f64(),
+            r.totals.jobs,
+            r.events_processed,
+            r.totals.aur.unwrap_or(0.0)
+        );
+    }
+}

@@ -106,7 +106,11 @@ fn edf_sheds_the_valuable_job_the_ua_policies_keep_it() {
         let r = sim(&ts, p, false);
         assert_eq!(outcome(&r), best_effort, "{p}");
         assert_eq!(accrued(&r), 11.0, "{p}");
-        assert_eq!(abort_time(&r, 1), Some(8), "{p}: at the deadline (the abort timer)");
+        assert_eq!(
+            abort_time(&r, 1),
+            Some(8),
+            "{p}: at the deadline (the abort timer)"
+        );
     }
     let hvdf = vec![
         (None, None, true),
