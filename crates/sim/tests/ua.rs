@@ -343,6 +343,24 @@ proptest! {
     }
 }
 
+/// On one CPU G-HVDF is P-HVDF (§6.6 and §6.13 select the same job: the highest LVD, the
+/// linked job on a tie): the two implementations agree job by job on the overloaded batch.
+/// (With resources they differ only in a deadlock: P-HVDF then falls back to the earliest
+/// deadline ready job, G-HVDF to the next LVD.)
+#[test]
+fn ghvdf_on_one_cpu_is_phvdf() {
+    let mut cfg = SimConfig::new(1, Duration::from_ns(2_000_000));
+    cfg.record_jobs = true;
+    for p in batch(7, 1) {
+        let ts = set(&p);
+        let (g, h) = (sim(&ts, "ghvdf", 1, &cfg), sim(&ts, "phvdf", 1, &cfg));
+        assert_eq!(g.jobs.len(), h.jobs.len());
+        for (a, b) in g.jobs.iter().zip(&h.jobs) {
+            assert_eq!(schedule_of(a), schedule_of(b));
+        }
+    }
+}
+
 /// The speed figure of docs/benchmarks.md ("UA policies"), not a check: 100 tasks on 16 CPUs
 /// (U ≈ 1.6 per CPU, periods 10–100 ms, utilities 1–100), 10 s of virtual time, per policy.
 /// Run with `cargo test --release -p schedlab-sim --test ua -- --ignored --nocapture`.
