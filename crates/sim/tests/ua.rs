@@ -309,7 +309,7 @@ fn resource_set() -> impl Strategy<Value = TaskSet> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 120, ..ProptestConfig::default() })]
 
     /// On 1, 2 or 4 CPUs, with resources, random demands, arrivals and `abort_late`: every UA
     /// policy of ua1 runs without a policy violation (the engine refuses a job on two CPUs, a
@@ -340,13 +340,19 @@ proptest! {
                 prop_assert_eq!(schedule_of(x), schedule_of(y), "{} not deterministic", policy);
             }
         }
+        // On one CPU G-HVDF is P-HVDF, resources included.
+        if m == 1 {
+            let (g, h) = (sim(&ts, "ghvdf", 1, &cfg), sim(&ts, "phvdf", 1, &cfg));
+            for (x, y) in g.jobs.iter().zip(&h.jobs) {
+                prop_assert_eq!(schedule_of(x), schedule_of(y), "ghvdf vs phvdf");
+            }
+        }
     }
 }
 
 /// On one CPU G-HVDF is P-HVDF (§6.6 and §6.13 select the same job: the highest LVD, the
-/// linked job on a tie): the two implementations agree job by job on the overloaded batch.
-/// (With resources they differ only in a deadlock: P-HVDF then falls back to the earliest
-/// deadline ready job, G-HVDF to the next LVD.)
+/// linked job on a tie): the two implementations agree job by job on the overloaded batch
+/// (and with resources in `ua_policies_are_deterministic_and_account_every_job`).
 #[test]
 fn ghvdf_on_one_cpu_is_phvdf() {
     let mut cfg = SimConfig::new(1, Duration::from_ns(2_000_000));
