@@ -5,8 +5,8 @@
 //! - **Remaining execution** is the WCET minus what the job has executed ([`Ctx::progress`]);
 //!   the policies never learn actual demands before completion.
 //! - **Utility** of a job completing at `t`: its task's TUF at `t − release`
-//!   ([`PolicyTask::tuf`]). A task without `utility` or `tuf` is worth 1 per job (every job
-//!   equally important; documented in docs/policies.md).
+//!   ([`PolicyTask::tuf`]). A task without `utility` or `tuf` has a step TUF of 1: every job
+//!   that meets its deadline is worth 1 (every job equally important), a late one nothing.
 //! - **LVD** = utility / remaining execution time [ChronOS §3.4, after Garyali]: compared by
 //!   cross-multiplication in `f64` (no division by a zero remaining time); a job with nothing
 //!   left to execute has the highest density.
@@ -18,9 +18,17 @@
 //!   TUF and the termination time (utility reaches 0) for other shapes [Locke 1986, §3]. O(k)
 //!   for k jobs.
 
+pub mod dasa;
+pub mod ghvdf;
+pub mod gnphvdf;
+pub mod lbesa;
+pub mod phvdf;
+pub mod pool;
+pub mod uni;
+
 use crate::event::{Ctx, JobInfo};
 use crate::task::PolicyTask;
-use schedlab_model::{Duration, Time};
+use schedlab_model::{Duration, Time, Tuf};
 use std::cmp::Ordering;
 
 /// The task of `job` among `tasks`, if known.
@@ -34,14 +42,16 @@ pub fn remaining(ctx: &Ctx<'_>, job: &JobInfo) -> Duration {
 }
 
 /// The utility `job` accrues if it completes at `done`: its task's TUF at `done − release`,
-/// or 1 for a task without utility (module doc).
+/// or a step of 1 for a task without utility (module doc).
 pub fn utility_at(task: Option<&PolicyTask>, job: &JobInfo, done: Time) -> f64 {
     let Some(task) = task else {
         return 0.0;
     };
+    let elapsed = done.saturating_since(job.release);
     match &task.tuf {
-        Some(tuf) => tuf.value_at(done.saturating_since(job.release), task.deadline),
-        None => 1.0,
+        Some(tuf) => tuf.value_at(elapsed, task.deadline),
+        // A step of 1: late completions are worth nothing, as for any step TUF.
+        None => Tuf::Step { value: 1.0 }.value_at(elapsed, task.deadline),
     }
 }
 
@@ -77,6 +87,20 @@ impl Density {
         Density {
             value: utility_at(task_of(tasks, job), job, done),
             remaining: rem.as_ns(),
+        }
+    }
+
+    /// The density as one number, `value / remaining` (for keys that must be totally ordered,
+    /// e.g. a heap's): `+∞` for a positive value with nothing left, 0 for no value.
+    pub fn ratio(&self) -> f64 {
+        if self.remaining == 0 {
+            if self.value > 0.0 {
+                f64::INFINITY
+            } else {
+                0.0
+            }
+        } else {
+            self.value / self.remaining as f64
         }
     }
 
@@ -128,7 +152,6 @@ mod tests {
     use super::*;
     use crate::testutil::{info, task};
     use crate::NoProgress;
-    use schedlab_model::Tuf;
 
     #[test]
     fn density_cross_multiplies_and_orders_ties_by_task() {
@@ -156,6 +179,7 @@ mod tests {
         let tasks = [task(4, 10, 10, 0)];
         let job = info(0, 0, 0, 10, 4);
         assert_eq!(utility_at(tasks.first(), &job, Time::from_ns(10)), 1.0);
+        assert_eq!(utility_at(tasks.first(), &job, Time::from_ns(11)), 0.0);
         let mut t = tasks[0].clone();
         t.tuf = Some(Tuf::Step { value: 3.0 });
         assert_eq!(utility_at(Some(&t), &job, Time::from_ns(10)), 3.0);
@@ -176,3 +200,5 @@ mod tests {
         assert!(feasible(at(7), []));
     }
 }
+#[cfg(test)]
+mod policy_tests;

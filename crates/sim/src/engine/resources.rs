@@ -309,8 +309,16 @@ impl Engine<'_> {
         let id = self.res.id(res);
         self.emit(now, Kind::Block, cpu, task as u32, job.seq, id);
         self.call(now, |p, ctx, out| p.on_block(ctx, job, out))?;
+        // An abort the policy decided in `on_block` (a deadlock broken by a dependency-aware
+        // policy) may have released the resource with a zero-cost handler and resumed the
+        // job within the callback: linked again, rightly.
+        let still_blocked = self
+            .rt
+            .get(task)
+            .and_then(TaskRt::current)
+            .is_some_and(|l| l.rec.seq == job.seq && l.locks.blocked_on.is_some());
         for c in 0..self.running.len() as u32 {
-            if self.policy.linked(CpuId(c)) == Some(job) {
+            if still_blocked && self.policy.linked(CpuId(c)) == Some(job) {
                 let msg = format!("left {job} linked to CPU {c} after it blocked");
                 return Err(self.violation(now, msg));
             }
