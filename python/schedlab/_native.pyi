@@ -333,6 +333,7 @@ def generate(
     rounding: str = "floor",
     seed: int = 1,
     count: int = 1,
+    utility: Optional[str] = None,
 ) -> List[TaskSet]: ...
 def utilizations(method: str, n: int, total: float, seed: int = 1, index: int = 0) -> List[float]: ...
 def simulate(
