@@ -106,3 +106,17 @@ def test_the_example_file_loads():
 def test_bad_values_raise_schedlab_error_naming_the_field(fields, message):
     with pytest.raises(schedlab.Error, match=message):
         schedlab.Task(wcet="5ms", period="10ms", name="x", **fields)
+
+
+def test_generated_utilities_leave_the_timing_alone():
+    plain = schedlab.generate(utilization=1.5, util_dist="uni-medium", seed=3, count=3)
+    with_u = schedlab.generate(utilization=1.5, util_dist="uni-medium", seed=3, count=3,
+                               utility="uniform:1..100")
+    for a, b in zip(plain, with_u):
+        assert [t.replace(utility=None) for t in b] == list(a)
+        assert all(1.0 <= t.utility <= 100.0 for t in b)
+    chronos = schedlab.generate(utilization=1.5, util_dist="uni-medium", seed=3, utility="chronos")[0]
+    assert all(t.utility == int(t.utility) and 0 <= t.utility < t.period / 1000 for t in chronos)
+    assert schedlab.generate(utilization=1.5, util_dist="uni-medium", seed=3, utility="chronos")[0] == chronos
+    with pytest.raises(schedlab.Error, match="utility distribution"):
+        schedlab.generate(tasks=2, utilization=1.0, utility="uniform:5..1")
