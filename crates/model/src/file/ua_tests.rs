@@ -306,3 +306,55 @@ fn a_set_built_in_code_names_resources_by_id() {
     let set = crate::TaskSet::with_resources(vec![t], names(&["a", "b", "c", "d"])).unwrap();
     assert_eq!(set.resource_name(3), "d");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+    /// Random utility-accrual fields (valid or not): whatever reads prints and reads back to the
+    /// same set in both formats, resource names and numbering included; the rest is an error
+    /// naming a task, never a panic.
+    #[test]
+    fn random_fields_round_trip_or_fail_with_a_task_named(
+        sections in proptest::collection::vec((0usize..4, 0u64..12, 0u64..6), 0..5),
+        kind in 0usize..4,
+        values in proptest::collection::vec((0u64..20, 0u32..40), 1..5),
+        abortable in proptest::bool::ANY,
+        abort_cost in 0u64..12,
+    ) {
+        let names = ["bus", "mem", "7", "disk"];
+        let section_names: Vec<&str> = sections.iter().map(|(r, _, _)| names[*r]).collect();
+        let sections: Vec<String> = sections
+            .iter()
+            .map(|(r, s, l)| format!(r#"{{"resource": "{}", "start": {s}, "length": {l}}}"#, names[*r]))
+            .collect();
+        let points: Vec<String> = values.iter().map(|(t, v)| format!("[{t}, {v}]")).collect();
+        let tuf = match kind {
+            0 => String::new(),
+            1 => format!(r#", "tuf": {{"kind": "step", "value": {}}}"#, values[0].1),
+            2 => format!(r#", "tuf": {{"kind": "linear", "value": {}, "zero_at": {}}}"#, values[0].1, values[0].0),
+            _ => format!(r#", "tuf": {{"kind": "points", "points": [{}]}}"#, points.join(", ")),
+        };
+        let text = format!(
+            r#"{{"tasks": [{{"wcet": 10, "period": 12, "abortable": {abortable}, "abort_cost": {abort_cost}, "critical_sections": [{}]{tuf}}}, {{"wcet": 1, "period": 2, "critical_sections": [{{"resource": "disk", "start": 0, "length": 1}}]}}]}}"#,
+            sections.join(", ")
+        );
+        match parse_str(&text, Format::Json) {
+            Ok(f) => {
+                for format in [Format::Json, Format::Toml] {
+                    let printed = to_string(&f, format).unwrap();
+                    proptest::prop_assert_eq!(&parse_str(&printed, format).unwrap(), &f);
+                }
+                let used: Vec<u32> = f.tasks.iter().flat_map(|t| t.critical_sections.iter().map(|c| c.resource)).collect();
+                proptest::prop_assert!(used.iter().all(|&r| (r as usize) < f.tasks.resources().len()));
+                // Numbered in order of first appearance: task 0's sections, then `disk`.
+                let mut expected: Vec<&str> = Vec::new();
+                for name in section_names.iter().copied().chain(["disk"]) {
+                    if !expected.contains(&name) {
+                        expected.push(name);
+                    }
+                }
+                proptest::prop_assert_eq!(f.tasks.resources(), expected.as_slice());
+            }
+            Err(e) => proptest::prop_assert!(e.to_string().starts_with("task "), "{}", e),
+        }
+    }
+}
