@@ -358,3 +358,20 @@ proptest::proptest! {
         }
     }
 }
+
+/// Every TOML block of docs/task-files.md is a task file that reads (the utility-accrual
+/// example among them).
+#[test]
+fn the_guide_s_toml_blocks_read() {
+    let guide = include_str!("../../../../docs/task-files.md");
+    let blocks: Vec<&str> = guide
+        .split("```toml\n")
+        .skip(1)
+        .filter_map(|rest| rest.split_once("```").map(|(block, _)| block))
+        .collect();
+    assert!(blocks.len() >= 3, "{}", blocks.len());
+    assert!(blocks.iter().any(|b| b.contains("critical_sections")));
+    for block in blocks {
+        parse_str(block, Format::Toml).unwrap_or_else(|e| panic!("{e}\n{block}"));
+    }
+}
