@@ -74,6 +74,10 @@ class Task:
         cluster: Optional[int] = None,
         affinity: Optional[Sequence[int]] = None,
         split: Optional[Sequence[Mapping[str, Any]]] = None,
+        tuf: Optional[Mapping[str, Any]] = None,
+        abortable: Optional[bool] = None,
+        abort_cost: Optional[_Time] = None,
+        critical_sections: Optional[Sequence[Mapping[str, Any]]] = None,
     ) -> Self: ...
     @property
     def wcet(self) -> int: ...
@@ -99,6 +103,18 @@ class Task:
     def affinity(self) -> Optional[List[int]]: ...
     @property
     def split(self) -> Optional[List[Dict[str, int]]]: ...
+    @property
+    def tuf(self) -> Optional[Dict[str, Any]]:
+        """The time/utility function in the task-file form with times in ns:
+        ``{"kind": "step", "value": V}``, ``{"kind": "linear", "value": V, "zero_at": ns}``
+        or ``{"kind": "points", "points": [[ns, V], ...]}``; ``None`` if not given."""
+    @property
+    def abortable(self) -> bool: ...
+    @property
+    def abort_cost(self) -> int: ...
+    @property
+    def critical_sections(self) -> List[Dict[str, Any]]:
+        """``{"resource": name, "start": ns, "length": ns}`` dicts, in the order given."""
     @property
     def utilization(self) -> float: ...
     @property
@@ -146,6 +162,9 @@ class TaskSet:
     def utilization(self) -> float: ...
     @property
     def density(self) -> float: ...
+    @property
+    def resources(self) -> List[str]:
+        """Resource names by id (numbered in order of first appearance in the set)."""
     def __len__(self) -> int: ...
     @overload
     def __getitem__(self, index: int, /) -> Task: ...
@@ -314,6 +333,7 @@ def generate(
     rounding: str = "floor",
     seed: int = 1,
     count: int = 1,
+    utility: Optional[str] = None,
 ) -> List[TaskSet]: ...
 def utilizations(method: str, n: int, total: float, seed: int = 1, index: int = 0) -> List[float]: ...
 def simulate(

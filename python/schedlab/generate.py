@@ -21,6 +21,7 @@ def generate(
     rounding: str = "floor",
     seed: int = 1,
     count: int = 1,
+    utility: Optional[str] = None,
 ) -> List[TaskSet]:
     """Generates task sets, reproducibly from ``seed`` (set k is the same whatever ``count``).
 
@@ -37,7 +38,7 @@ def generate(
     :class:`TaskSet` objects, made in Rust with the GIL released.
     """
     return _native.generate(tasks, utilization, util_method, util_dist, grow, periods,
-                            deadlines, rounding, seed, count)
+                            deadlines, rounding, seed, count, utility)
 
 
 def utilizations(method: str, n: int, total: float, seed: int = 1, index: int = 0) -> np.ndarray:

@@ -26,6 +26,15 @@ def usage(tmp: Path) -> None:
     u: float = task.utilization + ts.utilization
     again: Task = task.replace(wcet="1ms")
     as_dict: Dict[str, Any] = task.to_dict()
+    ua: Task = Task(wcet="1ms", period="10ms", tuf={"kind": "step", "value": 3}, abortable=False,
+                    critical_sections=[{"resource": "bus", "start": 0, "length": "1ms"}])
+    tuf: Optional[Dict[str, Any]] = ua.tuf
+    abortable: bool = ua.abortable
+    abort_cost: int = ua.abort_cost
+    sections: List[Dict[str, Any]] = ua.critical_sections
+    resources: List[str] = TaskSet([ua]).resources
+    with_utilities: List[TaskSet] = schedlab.generate(utilization=1.0, util_dist="uni-medium",
+                                                      utility="chronos")
     periods: npt.NDArray[np.int64] = ts.period
     cpus: Optional[int] = ts.cpus
     from_arrays: TaskSet = TaskSet.from_arrays(np.array([1, 2]), np.array([10, 20]), cpus=2)

@@ -3,12 +3,13 @@
 //! The shape follows from the options given: `--tasks N --utilization U` draws a vector with a
 //! fixed sum (`--util-method`); `--tasks N --util-dist D` draws N independent utilizations;
 //! `--utilization U --util-dist D` fills to U [ChronOS §8.4]; `--grow START --utilization U
-//! --util-dist D` writes a growing sequence [RTPS §VII].
+//! --util-dist D` writes a growing sequence [RTPS §VII]. `--utility DIST` gives every task a
+//! random utility (`schedlab_gen::UtilityDist`).
 
 use crate::output::out;
 use anyhow::{bail, Context, Result};
 use schedlab_gen::util_vec::VecMethod;
-use schedlab_gen::{DeadlineSpec, GenSpec, PeriodDist, Rounding, Shape, UtilDist};
+use schedlab_gen::{DeadlineSpec, GenSpec, PeriodDist, Rounding, Shape, UtilDist, UtilityDist};
 use schedlab_model::file::{self, Format, TaskFile};
 use schedlab_model::{Platform, TaskSet};
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ pub(crate) struct Options {
     pub(crate) periods: String,
     pub(crate) deadlines: String,
     pub(crate) rounding: String,
+    pub(crate) utility: Option<String>,
     pub(crate) cpus: Option<u32>,
     pub(crate) seed: u64,
     pub(crate) count: u64,
@@ -72,6 +74,7 @@ pub(crate) fn run(o: &Options) -> Result<()> {
     let spec = GenSpec::new(shape(o)?, PeriodDist::parse(&o.periods)?)
         .deadlines(DeadlineSpec::parse(&o.deadlines)?)
         .rounding(Rounding::parse(&o.rounding)?)
+        .utilities(o.utility.as_deref().map(UtilityDist::parse).transpose()?)
         .seed(o.seed);
     let generator = spec.generator()?;
     let ext_format = o.out.as_deref().and_then(Format::from_path);

@@ -135,6 +135,10 @@ enum Command {
         /// WCET rounding: floor, nearest or ceil.
         #[arg(long, default_value = "floor")]
         rounding: String,
+        /// Random task utilities for utility-accrual experiments: uniform:A..B or chronos
+        /// (ChronOS §8.4); drawn from their own stream, so the tasks' timing is unchanged.
+        #[arg(long, value_name = "DIST")]
+        utility: Option<String>,
         /// Write platform.cpus into the files.
         #[arg(long)]
         cpus: Option<u32>,
@@ -387,6 +391,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             periods,
             deadlines,
             rounding,
+            utility,
             cpus,
             seed,
             count,
@@ -402,6 +407,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 periods,
                 deadlines,
                 rounding,
+                utility,
                 cpus,
                 seed,
                 count,

@@ -227,6 +227,58 @@ fn generated_files_analyse_and_are_reproducible() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("exceeds"));
 }
 
+/// `gen --utility` gives every task a utility in the range and changes nothing else.
+#[test]
+fn generated_utilities_leave_the_timing_alone() {
+    let base = [
+        "gen",
+        "--utilization",
+        "2",
+        "--util-dist",
+        "uni-medium",
+        "--seed",
+        "4",
+    ];
+    let plain = schedlab(&base);
+    let with: Vec<&str> = base
+        .iter()
+        .copied()
+        .chain(["--utility", "uniform:1..100"])
+        .collect();
+    let with = schedlab(&with);
+    assert!(
+        with.status.success(),
+        "{}",
+        String::from_utf8_lossy(&with.stderr)
+    );
+    let (plain, with): (Value, Value) = (
+        serde_json::from_slice(&plain.stdout).unwrap(),
+        serde_json::from_slice(&with.stdout).unwrap(),
+    );
+    let (p, w) = (
+        plain["tasks"].as_array().unwrap(),
+        with["tasks"].as_array().unwrap(),
+    );
+    assert_eq!(p.len(), w.len());
+    for (p, w) in p.iter().zip(w) {
+        let mut w = w.clone();
+        let u = w.as_object_mut().unwrap().remove("utility").unwrap();
+        assert!((1.0..=100.0).contains(&u.as_f64().unwrap()), "{u}");
+        assert_eq!(*p, w);
+    }
+    let bad = schedlab(&[
+        "gen",
+        "--tasks",
+        "2",
+        "--utilization",
+        "1",
+        "--utility",
+        "uniform:5..1",
+    ]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("utility distribution"));
+}
+
 #[test]
 fn tests_lists_every_test_with_a_citation() {
     let out = schedlab(&["tests", "--format", "json"]);

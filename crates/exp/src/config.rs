@@ -7,7 +7,9 @@
 //! reads and validates it.
 
 use schedlab_gen::util_vec::VecMethod;
-use schedlab_gen::{DeadlineSpec, GenError, GenSpec, PeriodDist, Rounding, Shape, UtilDist};
+use schedlab_gen::{
+    DeadlineSpec, GenError, GenSpec, PeriodDist, Rounding, Shape, UtilDist, UtilityDist,
+};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -112,6 +114,11 @@ pub struct GeneratorConfig {
     pub deadlines: String,
     /// WCET rounding.
     pub rounding: String,
+    /// Random task utilities (`schedlab_gen::UtilityDist` syntax: `uniform:A..B`,
+    /// `chronos`), for utility-accrual experiments. Omitted from the JSON when absent, so
+    /// experiments without it keep their config hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub utility: Option<String>,
 }
 
 /// What is done with every generated set.
@@ -357,6 +364,7 @@ impl Experiment {
         Ok(GenSpec::new(shape, PeriodDist::parse(&g.periods)?)
             .deadlines(DeadlineSpec::parse(&g.deadlines)?)
             .rounding(Rounding::parse(&g.rounding)?)
+            .utilities(g.utility.as_deref().map(UtilityDist::parse).transpose()?)
             .seed(self.cell_seed(cell)))
     }
 

@@ -102,8 +102,14 @@ fn config_lines(e: &Experiment, rows: &[Row]) -> Vec<String> {
     let mut lines = vec![
         format!("platforms: m = {platforms}"),
         format!(
-            "generator: {shape}; {n}; periods `{}`; deadlines `{}`; WCET rounding `{}`",
-            g.periods, g.deadlines, g.rounding
+            "generator: {shape}; {n}; periods `{}`; deadlines `{}`; WCET rounding `{}`{}",
+            g.periods,
+            g.deadlines,
+            g.rounding,
+            g.utility
+                .as_ref()
+                .map(|u| format!("; utilities `{u}`"))
+                .unwrap_or_default()
         ),
         format!(
             "sweep: {} points from {first} to {last}, {} task sets per point and platform; x = {}",

@@ -16,7 +16,7 @@ use crate::reader::{At, Reader, Table};
 use schedlab_analysis::overheads::arch::{overheads_for, ArchKind};
 use schedlab_analysis::{registry, Priorities};
 use schedlab_gen::util_vec::VecMethod;
-use schedlab_gen::{DeadlineSpec, PeriodDist, Rounding, UtilDist};
+use schedlab_gen::{DeadlineSpec, PeriodDist, Rounding, UtilDist, UtilityDist};
 use schedlab_model::error::suggest;
 use schedlab_model::overheads::{OverheadFile, Stat};
 use schedlab_model::platform::MAX_CPUS;
@@ -556,6 +556,7 @@ fn read_generator(g: &Table<'_, '_, '_, '_>, variable: Variable) -> Option<Gener
     let periods = g.str("periods");
     let deadlines = g.str("deadlines");
     let rounding = g.str("rounding");
+    let utility = g.str("utility");
     g.finish();
     let before = g.reader().count();
     let shape = match &shape {
@@ -589,6 +590,9 @@ fn read_generator(g: &Table<'_, '_, '_, '_>, variable: Variable) -> Option<Gener
     check(g, "deadlines", &deadlines, DeadlineSpec::parse);
     let rounding = rounding.unwrap_or_else(|| ("floor".into(), g.span.clone()));
     check(g, "rounding", &rounding, Rounding::parse);
+    if let Some(u) = &utility {
+        check(g, "utility", u, UtilityDist::parse);
+    }
     for (key, v) in [
         ("tasks", &tasks),
         ("tasks_per_cpu", &tasks_per_cpu),
@@ -736,6 +740,7 @@ fn read_generator(g: &Table<'_, '_, '_, '_>, variable: Variable) -> Option<Gener
         periods: periods.0,
         deadlines: deadlines.0,
         rounding: rounding.0,
+        utility: utility.map(|u| u.0),
     })
 }
 

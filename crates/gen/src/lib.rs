@@ -11,6 +11,8 @@
 //! * [`PeriodDist`]: periods (`uniform:A..B[/G]`, `loguniform:A..B[/G]`, `set:…`,
 //!   `harmonic`, `automotive`).
 //! * [`DeadlineSpec`], [`Rounding`]: deadlines and integer execution times.
+//! * [`UtilityDist`]: random task utilities for utility-accrual experiments (`uniform:A..B`,
+//!   `chronos` [ChronOS §8.4]), from a stream of their own.
 //! * [`GenSpec`] / [`Generator`]: whole task sets ([`Shape`]: fixed n and U, n draws,
 //!   fill-to-U, growing sequences), set `k` of a batch independent of how many are generated.
 //! * [`rng`]: the random source (ChaCha8, SplitMix64 key derivation, one stream per set) and
@@ -46,6 +48,7 @@ pub mod period;
 pub mod rng;
 pub mod spec;
 pub mod util_vec;
+pub mod utility;
 pub mod workload;
 
 pub use deadline::{DeadlineSpec, Rounding};
@@ -54,6 +57,7 @@ pub use error::GenError;
 pub use grow::GrowingSets;
 pub use period::PeriodDist;
 pub use spec::{GenSpec, GeneratedSet, Generator, Shape};
+pub use utility::UtilityDist;
 
 /// The user guide `docs/generators.md`, compiled so that its examples are tested.
 #[cfg(doctest)]

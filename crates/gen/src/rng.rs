@@ -31,14 +31,19 @@ pub type GenRng = rand_chacha::ChaCha8Rng;
 /// assert_eq!(a.next_u64(), b.next_u64());
 /// ```
 pub fn rng_for(seed: u64, index: u64) -> GenRng {
+    let mut rng = GenRng::from_seed(key_for(seed));
+    rng.set_stream(index);
+    rng
+}
+
+/// The 32-byte ChaCha key of a batch seeded `seed`: four SplitMix64 outputs, little-endian.
+pub(crate) fn key_for(seed: u64) -> [u8; 32] {
     let mut state = seed;
     let mut key = [0u8; 32];
     for chunk in key.chunks_exact_mut(8) {
         chunk.copy_from_slice(&splitmix64(&mut state).to_le_bytes());
     }
-    let mut rng = GenRng::from_seed(key);
-    rng.set_stream(index);
-    rng
+    key
 }
 
 /// One step of SplitMix64 (the reference constants of Steele, Lea & Flood).

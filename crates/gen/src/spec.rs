@@ -33,6 +33,7 @@ use crate::grow::GrowingSets;
 use crate::period::PeriodDist;
 use crate::rng::{rng_for, GenRng};
 use crate::util_vec::{VecMethod, VecSampler};
+use crate::utility::{utility_rng, UtilityDist};
 use schedlab_model::{Duration, Task, TaskSet};
 
 /// Default bound on rejection loops (UUniFast-Discard attempts, exponential redraws, DRS
@@ -96,6 +97,9 @@ pub struct GenSpec {
     pub max_attempts: u64,
     /// Bound on tasks per set for `FillTo`/`Grow` ([`DEFAULT_MAX_TASKS`]).
     pub max_tasks: usize,
+    /// Random task utilities, if any ([`UtilityDist`]; drawn from their own stream, so they
+    /// change no task's timing).
+    pub utilities: Option<UtilityDist>,
 }
 
 /// One generated task set and what it was drawn from.
@@ -122,7 +126,14 @@ impl GenSpec {
             seed: 0,
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             max_tasks: DEFAULT_MAX_TASKS,
+            utilities: None,
         }
+    }
+
+    /// Builder: random task utilities.
+    pub fn utilities(mut self, utilities: Option<UtilityDist>) -> GenSpec {
+        self.utilities = utilities;
+        self
     }
 
     /// Builder: the seed.
@@ -278,14 +289,14 @@ impl Generator {
             (Shape::Grow { .. }, _) => {
                 return match self.sequence(index)?.next() {
                     Some(first) => first,
-                    None => Ok(b.finish(index)),
+                    None => Ok(b.finish(spec, index)),
                 };
             }
             (Shape::FixedSum { .. }, None) => {
                 return Err(GenError::invalid("shape", "generator was not prepared"));
             }
         }
-        Ok(b.finish(index))
+        Ok(b.finish(spec, index))
     }
 
     /// The growing sequence `index` of a [`Shape::Grow`] spec.
@@ -343,12 +354,20 @@ impl Builder {
     }
 
     /// A copy of the current set.
-    pub(crate) fn snapshot(&self, index: u64) -> GeneratedSet {
-        self.clone().finish(index)
+    pub(crate) fn snapshot(&self, spec: &GenSpec, index: u64) -> GeneratedSet {
+        self.clone().finish(spec, index)
     }
 
-    pub(crate) fn finish(self, index: u64) -> GeneratedSet {
+    /// The set, with utilities drawn if the spec asks for them (from their own stream, in
+    /// task order, so task `i`'s utility is the same in every prefix of a growing sequence).
+    pub(crate) fn finish(mut self, spec: &GenSpec, index: u64) -> GeneratedSet {
         let utilization = realised(&self.tasks);
+        if let Some(dist) = &spec.utilities {
+            let mut rng = utility_rng(spec.seed, index);
+            for t in &mut self.tasks {
+                t.utility = Some(dist.sample(&mut rng, t.period.as_ns()));
+            }
+        }
         GeneratedSet {
             index,
             tasks: TaskSet::new_unchecked(self.tasks),
@@ -514,6 +533,49 @@ mod tests {
             .unwrap()
             .sequence(0)
             .is_err());
+    }
+
+    #[test]
+    fn utilities_change_no_timing_and_are_reproducible() {
+        let dist = UtilDist::parse("uni-medium").unwrap();
+        let plain = GenSpec::new(Shape::FillTo { total: 3.0, dist }, periods()).seed(11);
+        let with = plain
+            .clone()
+            .utilities(Some(UtilityDist::parse("uniform:1..100").unwrap()));
+        for k in 0..20 {
+            let (a, b) = (plain.generate(k).unwrap(), with.generate(k).unwrap());
+            assert_eq!(a.tasks.len(), b.tasks.len());
+            for (x, y) in a.tasks.iter().zip(b.tasks.iter()) {
+                assert_eq!(
+                    (x.wcet, x.deadline, x.period),
+                    (y.wcet, y.deadline, y.period)
+                );
+                assert_eq!(x.utility, None);
+                assert!(y.utility.is_some_and(|u| (1.0..=100.0).contains(&u)));
+            }
+            assert_eq!(b, with.generate(k).unwrap());
+        }
+        // Growing sequences keep each task's utility as the set grows.
+        let grow = GenSpec::new(
+            Shape::Grow {
+                start: 2,
+                limit: 2.0,
+                dist,
+            },
+            periods(),
+        )
+        .utilities(Some(UtilityDist::Chronos));
+        let sets: Vec<GeneratedSet> = grow
+            .generator()
+            .unwrap()
+            .sequence(0)
+            .unwrap()
+            .map(|s| s.unwrap())
+            .collect();
+        assert!(sets.len() > 1);
+        for w in sets.windows(2) {
+            assert_eq!(&w[1].tasks[..w[0].tasks.len()], &w[0].tasks[..]);
+        }
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Task attributes that later capabilities give meaning to: parallel (fork-join) structure
 //! [RTWS §III], reservation groups [HCBS §3.2] and critical sections [ChronOS §3.6]. They are
 //! part of the model now so that the task type does not change shape when those capabilities
-//! land; files do not accept them yet, and the analyses of independent sequential tasks ignore
-//! tasks that carry none (which is every task a file can describe today).
+//! land. Files accept critical sections (`critical_sections`, docs/task-files.md) but not yet
+//! the other two; the analyses of independent sequential tasks ignore tasks that carry none.
 
 use crate::time::Duration;
 
@@ -34,8 +34,11 @@ pub const MAX_CRITICAL_SECTIONS: usize = 1024;
 
 /// A critical section on a shared single-unit resource (a mutex) [ChronOS §3.6]: the job
 /// requests `resource` when it has executed `start`, and releases it when it has executed
-/// `start + length`. Sections of one job may nest or overlap.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// `start + length`. Sections of one job may nest or overlap (sections of one resource may
+/// not: a job cannot lock a mutex it holds; see [`crate::task::critical_sections_problem`]).
+/// In files, resources are named; a task set numbers them densely from 0 in order of first
+/// appearance and keeps the names ([`crate::TaskSet::resources`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CriticalSection {
     /// Resource identifier.
     pub resource: u32,

@@ -14,8 +14,10 @@
 mod precise;
 mod scan;
 mod typed;
+mod ua;
 
-pub use precise::{from_value, task_from_value};
+pub use precise::{from_value, task_from_value, task_from_value_in};
+pub use ua::{sections_value, tuf_value, Resources};
 
 use crate::error::ModelError;
 use crate::platform::Platform;
@@ -65,8 +67,22 @@ pub struct TaskFile {
 
 /// Field names a task accepts.
 pub const TASK_FIELDS: &[&str] = &[
-    "name", "wcet", "period", "deadline", "offset", "priority", "utility", "wss", "cpu", "cluster",
-    "affinity", "split",
+    "name",
+    "wcet",
+    "period",
+    "deadline",
+    "offset",
+    "priority",
+    "utility",
+    "wss",
+    "cpu",
+    "cluster",
+    "affinity",
+    "split",
+    "tuf",
+    "abortable",
+    "abort_cost",
+    "critical_sections",
 ];
 /// Field names the top level accepts.
 pub const TOP_FIELDS: &[&str] = &["tasks", "platform"];
@@ -153,7 +169,8 @@ impl Reader {
 
 /// The file's JSON value (times as exact strings in the most readable unit).
 pub fn to_value(file: &TaskFile) -> Value {
-    let tasks: Vec<Value> = file.tasks.iter().map(task_to_value).collect();
+    let name = |id: u32| file.tasks.resource_name(id);
+    let tasks: Vec<Value> = file.tasks.iter().map(|t| task_to_value(t, name)).collect();
     let mut top = Map::new();
     if let Some(p) = &file.platform {
         let mut pm = Map::new();
@@ -167,7 +184,7 @@ pub fn to_value(file: &TaskFile) -> Value {
     Value::Object(top)
 }
 
-fn task_to_value(t: &Task) -> Value {
+fn task_to_value(t: &Task, resource_name: impl Fn(u32) -> String) -> Value {
     let mut m = Map::new();
     if let Some(n) = &t.name {
         m.insert("name".into(), Value::from(n.clone()));
@@ -213,6 +230,7 @@ fn task_to_value(t: &Task) -> Value {
             .collect();
         m.insert("split".into(), Value::Array(parts));
     }
+    ua::write_fields(t, &mut m, resource_name);
     Value::Object(m)
 }
 
@@ -235,6 +253,9 @@ pub fn save(file: &TaskFile, path: &Path) -> Result<(), ModelError> {
         message: e.to_string(),
     })
 }
+
+#[cfg(test)]
+mod ua_tests;
 
 #[cfg(test)]
 mod tests {
@@ -548,8 +569,8 @@ mod tests {
         fn whatever_the_fast_path_reads_the_precise_path_reads_alike(
             wcet in prop_oneof![Just("\"2ms\"".to_string()), "-?[0-9]{1,21}(\\.[0-9]{0,2})?", "\"[0-9._]{1,6}(ns|us|ms|s| ms|)\""],
             period in prop_oneof!["[0-9]{1,21}", "\"[0-9._]{1,6}(ns|us|µs|ms|s)\""],
-            key in prop_oneof![Just("deadline"), Just("offset"), Just("priority"), Just("utility"), Just("wss"), Just("cpu"), Just("affinity"), Just("name"), Just("perod"), Just("split")],
-            value in prop_oneof![Just("null".to_string()), Just("[1, 2]".to_string()), Just("\"t\"".to_string()), "-?[0-9]{1,21}(\\.[0-9]{1,2})?(e[0-9])?", "\"[0-9.]{1,5}(KiB|ns|ms|x|)\"", "\\[\\{\"cpu\": [0-2], \"budget\": [0-9]{1,2}\\}(, \\{\"budget\": \"[0-9]{1,2}ns\", \"cpu\": [0-2]\\}){0,2}\\]"],
+            key in prop_oneof![Just("deadline"), Just("offset"), Just("priority"), Just("utility"), Just("wss"), Just("cpu"), Just("affinity"), Just("name"), Just("perod"), Just("split"), Just("abortable"), Just("abort_cost"), Just("tuf"), Just("critical_sections")],
+            value in prop_oneof![Just("null".to_string()), Just("[1, 2]".to_string()), Just("\"t\"".to_string()), Just("true".to_string()), Just("false".to_string()), Just(r#"{"kind": "step", "value": 2}"#.to_string()), Just(r#"[{"resource": "r", "start": 0, "length": 1}]"#.to_string()), "-?[0-9]{1,21}(\\.[0-9]{1,2})?(e[0-9])?", "\"[0-9.]{1,5}(KiB|ns|ms|x|)\"", "\\[\\{\"cpu\": [0-2], \"budget\": [0-9]{1,2}\\}(, \\{\"budget\": \"[0-9]{1,2}ns\", \"cpu\": [0-2]\\}){0,2}\\]"],
             cpus in prop_oneof![Just("1".to_string()), "-?[0-9]{1,11}"],
         ) {
             let text = format!(r#"{{"tasks": [{{"wcet": {wcet}, "period": {period}, "{key}": {value}}}], "platform": {{"cpus": {cpus}}}}}"#);

@@ -11,7 +11,9 @@
 //! which is at most the number of CPUs).
 
 use crate::error::{ModelError, TaskRef};
-use crate::extensions::{CriticalSection, ParallelStructure, ReservationGroup};
+use crate::extensions::{
+    CriticalSection, ParallelStructure, ReservationGroup, MAX_CRITICAL_SECTIONS,
+};
 use crate::time::Duration;
 use crate::tuf::Tuf;
 
@@ -129,6 +131,78 @@ pub fn zero_timing_field(
         .map(|(f, _)| f)
 }
 
+/// How a message names resource `id` of a set whose resources are named `names`:
+/// "resource `bus`", or "resource 3" for an id without a name.
+pub fn resource_label(id: u32, names: &[String]) -> String {
+    match names.get(id as usize) {
+        Some(name) => format!("resource `{name}`"),
+        None => format!("resource {id}"),
+    }
+}
+
+/// What is wrong with a job's critical sections [ChronOS §3.6], or `None`: more than
+/// [`MAX_CRITICAL_SECTIONS`], a section of length 0, longer than the job (`wcet`), or ending
+/// after the job's WCET (the job would never release the resource), or two sections of one
+/// resource that overlap (a job would request a mutex it already holds: resources are
+/// single-unit, non-recursive; sections that merely touch, one ending where the other starts,
+/// are fine). Sections of different resources may nest and overlap freely. The message names
+/// the section by its 0-based position and the resource by [`resource_label`]; the caller adds
+/// the task and the field. O(s log s) for `s` sections (no allocation for `s ≤ 1`).
+pub fn critical_sections_problem(
+    sections: &[CriticalSection],
+    wcet: Duration,
+    names: &[String],
+) -> Option<String> {
+    if sections.len() > MAX_CRITICAL_SECTIONS {
+        return Some(format!(
+            "{} sections is more than the {MAX_CRITICAL_SECTIONS} allowed per task",
+            sections.len()
+        ));
+    }
+    for (k, cs) in sections.iter().enumerate() {
+        let label = || resource_label(cs.resource, names);
+        if cs.length.is_zero() {
+            return Some(format!(
+                "section {k} ({}): length must be greater than zero",
+                label()
+            ));
+        }
+        if cs.length > wcet {
+            return Some(format!(
+                "section {k} ({}) is {} long, longer than the job (wcet {wcet})",
+                label(),
+                cs.length
+            ));
+        }
+        if cs.start.checked_add(cs.length).is_none_or(|e| e > wcet) {
+            return Some(format!(
+                "section {k} ({}) starts at {} and ends after the job's wcet {wcet}: the job would never release the resource",
+                label(),
+                cs.start
+            ));
+        }
+    }
+    if sections.len() < 2 {
+        return None;
+    }
+    // Sorted by (resource, start), an overlap of one resource is between neighbours.
+    let mut order: Vec<usize> = (0..sections.len()).collect();
+    order.sort_by_key(|&k| (sections[k].resource, sections[k].start, k));
+    order.windows(2).find_map(|w| {
+        let (a, b) = (&sections[w[0]], &sections[w[1]]);
+        // Both ends are within the WCET (checked above), so the sum does not overflow.
+        let a_end = a.start.checked_add(a.length)?;
+        (a.resource == b.resource && b.start < a_end).then(|| {
+            let (i, j) = (w[0].min(w[1]), w[0].max(w[1]));
+            format!(
+                "sections {i} and {j} both hold {} at {}: a job cannot lock a resource it already holds",
+                resource_label(a.resource, names),
+                b.start
+            )
+        })
+    })
+}
+
 impl Task {
     /// A task with the given parameters and no optional attributes, validated.
     ///
@@ -204,8 +278,16 @@ impl Task {
         }
     }
 
-    /// Checks the invariants of one task (`index` is used in messages).
+    /// Checks the invariants of one task (`index` is used in messages; resources are named
+    /// by their ids).
     pub fn validate(&self, index: usize) -> Result<(), ModelError> {
+        self.validate_in(index, &[])
+    }
+
+    /// [`Task::validate`] for a task of a set whose resources are named `resources` (id `r`
+    /// is `resources[r]`; an id past the list is named by its number), so that messages say
+    /// "resource `bus`" as the file does.
+    pub fn validate_in(&self, index: usize, resources: &[String]) -> Result<(), ModelError> {
         let zero = self.wcet.is_zero() || self.period.is_zero() || self.deadline.is_zero();
         if let Some(field) = zero
             .then(|| zero_timing_field(self.wcet, self.period, self.deadline))
@@ -234,7 +316,7 @@ impl Task {
                 });
             }
         }
-        self.validate_utility_accrual(index)?;
+        self.validate_utility_accrual(index, resources)?;
         if let Some(parts) = &self.split {
             let invalid = |message: String| ModelError::InvalidField {
                 task: self.reference(index),
@@ -263,10 +345,13 @@ impl Task {
     }
 
     /// The checks of [ChronOS §3.4–3.6] attributes: a valid TUF (not together with
-    /// `utility`), an abort cost below the period, critical sections of positive length that
-    /// end within the WCET (a section that ends after the job would never release its
-    /// resource).
-    fn validate_utility_accrual(&self, index: usize) -> Result<(), ModelError> {
+    /// `utility`), an abort cost below the period, critical sections as
+    /// [`critical_sections_problem`] states.
+    fn validate_utility_accrual(
+        &self,
+        index: usize,
+        resources: &[String],
+    ) -> Result<(), ModelError> {
         let invalid = |field: &str, message: String| ModelError::InvalidField {
             task: self.reference(index),
             field: field.to_string(),
@@ -298,47 +383,10 @@ impl Task {
                 "a task with `abortable = false` is never aborted: drop `abort_cost`".to_string(),
             ));
         }
-        if self.critical_sections.len() > crate::extensions::MAX_CRITICAL_SECTIONS {
-            return Err(invalid(
-                "critical_sections",
-                format!(
-                    "{} sections is more than the {} allowed per task",
-                    self.critical_sections.len(),
-                    crate::extensions::MAX_CRITICAL_SECTIONS
-                ),
-            ));
+        match critical_sections_problem(&self.critical_sections, self.wcet, resources) {
+            Some(m) => Err(invalid("critical_sections", m)),
+            None => Ok(()),
         }
-        for (k, cs) in self.critical_sections.iter().enumerate() {
-            if cs.length.is_zero() {
-                return Err(invalid(
-                    "critical_sections",
-                    format!(
-                        "section {k} (resource {}): length must be greater than zero",
-                        cs.resource
-                    ),
-                ));
-            }
-            if cs.length > self.wcet {
-                return Err(invalid(
-                    "critical_sections",
-                    format!(
-                        "section {k} (resource {}) is {} long, longer than the job (wcet {})",
-                        cs.resource, cs.length, self.wcet
-                    ),
-                ));
-            }
-            let end = cs.start.checked_add(cs.length);
-            if end.is_none_or(|e| e > self.wcet) {
-                return Err(invalid(
-                    "critical_sections",
-                    format!(
-                        "section {k} (resource {}) starts at {} and ends after the job's wcet {}: the job would never release the resource",
-                        cs.resource, cs.start, self.wcet
-                    ),
-                ));
-            }
-        }
-        Ok(())
     }
 
     /// `Di == Ti`.

@@ -2,6 +2,12 @@
 //! tie-breaking) with set-wide invariants (at least one task, unique names) and aggregate
 //! quantities.
 //!
+//! A set also names the resources its tasks' critical sections use [ChronOS §3.6]: ids are
+//! dense `u32`s (`0..resources().len()`), given by files in order of first appearance, and
+//! [`TaskSet::resources`] holds their names so that outputs and messages can say `bus` rather
+//! than `0`. A set built from tasks alone ([`TaskSet::new`]) has no names; its resources are
+//! named by their ids.
+//!
 //! One rule for every front end: a task set has at least one task. Files, the CLI (`analyze`,
 //! `simulate`, `run`) and Python all build their task sets through [`TaskSet::new`], which
 //! refuses an empty list with [`ModelError::EmptyTaskSet`].
@@ -17,19 +23,57 @@ use std::ops::Deref;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TaskSet {
     tasks: Vec<Task>,
+    /// Names of the resources, by id (empty: named by their ids).
+    resources: Vec<String>,
 }
 
 impl TaskSet {
     /// A validated task set: at least one task, every task valid, names unique.
     pub fn new(tasks: Vec<Task>) -> Result<TaskSet, ModelError> {
-        let set = TaskSet { tasks };
+        TaskSet::with_resources(tasks, Vec::new())
+    }
+
+    /// A validated task set whose resource `r` is named `resources[r]`: as [`TaskSet::new`],
+    /// and the names are distinct and non-empty, and name every resource a critical section
+    /// uses (when any name is given).
+    pub fn with_resources(tasks: Vec<Task>, resources: Vec<String>) -> Result<TaskSet, ModelError> {
+        let set = TaskSet { tasks, resources };
         set.validate()?;
         Ok(set)
     }
 
     /// A task set without validation (callers that construct valid tasks by design).
     pub fn new_unchecked(tasks: Vec<Task>) -> TaskSet {
-        TaskSet { tasks }
+        TaskSet {
+            tasks,
+            resources: Vec::new(),
+        }
+    }
+
+    /// The names of the resources, by id (empty for a set built without names).
+    pub fn resources(&self) -> &[String] {
+        &self.resources
+    }
+
+    /// The name of resource `id`: its name, else its id in decimal.
+    pub fn resource_name(&self, id: u32) -> String {
+        match self.resources.get(id as usize) {
+            Some(name) => name.clone(),
+            None => id.to_string(),
+        }
+    }
+
+    /// How many resources ids cover: one more than the largest id a critical section uses,
+    /// and at least the number of names (0 without critical sections).
+    pub fn resource_count(&self) -> usize {
+        let used = self
+            .tasks
+            .iter()
+            .flat_map(|t| t.critical_sections.iter())
+            .map(|cs| cs.resource as usize + 1)
+            .max()
+            .unwrap_or(0);
+        used.max(self.resources.len())
     }
 
     /// Checks that there is at least one task, every task, and that names are unique.
@@ -38,8 +82,9 @@ impl TaskSet {
             return Err(ModelError::EmptyTaskSet);
         }
         for (i, t) in self.tasks.iter().enumerate() {
-            t.validate(i)?;
+            t.validate_in(i, &self.resources)?;
         }
+        self.validate_resource_names()?;
         match crate::names::first_repeated_name(&self.tasks) {
             None => Ok(()),
             Some((first, second)) => Err(ModelError::DuplicateName {
@@ -48,6 +93,41 @@ impl TaskSet {
                 second,
             }),
         }
+    }
+
+    /// The resource names are distinct and non-empty, and name every id in use (if any
+    /// name is given).
+    fn validate_resource_names(&self) -> Result<(), ModelError> {
+        if self.resources.is_empty() {
+            return Ok(());
+        }
+        let bad = |message: String| Err(ModelError::Syntax(format!("resources: {message}")));
+        if let Some(k) = self.resources.iter().position(String::is_empty) {
+            return bad(format!("resource {k} has an empty name"));
+        }
+        let mut sorted: Vec<&String> = self.resources.iter().collect();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            return bad(format!("the name `{}` is given twice", w[0]));
+        }
+        for (i, t) in self.tasks.iter().enumerate() {
+            if let Some(cs) = t
+                .critical_sections
+                .iter()
+                .find(|cs| cs.resource as usize >= self.resources.len())
+            {
+                return Err(ModelError::InvalidField {
+                    task: t.reference(i),
+                    field: "critical_sections".to_string(),
+                    message: format!(
+                        "resource {} has no name (the set names {} resources)",
+                        cs.resource,
+                        self.resources.len()
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The tasks.

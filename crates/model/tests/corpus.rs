@@ -1,5 +1,6 @@
 //! Every file in `tests/corpus/bad/` must be rejected with a clear message, never a panic; every
-//! file in `examples/` must load.
+//! file in `examples/` and `tests/corpus/task-files/` (fuzzing seeds) must load, and print and
+//! read back to the same task set.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -37,7 +38,14 @@ fn every_bad_file_gets_a_clear_error() {
 
 #[test]
 fn every_example_task_set_loads() {
-    for path in files_in("examples") {
-        file::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let good = files_in("examples")
+        .into_iter()
+        .chain(files_in("tests/corpus/task-files"));
+    for path in good {
+        let f = file::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for format in [file::Format::Json, file::Format::Toml] {
+            let printed = file::to_string(&f, format).unwrap();
+            assert_eq!(file::parse_str(&printed, format).unwrap(), f, "{printed}");
+        }
     }
 }

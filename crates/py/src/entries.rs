@@ -5,7 +5,7 @@
 use crate::args::Cpus;
 use crate::err;
 use crate::pyvalue::to_value;
-use crate::task::{task_value, PyTask};
+use crate::task::PyTask;
 use crate::taskset::PyTaskSet;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -64,7 +64,13 @@ fn from_entries(entries: &Bound<'_, PyAny>) -> PyResult<PyTaskSet> {
             ))
         })?
         .collect::<PyResult<_>>()?;
-    if items.iter().all(|t| t.is_instance_of::<PyTask>()) {
+    // `Task`s without critical sections are used as they are; resources need numbering
+    // across the set, which the file validator does (below).
+    let plain = |t: &Bound<'_, PyAny>| {
+        t.downcast::<PyTask>()
+            .is_ok_and(|t| t.get().task.critical_sections.is_empty())
+    };
+    if items.iter().all(plain) {
         let tasks = items
             .iter()
             .filter_map(|t| t.downcast::<PyTask>().ok().map(|t| t.get().task.clone()))
@@ -90,7 +96,7 @@ fn from_entries(entries: &Bound<'_, PyAny>) -> PyResult<PyTaskSet> {
 /// like the validator reports a bad field.
 fn entry_value(index: usize, item: &Bound<'_, PyAny>) -> PyResult<Value> {
     if let Ok(task) = item.downcast::<PyTask>() {
-        return Ok(task_value(&task.get().task, false));
+        return Ok(task.get().value(false));
     }
     let Ok(dict) = item.downcast::<PyDict>() else {
         return to_value(item).map_err(|e| err(format!("task {index}: {e}")));

@@ -5,14 +5,16 @@ use crate::err;
 use crate::taskset::PyTaskSet;
 use pyo3::prelude::*;
 use schedlab_gen::util_vec::VecMethod;
-use schedlab_gen::{rng, DeadlineSpec, GenSpec, PeriodDist, Rounding, Shape, UtilDist};
+use schedlab_gen::{
+    rng, DeadlineSpec, GenSpec, PeriodDist, Rounding, Shape, UtilDist, UtilityDist,
+};
 
 /// Generates `count` task sets (or, with `grow`, `count` growing sequences, flattened), each
 /// with its realised utilization.
 #[pyfunction]
 #[pyo3(signature = (tasks=None, utilization=None, util_method="uunifast-discard", util_dist=None,
                     grow=None, periods="loguniform:10ms..1000ms/1ms", deadlines="implicit",
-                    rounding="floor", seed=1, count=1))]
+                    rounding="floor", seed=1, count=1, utility=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn generate(
     py: Python<'_>,
@@ -26,6 +28,7 @@ pub(crate) fn generate(
     rounding: &str,
     seed: u64,
     count: u64,
+    utility: Option<&str>,
 ) -> PyResult<Vec<PyTaskSet>> {
     let dist = util_dist.map(UtilDist::parse).transpose().map_err(err)?;
     let shape = match (grow, tasks, utilization, dist) {
@@ -46,6 +49,7 @@ pub(crate) fn generate(
     let spec = GenSpec::new(shape, PeriodDist::parse(periods).map_err(err)?)
         .deadlines(DeadlineSpec::parse(deadlines).map_err(err)?)
         .rounding(Rounding::parse(rounding).map_err(err)?)
+        .utilities(utility.map(UtilityDist::parse).transpose().map_err(err)?)
         .seed(seed);
     let generator = spec.generator().map_err(err)?;
     let growing = matches!(spec.shape, Shape::Grow { .. });

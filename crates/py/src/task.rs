@@ -2,27 +2,81 @@
 //! hashable. Built with the fields of the task-file schema (times as integer ns or strings
 //! with a unit) and checked by the file validator, so a `Task` is always valid; its attributes
 //! give times in integer nanoseconds.
+//!
+//! Resources [ChronOS §3.6] are named: a task set numbers them across its tasks
+//! (`schedlab_model::TaskSet::resources`), so a lone `Task` keeps its own numbering — ids in
+//! order of first appearance in the task, with their names — and shows and compares its
+//! critical sections by name. Tasks taken from a set are renumbered that way ([`PyTask::of_set`]);
+//! tasks with critical sections put into a set go through the file validator, which numbers
+//! the set's resources afresh.
 
 use crate::err;
 use crate::pyvalue::{to_py, to_value};
 use pyo3::basic::CompareOp;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
 use schedlab_model::file;
-use schedlab_model::{Task, TaskRef};
+use schedlab_model::{Duration, Task, TaskRef, TaskSet, Tuf};
 use serde_json::{json, Map, Value};
 use std::hash::{Hash, Hasher};
 
 /// A sporadic task (C, D, T) with its optional attributes; times in integer nanoseconds.
 #[pyclass(frozen, name = "Task", module = "schedlab._native")]
 pub(crate) struct PyTask {
+    /// The task, its critical sections numbered by `resources`.
     pub(crate) task: Task,
+    /// The names of the task's resources by its own ids (first appearance in the task).
+    pub(crate) resources: Vec<String>,
+}
+
+impl PyTask {
+    /// Task `t` of a set whose resource `r` is named `set.resource_name(r)`, renumbered.
+    pub(crate) fn of_set(t: &Task, set: &TaskSet) -> PyTask {
+        if t.critical_sections.is_empty() {
+            return PyTask {
+                task: t.clone(),
+                resources: Vec::new(),
+            };
+        }
+        let mut names = file::Resources::default();
+        let mut task = t.clone();
+        for cs in &mut task.critical_sections {
+            // A task has at most MAX_CRITICAL_SECTIONS resources: the id always fits.
+            cs.resource = names.id(&set.resource_name(cs.resource)).unwrap_or(0);
+        }
+        PyTask {
+            task,
+            resources: names.into_names(),
+        }
+    }
+
+    /// The name of the task's resource `id`.
+    fn resource_name(&self, id: u32) -> String {
+        self.resources
+            .get(id as usize)
+            .cloned()
+            .unwrap_or_else(|| id.to_string())
+    }
+
+    /// The task-file form of this task (see [`task_value`]).
+    pub(crate) fn value(&self, with_offset: bool) -> Value {
+        task_value(&self.task, |r| self.resource_name(r), with_offset)
+    }
+}
+
+/// Times as integer nanoseconds, as the Python API gives them.
+fn ns(d: Duration) -> Value {
+    Value::from(d.as_ns())
 }
 
 /// The task as a task-file object with integer times and sizes (`offset` only if non-zero
 /// unless `with_offset`), the form the file validator reads back to the same task.
-pub(crate) fn task_value(t: &Task, with_offset: bool) -> Value {
+pub(crate) fn task_value(
+    t: &Task,
+    resource_name: impl Fn(u32) -> String,
+    with_offset: bool,
+) -> Value {
     let mut m = Map::new();
     if let Some(n) = &t.name {
         m.insert("name".into(), Value::from(n.as_str()));
@@ -41,6 +95,17 @@ pub(crate) fn task_value(t: &Task, with_offset: bool) -> Value {
         ("cluster", t.cluster.map(Value::from)),
         ("affinity", t.affinity.clone().map(Value::from)),
         ("split", t.split.as_deref().map(split_value)),
+        ("tuf", t.tuf.as_ref().map(|f| file::tuf_value(f, ns))),
+        ("abortable", (!t.abortable).then_some(Value::Bool(false))),
+        (
+            "abort_cost",
+            (!t.abort_cost.is_zero()).then(|| ns(t.abort_cost)),
+        ),
+        (
+            "critical_sections",
+            (!t.critical_sections.is_empty())
+                .then(|| file::sections_value(&t.critical_sections, &resource_name, ns)),
+        ),
     ];
     for (key, value) in optional {
         if let Some(v) = value {
@@ -77,7 +142,8 @@ impl PyTask {
     #[new]
     #[pyo3(signature = (wcet, period, deadline=None, name=None, offset=None, priority=None,
                         utility=None, wss=None, cpu=None, cluster=None, affinity=None,
-                        split=None))]
+                        split=None, tuf=None, abortable=None, abort_cost=None,
+                        critical_sections=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         wcet: &Bound<'_, PyAny>,
@@ -92,6 +158,10 @@ impl PyTask {
         cluster: Option<&Bound<'_, PyAny>>,
         affinity: Option<&Bound<'_, PyAny>>,
         split: Option<&Bound<'_, PyAny>>,
+        tuf: Option<&Bound<'_, PyAny>>,
+        abortable: Option<&Bound<'_, PyAny>>,
+        abort_cost: Option<&Bound<'_, PyAny>>,
+        critical_sections: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyTask> {
         let given = [
             ("name", name),
@@ -106,6 +176,10 @@ impl PyTask {
             ("cluster", cluster),
             ("affinity", affinity),
             ("split", split),
+            ("tuf", tuf),
+            ("abortable", abortable),
+            ("abort_cost", abort_cost),
+            ("critical_sections", critical_sections),
         ];
         let label = name
             .and_then(|n| n.downcast::<PyString>().ok())
@@ -132,9 +206,8 @@ impl PyTask {
         let task = parsed
             .tasks
             .first()
-            .cloned()
             .ok_or_else(|| err("no task was read"))?;
-        Ok(PyTask { task })
+        Ok(PyTask::of_set(task, &parsed.tasks))
     }
 
     /// Worst-case execution time C (ns).
@@ -202,6 +275,42 @@ impl PyTask {
             .map(|p| to_py(py, &split_value(p)))
             .transpose()
     }
+    /// The time/utility function as a dict in the task-file form (`{"kind": "step", "value":
+    /// V}`, `{"kind": "linear", "value": V, "zero_at": ns}` or `{"kind": "points", "points":
+    /// [[ns, V], …]}`); `None` if the task gives none (then `utility`, if any, is the step).
+    #[getter]
+    fn tuf<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.task
+            .tuf
+            .as_ref()
+            .map(|f| to_py(py, &file::tuf_value(f, ns)))
+            .transpose()
+    }
+    /// Whether a scheduler may abort the task's jobs (default True).
+    #[getter]
+    fn abortable(&self) -> bool {
+        self.task.abortable
+    }
+    /// Execution time of the abort handler of a job aborted after it started (ns).
+    #[getter]
+    fn abort_cost(&self) -> u64 {
+        self.task.abort_cost.as_ns()
+    }
+    /// Critical sections as `{"resource": name, "start": ns, "length": ns}` dicts, in the
+    /// order given (offsets into the job's execution).
+    #[getter]
+    fn critical_sections<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        // Built here rather than from the JSON form, to keep the file's key order.
+        let list = PyList::empty(py);
+        for cs in &self.task.critical_sections {
+            let d = PyDict::new(py);
+            d.set_item("resource", self.resource_name(cs.resource))?;
+            d.set_item("start", cs.start.as_ns())?;
+            d.set_item("length", cs.length.as_ns())?;
+            list.append(d)?;
+        }
+        Ok(list)
+    }
     /// C / T.
     #[getter]
     fn utilization(&self) -> f64 {
@@ -215,7 +324,7 @@ impl PyTask {
 
     /// The task-file form of this task (integer ns; omits unset optional fields).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &task_value(&self.task, false))
+        to_py(py, &self.value(false))
     }
 
     /// A copy with some fields changed (keyword arguments as for the constructor).
@@ -240,7 +349,7 @@ impl PyTask {
             None => "None".into(),
         };
         Ok(format!(
-            "Task(wcet={}, period={}, deadline={}, name={name}, offset={}, priority={}, utility={}, wss={}, cpu={}, cluster={}, affinity={}, split={})",
+            "Task(wcet={}, period={}, deadline={}, name={name}, offset={}, priority={}, utility={}, wss={}, cpu={}, cluster={}, affinity={}, split={}",
             t.wcet.as_ns(),
             t.period.as_ns(),
             t.deadline.as_ns(),
@@ -258,7 +367,8 @@ impl PyTask {
                     .collect();
                 format!("[{}]", parts.join(", "))
             })),
-        ))
+        ) + &self.ua_repr(py)?
+            + ")")
     }
 
     fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<PyObject> {
@@ -266,7 +376,8 @@ impl PyTask {
         let Ok(other) = other.downcast::<PyTask>() else {
             return Ok(py.NotImplemented());
         };
-        let equal = self.task == other.get().task;
+        let other = other.get();
+        let equal = self.task == other.task && self.resources == other.resources;
         match op {
             CompareOp::Eq => equal.into_py_any(py),
             CompareOp::Ne => (!equal).into_py_any(py),
@@ -280,6 +391,26 @@ impl PyTask {
         (t.wcet, t.period, t.deadline, t.offset, &t.name).hash(&mut h);
         (t.priority, t.utility.map(f64::to_bits), t.wss).hash(&mut h);
         (t.cpu, t.cluster, &t.affinity, &t.split).hash(&mut h);
+        // `+ 0.0` makes -0 and 0 (equal values) hash alike.
+        let tuf_bits: Vec<(u64, u64)> = match &t.tuf {
+            None => Vec::new(),
+            Some(Tuf::Step { value }) => vec![(0, (value + 0.0).to_bits())],
+            Some(Tuf::Linear { value, zero_at }) => {
+                vec![(zero_at.as_ns(), (value + 0.0).to_bits())]
+            }
+            Some(Tuf::Points(p)) => p
+                .iter()
+                .map(|(t, v)| (t.as_ns(), (v + 0.0).to_bits()))
+                .collect(),
+        };
+        (
+            tuf_bits,
+            t.abortable,
+            t.abort_cost,
+            &t.critical_sections,
+            &self.resources,
+        )
+            .hash(&mut h);
         h.finish()
     }
 
@@ -294,6 +425,35 @@ impl PyTask {
             .getattr("partial")?
             .call((cls,), Some(kwargs.downcast::<PyDict>()?))?;
         Ok((restore, PyTuple::empty(py)))
+    }
+}
+
+impl PyTask {
+    /// The utility-accrual fields for `repr`, each only if it differs from the default:
+    /// `, tuf={...}, abortable=False, abort_cost=N, critical_sections=[...]`.
+    fn ua_repr(&self, py: Python<'_>) -> PyResult<String> {
+        let t = &self.task;
+        let mut out = String::new();
+        if t.tuf.is_some() {
+            out += &format!(
+                ", tuf={}",
+                self.tuf(py)?
+                    .map_or(Ok(String::new()), |d| d.repr().map(|r| r.to_string()))?
+            );
+        }
+        if !t.abortable {
+            out += ", abortable=False";
+        }
+        if !t.abort_cost.is_zero() {
+            out += &format!(", abort_cost={}", t.abort_cost.as_ns());
+        }
+        if !t.critical_sections.is_empty() {
+            out += &format!(
+                ", critical_sections={}",
+                self.critical_sections(py)?.repr()?
+            );
+        }
+        Ok(out)
     }
 }
 

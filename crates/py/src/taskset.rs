@@ -53,7 +53,12 @@ impl PyTaskSet {
 
     /// The whole set as a task-file document with integer times (still a valid task file).
     fn document(&self) -> Value {
-        let tasks = self.tasks.iter().map(|t| task_value(t, true)).collect();
+        let name = |r: u32| self.tasks.resource_name(r);
+        let tasks = self
+            .tasks
+            .iter()
+            .map(|t| task_value(t, name, true))
+            .collect();
         let mut top = Map::new();
         if let Some(p) = &self.platform {
             let mut pm = Map::new();
@@ -67,6 +72,15 @@ impl PyTaskSet {
         Value::Object(top)
     }
 
+    /// Whether `mine` (a task of this set) equals `task`, resources compared by name.
+    fn holds(&self, mine: &Task, task: &PyTask) -> bool {
+        if mine.critical_sections.is_empty() {
+            return *mine == task.task && task.resources.is_empty();
+        }
+        let local = PyTask::of_set(mine, &self.tasks);
+        local.task == task.task && local.resources == task.resources
+    }
+
     fn task_at(&self, index: isize) -> PyResult<PyTask> {
         let n = self.tasks.len() as isize;
         let i = if index < 0 { index + n } else { index };
@@ -75,9 +89,7 @@ impl PyTaskSet {
                 "task index out of range",
             ));
         }
-        Ok(PyTask {
-            task: self.tasks[i as usize].clone(),
-        })
+        Ok(PyTask::of_set(&self.tasks[i as usize], &self.tasks))
     }
 
     fn column<'py>(
@@ -222,21 +234,21 @@ impl PyTaskSet {
     fn __reversed__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let list = PyList::empty(py);
         for t in self.tasks.iter().rev() {
-            list.append(PyTask { task: t.clone() })?;
+            list.append(PyTask::of_set(t, &self.tasks))?;
         }
         Ok(list.into_any().try_iter()?.into_any())
     }
 
     fn __contains__(&self, task: &Bound<'_, PyAny>) -> bool {
         task.downcast::<PyTask>()
-            .is_ok_and(|t| self.tasks.iter().any(|mine| *mine == t.get().task))
+            .is_ok_and(|t| self.tasks.iter().any(|mine| self.holds(mine, t.get())))
     }
 
     /// The index of the first task equal to `task` (ValueError if none).
     fn index(&self, task: &Bound<'_, PyAny>) -> PyResult<usize> {
         task.downcast::<PyTask>()
             .ok()
-            .and_then(|t| self.tasks.iter().position(|mine| *mine == t.get().task))
+            .and_then(|t| self.tasks.iter().position(|mine| self.holds(mine, t.get())))
             .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("task is not in the set"))
     }
 
@@ -245,7 +257,7 @@ impl PyTaskSet {
         task.downcast::<PyTask>().map_or(0, |t| {
             self.tasks
                 .iter()
-                .filter(|mine| **mine == t.get().task)
+                .filter(|mine| self.holds(mine, t.get()))
                 .count()
         })
     }
@@ -306,6 +318,13 @@ impl PyTaskSet {
         self.tasks.utilization()
     }
 
+    /// The names of the resources the tasks' critical sections use, by id (in order of first
+    /// appearance in the set).
+    #[getter]
+    fn resources(&self) -> Vec<String> {
+        self.tasks.resources().to_vec()
+    }
+
     /// Total density Σ C/min(D, T) (float, for reports).
     #[getter]
     fn density(&self) -> f64 {
@@ -320,8 +339,9 @@ impl PyTaskSet {
     /// The tasks as task-file dicts (integer nanoseconds).
     fn to_dicts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let list = PyList::empty(py);
+        let name = |r: u32| self.tasks.resource_name(r);
         for t in self.tasks.iter() {
-            list.append(to_py(py, &task_value(t, true))?)?;
+            list.append(to_py(py, &task_value(t, name, true))?)?;
         }
         Ok(list.into_any())
     }
@@ -352,8 +372,9 @@ impl TaskIter {
     }
 
     fn __next__(&mut self) -> Option<PyTask> {
-        let task = self.set.get().tasks.get(self.next)?.clone();
+        let set = &self.set.get().tasks;
+        let task = PyTask::of_set(set.get(self.next)?, set);
         self.next += 1;
-        Some(PyTask { task })
+        Some(task)
     }
 }

@@ -6,6 +6,7 @@
 //! Files that are well formed are read by the faster typed path ([`super::typed`]); this one
 //! runs on the rest, to say what is wrong, and on values that are already JSON (Python).
 
+use super::ua::Resources;
 use super::{TaskFile, PLATFORM_FIELDS, TASK_FIELDS, TOP_FIELDS};
 use crate::error::{suggest, ModelError, TaskRef};
 use crate::platform::Platform;
@@ -39,10 +40,11 @@ pub fn from_value(value: &Value) -> Result<TaskFile, ModelError> {
         .as_array()
         .ok_or_else(|| ModelError::Syntax("`tasks` must be a list".into()))?;
     let mut tasks = Vec::with_capacity(list.len());
+    let mut resources = Resources::default();
     for (index, entry) in list.iter().enumerate() {
-        tasks.push(task_from_value(index, entry)?);
+        tasks.push(task_from_value_in(index, entry, &mut resources)?);
     }
-    let tasks = TaskSet::new(tasks)?;
+    let tasks = TaskSet::with_resources(tasks, resources.into_names())?;
     let platform = match top.get("platform") {
         None => None,
         Some(p) => Some(platform_from_value(p)?),
@@ -65,8 +67,18 @@ fn check_fields(obj: &Map<String, Value>, known: &[&str], place: &str) -> Result
 }
 
 /// One task of a file (the `index`-th, for messages) from its JSON object, validated on its
-/// own, with the file's messages. The Python bindings build tasks from dictionaries with it.
+/// own, with the file's messages; its resources get ids in order of first appearance in the
+/// task (use [`from_value`] for a whole set, whose resources are numbered across its tasks).
 pub fn task_from_value(index: usize, entry: &Value) -> Result<Task, ModelError> {
+    task_from_value_in(index, entry, &mut Resources::default())
+}
+
+/// [`task_from_value`] with the resource names of the set so far (new names are added).
+pub fn task_from_value_in(
+    index: usize,
+    entry: &Value,
+    resources: &mut Resources,
+) -> Result<Task, ModelError> {
     let anonymous = TaskRef { index, name: None };
     let obj = entry
         .as_object()
@@ -169,10 +181,12 @@ pub fn task_from_value(index: usize, entry: &Value) -> Result<Task, ModelError> 
             ))
         }
     };
-    task.validate(index).map_err(|e| match given_deadline {
-        Some(_) => e,
-        None => e.with_implicit_deadline(),
-    })?;
+    super::ua::read_fields(obj, &mut task, resources).map_err(|(f, m)| invalid(f, m))?;
+    task.validate_in(index, resources.names())
+        .map_err(|e| match given_deadline {
+            Some(_) => e,
+            None => e.with_implicit_deadline(),
+        })?;
     Ok(task)
 }
 
@@ -219,7 +233,7 @@ fn read_split(v: &Value) -> Result<Vec<SplitPart>, String> {
     Ok(parts)
 }
 
-fn read_time(v: &Value) -> Result<Duration, String> {
+pub(super) fn read_time(v: &Value) -> Result<Duration, String> {
     match v {
         Value::String(s) => s.parse::<Duration>().map_err(|e| e.to_string()),
         Value::Number(n) => {

@@ -304,6 +304,28 @@ impl<'a> Cursor<'a> {
         (value.is_finite() && value >= 0.0).then_some(value)
     }
 
+    /// `true` or `false`.
+    fn boolean(&mut self) -> Option<bool> {
+        self.peek()?;
+        let rest = self.rest();
+        let (value, len) = if rest.starts_with(b"true") {
+            (true, 4)
+        } else if rest.starts_with(b"false") {
+            (false, 5)
+        } else {
+            return None;
+        };
+        // A literal ends at a delimiter (`truex` is malformed: declined).
+        if rest
+            .get(len)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        {
+            return None;
+        }
+        self.pos += len;
+        Some(value)
+    }
+
     /// A byte count: an integer or a size string.
     fn bytes_value(&mut self) -> Option<u64> {
         if self.peek()? == b'"' {
@@ -409,6 +431,11 @@ impl<'a> Cursor<'a> {
                     task.affinity = Some(cpus);
                 }
                 TaskField::Split => task.split = Some(c.split()?),
+                TaskField::Abortable => task.abortable = c.boolean()?,
+                TaskField::AbortCost => task.abort_cost = c.time()?,
+                // Named resources are numbered across the set, and TUFs have three shapes:
+                // the precise path reads these (utility-accrual files are few and small).
+                TaskField::Tuf | TaskField::CriticalSections => return None,
             }
             Some(())
         })?;
@@ -489,6 +516,10 @@ enum TaskField {
     Cluster,
     Affinity,
     Split,
+    Tuf,
+    Abortable,
+    AbortCost,
+    CriticalSections,
 }
 
 impl TaskField {
@@ -500,6 +531,7 @@ impl TaskField {
             3 => match <[u8; 3]>::try_from(key).ok()? {
                 [b'c', b'p', b'u'] => Some(Cpu),
                 [b'w', b's', b's'] => Some(Wss),
+                [b't', b'u', b'f'] => Some(Tuf),
                 _ => None,
             },
             4 => match &<[u8; 4]>::try_from(key).ok()? {
@@ -527,6 +559,9 @@ impl TaskField {
                 b"affinity" => Some(Affinity),
                 _ => None,
             },
+            9 if key == b"abortable" => Some(Abortable),
+            10 if key == b"abort_cost" => Some(AbortCost),
+            17 if key == b"critical_sections" => Some(CriticalSections),
             _ => None,
         }
     }
@@ -632,14 +667,18 @@ mod tests {
                 "affinity" => "[0, 1]",
                 "split" => r#"[{"cpu": 0, "budget": "1ms"}, {"budget": "1ms", "cpu": 1}]"#,
                 "wcet" | "period" | "deadline" | "offset" => "\"2ms\"",
+                "abortable" => "true",
+                "abort_cost" => "\"1us\"",
                 _ => "1",
             };
             format!("\"{f}\": {value}")
         };
         let fields = super::super::TASK_FIELDS;
+        // `tuf` and `critical_sections` are left to the precise path (declined, below).
+        let declined = ["tuf", "critical_sections"];
         let mut whole: Vec<String> = fields
             .iter()
-            .filter(|f| **f != "split")
+            .filter(|f| **f != "split" && !declined.contains(f))
             .map(|f| member(f))
             .collect();
         let split: Vec<String> = ["wcet", "period", "split"]
@@ -657,6 +696,10 @@ mod tests {
             file.and_then(|f| f.tasks[1].split.clone()).map(|p| p.len()),
             Some(2)
         );
+        for field in declined {
+            let text = format!(r#"{{"tasks": [{{{}, "{field}": []}}]}}"#, whole.join(", "));
+            assert!(parse_json(&text, Vec::new()).is_none(), "{text}");
+        }
         whole.push("\"colour\": 1".into());
         let text = format!(r#"{{"tasks": [{{{}}}]}}"#, whole.join(", "));
         assert!(parse_json(&text, Vec::new()).is_none());

@@ -109,6 +109,10 @@ fields!(TaskField {
     Cluster = "cluster",
     Affinity = "affinity",
     Split = "split",
+    Tuf = "tuf",
+    Abortable = "abortable",
+    AbortCost = "abort_cost",
+    CriticalSections = "critical_sections",
 });
 fields!(PartField {
     Cpu = "cpu",
@@ -217,6 +221,11 @@ impl<'de> Visitor<'de> for TaskVisitor {
                 TaskField::Wss => task.wss = Some(map.next_value::<Bytes>()?.0),
                 TaskField::Affinity => task.affinity = Some(map.next_value::<Cpus>()?.0),
                 TaskField::Split => task.split = Some(map.next_value::<Parts>()?.0),
+                TaskField::Abortable => task.abortable = map.next_value::<bool>()?,
+                TaskField::AbortCost => task.abort_cost = map.next_value::<TimeValue>()?.0,
+                // Named resources are numbered across the set, and TUFs have three shapes:
+                // the precise path reads these (utility-accrual files are few and small).
+                TaskField::Tuf | TaskField::CriticalSections => return Err(decline()),
             }
         }
         task.wcet = wcet.ok_or_else(decline)?;
