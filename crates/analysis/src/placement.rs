@@ -7,6 +7,13 @@
 //! decreasing assignment of `cedf-k<size>` (which exists whether or not the per-cluster G-EDF
 //! battery then accepts the clusters).
 //!
+//! The best-effort partitioned policies (`plbesa`, `pdasa`, `phvdf`) are placed by the
+//! utilization rules of [ChronOS §8.5] ([`chronos`]), which never fail — overloaded sets must
+//! run. The same rules are the named heuristics `chronos` (the thesis's rule for the policy:
+//! first fit with the 0.95 cap for `pedf`, least utilization for `pfp` and for `cedf`'s
+//! clusters), `chronos-ff` and `chronos-lu`; the default heuristics of `pedf`/`pfp`/`cedf`
+//! are unchanged. [`POLICY_PLACEMENT`] is the one table of which policy is placed how.
+//!
 //! With overheads ([`OverheadSetup`]), the placement is the one the overhead-aware analysis
 //! accepts (`analyze --overheads --arch …`: per-CPU charging with rollback for `partitioned`,
 //! per-cluster charging for `cedf` under `global-lock`; `crate::overheads::context`), so that
@@ -18,6 +25,63 @@ use crate::system::{Priorities, System};
 use crate::test::analyze;
 use schedlab_model::{Duration, SplitPart, TaskSet};
 use std::sync::Arc;
+
+pub mod chronos;
+
+/// The packing heuristics `place` accepts: bin packing with exact admission (`ff` … `nfd`)
+/// and the utilization rules of [ChronOS §8.5] ([`chronos`]).
+pub const HEURISTICS: [&str; 11] = [
+    "ff",
+    "ffd",
+    "bf",
+    "bfd",
+    "wf",
+    "wfd",
+    "nf",
+    "nfd",
+    "chronos",
+    "chronos-ff",
+    "chronos-lu",
+];
+
+/// How a policy's tasks are placed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlacementKind {
+    /// One CPU per task, packed with exact admission of the local scheduler (or the named
+    /// heuristic, `chronos*` included).
+    Partitioned(LocalScheduler),
+    /// One CPU per task by a rule of [ChronOS §8.5] that never fails (best-effort policies);
+    /// the heuristic argument picks `chronos-ff`/`chronos-lu` explicitly, anything else means
+    /// this rule.
+    BestEffort(chronos::Rule),
+    /// Clusters of `--cluster-size` CPUs (worst-fit decreasing, or `chronos`).
+    Clustered,
+    /// Semi-partitioned with split tasks ([`semi_placement`]).
+    Semi,
+}
+
+/// Every policy that needs a placement, and how it is placed [ChronOS §8.5]; a policy not
+/// listed is global and needs none.
+pub const POLICY_PLACEMENT: &[(&str, PlacementKind)] = &[
+    ("pedf", PlacementKind::Partitioned(LocalScheduler::Edf)),
+    ("pfp", PlacementKind::Partitioned(LocalScheduler::Fp)),
+    ("cedf", PlacementKind::Clustered),
+    ("pfp-ts", PlacementKind::Semi),
+    ("plbesa", PlacementKind::BestEffort(chronos::Rule::FirstFit)),
+    ("pdasa", PlacementKind::BestEffort(chronos::Rule::FirstFit)),
+    (
+        "phvdf",
+        PlacementKind::BestEffort(chronos::Rule::LeastUtilization),
+    ),
+];
+
+/// How `policy` is placed (`None`: a global policy, or an unknown name).
+pub fn placement_kind(policy: &str) -> Option<PlacementKind> {
+    POLICY_PLACEMENT
+        .iter()
+        .find(|(name, _)| *name == policy)
+        .map(|&(_, kind)| kind)
+}
 
 /// The local scheduler of each domain, which decides the admission test of the packing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +107,6 @@ pub fn place(
     priorities: Priorities,
     overheads: Option<&OverheadSetup>,
 ) -> Result<Vec<u32>, String> {
-    const HEURISTICS: [&str; 8] = ["ff", "ffd", "bf", "bfd", "wf", "wfd", "nf", "nfd"];
     if !HEURISTICS.contains(&heuristic) {
         return Err(format!(
             "unknown packing heuristic `{heuristic}` (use one of {})",
@@ -90,7 +153,48 @@ pub fn place(
         ));
     }
     let sys = System::new(tasks, cpus, priorities).map_err(|e| e.to_string())?;
-    let groups = match overheads {
+    let rule = match (heuristic, local) {
+        ("chronos-ff", _) | ("chronos", LocalScheduler::Edf) => Some(chronos::Rule::FirstFit),
+        ("chronos-lu", _) | ("chronos", LocalScheduler::Fp) => {
+            Some(chronos::Rule::LeastUtilization)
+        }
+        _ => None,
+    };
+    let groups = match (rule, overheads) {
+        // [ChronOS §8.5]: utilization rules that never fail and ignore overheads (its 0.95
+        // cap is the allowance for them); clusters group the least-utilization partition.
+        (Some(_), _) if domain_size > 1 => {
+            chronos::clusters(sys.params(), domains as usize, domain_size as usize)
+        }
+        (Some(rule), _) => chronos::partition(sys.params(), domains as usize, rule),
+        (None, overheads) => {
+            admitted_groups(&sys, tasks, domain_size, local, heuristic, overheads)?
+        }
+    };
+    let mut out = vec![0u32; tasks.len()];
+    for (d, members) in groups.iter().enumerate() {
+        for &t in members {
+            if let Some(slot) = out.get_mut(t) {
+                *slot = u32::try_from(d).unwrap_or(u32::MAX);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The groups of the packing with exact admission (`pedf-<h>`/`pfp-<h>`, worst-fit
+/// decreasing clusters, or their overhead-aware versions); an error names what did not fit.
+fn admitted_groups(
+    sys: &System,
+    tasks: &TaskSet,
+    domain_size: u32,
+    local: LocalScheduler,
+    heuristic: &str,
+    overheads: Option<&OverheadSetup>,
+) -> Result<Vec<Vec<usize>>, String> {
+    let domains = sys.cpus() / domain_size.max(1);
+    let sys = sys.clone();
+    Ok(match overheads {
         Some(setup) => charged_groups(tasks, sys, domain_size, local, heuristic, setup)?,
         None if domain_size > 1 => {
             crate::clustered::cedf::assign(sys.params(), domains as usize, domain_size).ok_or_else(
@@ -108,16 +212,7 @@ pub fn place(
                 )
             })?
         }
-    };
-    let mut out = vec![0u32; tasks.len()];
-    for (d, members) in groups.iter().enumerate() {
-        for &t in members {
-            if let Some(slot) = out.get_mut(t) {
-                *slot = u32::try_from(d).unwrap_or(u32::MAX);
-            }
-        }
-    }
-    Ok(out)
+    })
 }
 
 /// `pedf-<h>` or `pfp-<h>`.
@@ -176,9 +271,12 @@ fn charged_groups(
     }
 }
 
-/// The placement a scheduling policy needs, by policy name: `pedf` (EDF admission) and `pfp`
-/// (FP admission) on single CPUs, `cedf` on clusters of `cluster_size` CPUs; `None` for global
-/// policies. Returns the domain of each task and the domain size.
+/// The placement a scheduling policy needs, by policy name ([`POLICY_PLACEMENT`]): `pedf`
+/// (EDF admission) and `pfp` (FP admission) on single CPUs by `heuristic`, `cedf` on clusters
+/// of `cluster_size` CPUs, the best-effort `plbesa`/`pdasa` (first fit, 0.95 cap) and `phvdf`
+/// (least utilization) by [ChronOS §8.5] whatever the load; `None` for global policies.
+/// Returns the domain of each task and the domain size. The file's `cpu`/`cluster` pins win
+/// when every task has one.
 pub fn for_policy(
     policy: &str,
     tasks: &TaskSet,
@@ -188,26 +286,37 @@ pub fn for_policy(
     priorities: Priorities,
     overheads: Option<&OverheadSetup>,
 ) -> Result<Option<(Vec<u32>, u32)>, String> {
-    let (size, local) = match policy {
-        "pedf" => (1, LocalScheduler::Edf),
-        "pfp" => (1, LocalScheduler::Fp),
-        "cedf" => (
-            cluster_size.ok_or("policy `cedf` needs a cluster size (--cluster-size K)")?,
+    let (size, local, heuristic) = match placement_kind(policy) {
+        Some(PlacementKind::Partitioned(local)) => (1, local, heuristic),
+        // The thesis's rule unless `chronos-ff`/`chronos-lu` is asked for: the admission
+        // heuristics (the CLI's default `ffd` included) fail on the overloaded sets these
+        // policies exist for.
+        Some(PlacementKind::BestEffort(rule)) => {
+            let named = match (heuristic, rule) {
+                ("chronos-ff" | "chronos-lu", _) => heuristic,
+                (_, chronos::Rule::FirstFit) => "chronos-ff",
+                (_, chronos::Rule::LeastUtilization) => "chronos-lu",
+            };
+            (1, LocalScheduler::Edf, named)
+        }
+        Some(PlacementKind::Clustered) => (
+            cluster_size
+                .ok_or_else(|| format!("policy `{policy}` needs a cluster size (--cluster-size K)"))?,
             LocalScheduler::Edf,
+            heuristic,
         ),
         // Its parts are part of the placement: a list of CPUs alone would run split tasks whole.
-        "pfp-ts" => {
-            return Err(
-                "policy `pfp-ts` is placed with its split parts: use placement::semi_placement (or policy_inputs)"
-                    .to_string(),
-            )
+        Some(PlacementKind::Semi) => {
+            return Err(format!(
+                "policy `{policy}` is placed with its split parts: use placement::semi_placement (or policy_inputs)"
+            ))
         }
-        _ if overheads.is_some() => {
+        None if overheads.is_some() => {
             return Err(format!(
                 "overhead-aware placement is for the partitioned, semi-partitioned and clustered policies (pedf, pfp, pfp-ts, cedf); `{policy}` needs no placement"
             ))
         }
-        _ => return Ok(None),
+        None => return Ok(None),
     };
     if let Some(i) = tasks.iter().position(|t| t.split.is_some()) {
         return Err(format!(
@@ -375,7 +484,7 @@ pub fn policy_inputs(
         }
         Err(_) => vec![0; tasks.len()],
     };
-    if policy == "pfp-ts" {
+    if placement_kind(policy) == Some(PlacementKind::Semi) {
         let semi = semi_placement(tasks, cpus, priorities, overheads)?;
         return Ok(PolicyInputs {
             ranks,
@@ -643,5 +752,65 @@ mod tests {
             e.contains("charged per CPU under --arch partitioned"),
             "{e}"
         );
+    }
+
+    /// [ChronOS §8.5] for the best-effort policies: overload never fails; `plbesa`/`pdasa`
+    /// pack first fit with the 0.95 cap, `phvdf` spreads by least utilization; the CLI's
+    /// default heuristic (`ffd`) means the thesis's rule for them; pins still win.
+    /// U = 0.3 × 4 on 2 CPUs: first fit → CPU 0 takes three (0.9), CPU 1 one; least
+    /// utilization → two each. U = 0.9 × 3 on 2 CPUs (overload): all placed.
+    #[test]
+    fn best_effort_policies_follow_chronos() {
+        let light = set(&[(3, 10), (3, 10), (3, 10), (3, 10)]);
+        let inputs = |policy: &str, s: &TaskSet, h: &str| {
+            for_policy(policy, s, 2, h, None, Priorities::Dm, None)
+                .unwrap()
+                .unwrap()
+        };
+        for policy in ["plbesa", "pdasa"] {
+            assert_eq!(inputs(policy, &light, "ffd"), (vec![0, 0, 0, 1], 1));
+            assert_eq!(inputs(policy, &light, "chronos-lu"), (vec![0, 1, 0, 1], 1));
+        }
+        assert_eq!(inputs("phvdf", &light, "ffd"), (vec![0, 1, 0, 1], 1));
+        assert_eq!(inputs("phvdf", &light, "chronos-ff"), (vec![0, 0, 0, 1], 1));
+        let over = set(&[(9, 10), (9, 10), (9, 10)]);
+        for policy in ["plbesa", "pdasa", "phvdf"] {
+            assert_eq!(inputs(policy, &over, "ffd"), (vec![0, 1, 0], 1), "{policy}");
+            let i = policy_inputs(policy, &over, 1, "ffd", None, Priorities::Given, None).unwrap();
+            assert_eq!(i.placement, Some((vec![0, 0, 0], 1)), "{policy}");
+        }
+        // `pedf` keeps exact admission by default (and fails in overload) and offers the
+        // thesis's rule by name; `pfp`'s is least utilization.
+        assert!(for_policy("pedf", &over, 2, "ffd", None, Priorities::Dm, None).is_err());
+        assert_eq!(inputs("pedf", &over, "chronos"), (vec![0, 1, 0], 1));
+        assert_eq!(inputs("pedf", &light, "chronos"), (vec![0, 0, 0, 1], 1));
+        assert_eq!(inputs("pfp", &light, "chronos"), (vec![0, 1, 0, 1], 1));
+        assert_eq!(inputs("pedf", &light, "ffd"), (vec![0, 0, 0, 1], 1));
+        // Clusters from the least-utilization partition (CPUs 0–1 → cluster 0, 2–3 → 1).
+        let c = for_policy("cedf", &light, 4, "chronos", Some(2), Priorities::Dm, None).unwrap();
+        assert_eq!(c, Some((vec![0, 0, 1, 1], 2)));
+        // Pins win; global UA policies need no placement.
+        let mut pinned = over.clone().into_tasks();
+        for t in &mut pinned {
+            t.cpu = Some(1);
+        }
+        let pinned = TaskSet::new(pinned).unwrap();
+        assert_eq!(inputs("plbesa", &pinned, "ffd"), (vec![1, 1, 1], 1));
+        for policy in ["ghvdf", "gnphvdf", "gmua", "nggua", "ggua"] {
+            assert_eq!(placement_kind(policy), None);
+            let i = policy_inputs(policy, &over, 2, "ffd", None, Priorities::Dm, None).unwrap();
+            assert_eq!(i.placement, None);
+        }
+        let e = place(
+            &light,
+            2,
+            1,
+            LocalScheduler::Edf,
+            "chronos-x",
+            Priorities::Dm,
+            None,
+        )
+        .unwrap_err();
+        assert!(e.contains("chronos-lu"), "{e}");
     }
 }
