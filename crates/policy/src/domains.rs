@@ -15,12 +15,18 @@
 //! Budgets: a budget request names a job, which is the same in every domain, so it passes
 //! through unchanged; `on_budget_exhausted` goes to the job's domain, like every job event.
 //!
+//! Resources: `on_block` and `on_resume` go to the job's domain like every job event; a
+//! released resource is granted by the domain of its longest-waiting waiter, which ranks the
+//! waiters it holds (by priority, for the priority-inheritance policies) before those of other
+//! domains. Priorities are inherited within a domain only: a job blocked on a resource held in
+//! another domain boosts nobody (no cross-partition protocol such as MPCP is modelled).
+//!
 //! A job of a task outside the placement (the engine broke the contract: placements are
 //! validated against the task set) is ignored.
 
 use crate::error::PolicyError;
 use crate::event::{Ctx, Decisions, JobInfo};
-use crate::ids::{CpuId, JobId, TimerId};
+use crate::ids::{CpuId, JobId, ResourceId, TimerId};
 use crate::policy::Policy;
 use crate::task::Placement;
 
@@ -180,6 +186,12 @@ impl<P: Policy> Policy for Domains<P> {
         if let Some(d) = self.domain_of(job) {
             self.route(d, out, |p, o| p.on_budget_exhausted(ctx, job, o));
         }
+    }
+    fn grant(&self, ctx: &Ctx<'_>, resource: ResourceId, waiters: &[JobId]) -> usize {
+        // The domain of the longest-waiting waiter decides (module doc, "Resources").
+        let d = waiters.first().and_then(|&w| self.domain_of(w));
+        d.and_then(|d| self.domains.get(d as usize))
+            .map_or(0, |p| p.grant(ctx, resource, waiters))
     }
     fn linked(&self, cpu: CpuId) -> Option<JobId> {
         if self.k == 0 {

@@ -31,7 +31,7 @@
 
 use crate::cpuset::CpuSet;
 use crate::event::{Ctx, Decisions, JobInfo};
-use crate::ids::{CpuId, JobId, TimerId};
+use crate::ids::{CpuId, JobId, ResourceId, TimerId};
 use crate::lowest::LowestTree;
 use crate::policy::Policy;
 use crate::prio::{JobKey, Primary};
@@ -140,6 +140,12 @@ impl<K: EngineKey> Engine<K> {
     pub(crate) fn linked(&self, cpu: CpuId) -> Option<JobId> {
         let i = usize::try_from(cpu.0).ok()?;
         self.cpus.get(i).copied().flatten().map(|s| s.id)
+    }
+
+    /// The key of the job linked to `cpu`, if any.
+    pub(crate) fn linked_key(&self, cpu: CpuId) -> Option<K> {
+        let i = usize::try_from(cpu.0).ok()?;
+        self.cpus.get(i).copied().flatten().map(|s| s.key)
     }
 
     /// The key and facts of a waiting job (None if it is linked or unknown).
@@ -263,6 +269,29 @@ impl<K: EngineKey> Engine<K> {
                 if self.cpus.get(cpu as usize).copied().flatten().is_none() {
                     out.unlink(CpuId(cpu));
                 }
+            }
+        }
+    }
+
+    /// The facts and current key of an active job (linked or waiting).
+    pub(crate) fn entry(&self, id: JobId) -> Option<(K, JobInfo)> {
+        self.jobs.get(id).map(|e| (e.key, e.info))
+    }
+
+    /// Gives an active job a new key, linked or waiting (priority inheritance); call
+    /// [`Engine::rebalance`] afterwards.
+    pub(crate) fn rekey(&mut self, id: JobId, key: K) {
+        let Some(entry) = self.jobs.get_mut(id) else {
+            return;
+        };
+        match entry.loc {
+            Loc::Ready => self.rekey_waiting(id, key),
+            Loc::Linked(cpu) => {
+                entry.key = key;
+                if let Some(Some(slot)) = self.cpus.get_mut(cpu as usize) {
+                    slot.key = key;
+                }
+                self.order_update(cpu);
             }
         }
     }
@@ -476,6 +505,8 @@ pub struct GlobalJlfp {
     primary: Primary,
     tasks: Arc<[PolicyTask]>,
     engine: Engine<JobKey>,
+    /// Blocked jobs and inherited priorities (`inherit`).
+    pi: inherit::Inheritance,
 }
 
 impl GlobalJlfp {
@@ -493,6 +524,7 @@ impl GlobalJlfp {
             primary,
             engine: Engine::new(cpus, tasks.len(), preemption, false),
             tasks,
+            pi: inherit::Inheritance::default(),
         }
     }
 
@@ -549,15 +581,27 @@ impl Policy for GlobalJlfp {
     }
     fn on_complete(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
         self.engine.remove(ctx, job, out);
+        self.forget_blocked(ctx, job, out);
     }
     fn on_abort(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
         self.engine.remove(ctx, job, out);
+        self.forget_blocked(ctx, job, out);
     }
     fn on_timer(&mut self, _ctx: &Ctx<'_>, _timer: TimerId, _out: &mut Decisions) {}
+    fn on_block(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.park(ctx, job, out);
+    }
+    fn on_resume(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        self.unpark(ctx, job, out);
+    }
+    fn grant(&self, _ctx: &Ctx<'_>, _resource: ResourceId, waiters: &[JobId]) -> usize {
+        self.pi.pick(waiters)
+    }
     fn linked(&self, cpu: CpuId) -> Option<JobId> {
         self.engine.linked(cpu)
     }
 }
 
+mod inherit;
 #[cfg(test)]
 mod tests;

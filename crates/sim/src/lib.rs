@@ -46,7 +46,11 @@ mod parse;
 mod queue;
 
 #[cfg(test)]
+mod abort_tests;
+#[cfg(test)]
 mod budget_tests;
+#[cfg(test)]
+mod resource_tests;
 #[cfg(test)]
 mod test_policy;
 #[cfg(test)]

@@ -20,7 +20,7 @@ impl TestGedf {
         }
     }
 
-    fn forget(&mut self, job: JobId, out: &mut Decisions) {
+    pub(crate) fn forget(&mut self, job: JobId, out: &mut Decisions) {
         for (c, slot) in self.linked.iter_mut().enumerate() {
             if slot.is_some_and(|(_, j)| j == job) {
                 *slot = None;
@@ -30,7 +30,7 @@ impl TestGedf {
         self.ready.retain(|&(_, j)| j != job);
     }
 
-    fn reschedule(&mut self, out: &mut Decisions) {
+    pub(crate) fn reschedule(&mut self, out: &mut Decisions) {
         loop {
             let Some((bi, &best)) = self
                 .ready
@@ -240,6 +240,203 @@ impl Policy for Budgeted {
     }
     fn on_budget_exhausted(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
         self.note(ctx, "exhausted", job, out);
+    }
+    fn linked(&self, cpu: CpuId) -> Option<JobId> {
+        self.inner.linked(cpu)
+    }
+}
+
+/// Wraps [`TestGedf`]: at each `(time, tasks)` of `aborts` (timers armed at the first
+/// callback) it aborts the current jobs of `tasks`, in that order (forgetting them first, as
+/// the contract asks), then reschedules. Logs every abort it issued as (time, task, seq).
+pub(crate) struct Aborter {
+    pub(crate) inner: TestGedf,
+    pub(crate) aborts: Vec<(u64, Vec<u32>)>,
+    pub(crate) issued: Vec<(u64, u32, u64)>,
+    current: std::collections::BTreeMap<u32, JobId>,
+    armed: bool,
+}
+
+impl Aborter {
+    pub(crate) fn new(m: u32, aborts: Vec<(u64, Vec<u32>)>) -> Aborter {
+        Aborter {
+            inner: TestGedf::new(m),
+            aborts,
+            issued: Vec::new(),
+            current: std::collections::BTreeMap::new(),
+            armed: false,
+        }
+    }
+    fn arm(&mut self, out: &mut Decisions) {
+        if !std::mem::replace(&mut self.armed, true) {
+            for (k, &(at, _)) in self.aborts.iter().enumerate() {
+                out.timer(TimerId(k as u64), Time::from_ns(at));
+            }
+        }
+    }
+}
+
+impl Policy for Aborter {
+    fn name(&self) -> &str {
+        "aborter"
+    }
+    fn cpus(&self) -> u32 {
+        self.inner.cpus()
+    }
+    fn on_release(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        self.arm(out);
+        self.current.insert(job.id.task.0, job.id);
+        self.inner.on_release(ctx, job, out);
+    }
+    fn on_complete(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.current.remove(&job.task.0);
+        self.inner.on_complete(ctx, job, out);
+    }
+    fn on_abort(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.current.remove(&job.task.0);
+        self.inner.on_abort(ctx, job, out);
+    }
+    fn on_timer(&mut self, ctx: &Ctx<'_>, timer: TimerId, out: &mut Decisions) {
+        let tasks = self
+            .aborts
+            .get(timer.0 as usize)
+            .map(|a| a.1.clone())
+            .unwrap_or_default();
+        for task in tasks {
+            if let Some(job) = self.current.remove(&task) {
+                self.inner.forget(job, out);
+                out.abort(job);
+                self.issued.push((ctx.now.as_ns(), task, job.seq));
+            }
+        }
+        self.inner.reschedule(out);
+    }
+    fn linked(&self, cpu: CpuId) -> Option<JobId> {
+        self.inner.linked(cpu)
+    }
+}
+
+/// Uniprocessor preemptive fixed priority *without* priority inheritance: `ranks[task]`
+/// (smaller = higher); a blocked job is parked until it resumes; FIFO grants (the default).
+/// The contrast for the inheritance tests.
+pub(crate) struct FpNoPi {
+    ranks: Vec<u32>,
+    ready: Vec<JobId>,
+    linked: Option<JobId>,
+}
+
+impl FpNoPi {
+    pub(crate) fn new(ranks: Vec<u32>) -> FpNoPi {
+        FpNoPi {
+            ranks,
+            ready: Vec::new(),
+            linked: None,
+        }
+    }
+    fn rank(&self, j: JobId) -> (u32, u32) {
+        let r = self
+            .ranks
+            .get(j.task.0 as usize)
+            .copied()
+            .unwrap_or(u32::MAX);
+        (r, j.task.0)
+    }
+    fn drop_job(&mut self, job: JobId, out: &mut Decisions) {
+        self.ready.retain(|&j| j != job);
+        if self.linked == Some(job) {
+            self.linked = None;
+            out.unlink(CpuId(0));
+        }
+        self.reschedule(out);
+    }
+    fn reschedule(&mut self, out: &mut Decisions) {
+        let best = self.ready.iter().copied().min_by_key(|&j| self.rank(j));
+        let Some(best) = best else { return };
+        if self.linked.is_some_and(|l| self.rank(l) <= self.rank(best)) {
+            return;
+        }
+        self.ready.retain(|&j| j != best);
+        if let Some(old) = self.linked.replace(best) {
+            self.ready.push(old);
+        }
+        out.link(CpuId(0), best);
+    }
+}
+
+impl Policy for FpNoPi {
+    fn name(&self) -> &str {
+        "fp-no-pi"
+    }
+    fn cpus(&self) -> u32 {
+        1
+    }
+    fn on_release(&mut self, _: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        self.ready.push(job.id);
+        self.reschedule(out);
+    }
+    fn on_complete(&mut self, _: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.drop_job(job, out);
+    }
+    fn on_abort(&mut self, _: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.drop_job(job, out);
+    }
+    fn on_block(&mut self, _: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.drop_job(job, out);
+    }
+    fn on_resume(&mut self, _: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        self.ready.push(job.id);
+        self.reschedule(out);
+    }
+    fn linked(&self, cpu: CpuId) -> Option<JobId> {
+        self.linked.filter(|_| cpu.0 == 0)
+    }
+}
+
+/// Wraps a policy and breaks deadlocks: when a job blocks and its blocking chain
+/// (`Ctx::blocker`) leads back to it, the job that just blocked is aborted (the inner policy
+/// forgets it through `on_abort`). Logs the aborts as (time, task).
+pub(crate) struct CycleBreaker<P> {
+    pub(crate) inner: P,
+    pub(crate) broken: Vec<(u64, u32)>,
+}
+
+impl<P: Policy> Policy for CycleBreaker<P> {
+    fn name(&self) -> &str {
+        "cycle-breaker"
+    }
+    fn cpus(&self) -> u32 {
+        self.inner.cpus()
+    }
+    fn on_release(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        self.inner.on_release(ctx, job, out);
+    }
+    fn on_complete(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.inner.on_complete(ctx, job, out);
+    }
+    fn on_abort(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.inner.on_abort(ctx, job, out);
+    }
+    fn on_block(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.inner.on_block(ctx, job, out);
+        let mut cur = job;
+        for _ in 0..64 {
+            match ctx.blocker(cur) {
+                Some(b) if b == job => {
+                    self.inner.on_abort(ctx, job, out);
+                    out.abort(job);
+                    self.broken.push((ctx.now.as_ns(), job.task.0));
+                    return;
+                }
+                Some(b) => cur = b,
+                None => return,
+            }
+        }
+    }
+    fn on_resume(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        self.inner.on_resume(ctx, job, out);
+    }
+    fn grant(&self, ctx: &Ctx<'_>, r: schedlab_policy::ResourceId, waiters: &[JobId]) -> usize {
+        self.inner.grant(ctx, r, waiters)
     }
     fn linked(&self, cpu: CpuId) -> Option<JobId> {
         self.inner.linked(cpu)
