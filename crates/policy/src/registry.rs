@@ -10,6 +10,9 @@
 //! | `pedf` | P-EDF [ChronOS §6.12]: G-EDF in domains of 1 CPU | required, `domain_size = 1` |
 //! | `pfp` | P-FP (P-RMS/P-DM) [ChronOS §6.11]: G-FP in domains of 1 CPU | required, `domain_size = 1` |
 //! | `cedf` | C-EDF [ChronOS §6.16]: G-EDF in clusters | required, `domain_size` = cluster size |
+//! | `gmua` | gMUA [ChronOS §6.8, Alg. 2] (Cho, Ravindran, Jensen 2010), [`crate::gua`] | ignored |
+//! | `nggua` | NG-GUA [ChronOS §6.9] (Garyali 2010): gMUA with dependency chains, [`crate::gua`] | ignored |
+//! | `ggua` | G-GUA [ChronOS §6.10, Alg. 3] (Garyali 2010), [`crate::gua`] | ignored |
 //! | `pfp-ts` | FP-TS [RTPS §III, §IV]: per-CPU FP by rank, split tasks migrate part by part at budget exhaustion ([`crate::fpts`]) | required, `domain_size = 1`, with [`Placement::split`] |
 //! | `ghvdf` | G-HVDF [ChronOS §6.6] ([`crate::ua::ghvdf`]) | ignored |
 //! | `gnphvdf` | G-NP-HVDF [ChronOS §6.7] ([`crate::ua::gnphvdf`]) | ignored |
@@ -26,6 +29,7 @@ use crate::edzl::Edzl;
 use crate::error::PolicyError;
 use crate::fpts::FpTs;
 use crate::global::GlobalJlfp;
+use crate::gua::{Gua, Variant as GuaVariant};
 use crate::policy::Policy;
 use crate::task::{Placement, PolicyTask};
 use crate::ua::dasa::Dasa;
@@ -42,6 +46,8 @@ pub const NAMES: &[&str] = &[
     "gedf", "gnpedf", "gfp", "gfifo", "edzl", "pedf", "pfp", "cedf", "pfp-ts",
     // Utility accrual, helper ua1 [ChronOS §6.6, §6.7, §6.13–6.15].
     "ghvdf", "gnphvdf", "phvdf", "plbesa", "pdasa",
+    // ua2: the global utility-accrual schedulers of [ChronOS §6.8–6.10].
+    "gmua", "nggua", "ggua",
 ];
 
 /// Whether policy `name` asks the engine for execution budgets ([`crate::Decisions::budget`]),
@@ -121,6 +127,10 @@ pub fn build(
         "pdasa" => Box::new(Domains::new("pdasa", cpus, n, placed(true)?, |_| {
             Uni::new("pdasa", shared.clone(), Dasa::new())
         })?),
+        // ua2: the global utility-accrual schedulers.
+        "gmua" => Box::new(Gua::new(GuaVariant::Gmua, shared, cpus)),
+        "nggua" => Box::new(Gua::new(GuaVariant::NgGua, shared, cpus)),
+        "ggua" => Box::new(Gua::new(GuaVariant::GGua, shared, cpus)),
         _ => Box::new(Domains::new("cedf", cpus, n, placed(false)?, |k| {
             GlobalJlfp::gedf(shared.clone(), k)
         })?),
