@@ -27,6 +27,8 @@ use schedlab_model::{Duration, SplitPart, TaskSet};
 use std::sync::Arc;
 
 pub mod chronos;
+#[cfg(test)]
+mod policy_tests;
 
 /// The packing heuristics `place` accepts: bin packing with exact admission (`ff` … `nfd`)
 /// and the utilization rules of [ChronOS §8.5] ([`chronos`]).
@@ -454,7 +456,8 @@ pub struct PolicyInputs {
     /// Rank of each task (0 = highest priority) under `priorities`; all zero when the
     /// priorities cannot be derived and the policy does not use them.
     pub ranks: Vec<u32>,
-    /// Domain of each task and the domain size, for `pedf`/`pfp`/`cedf` ([`for_policy`]);
+    /// Domain of each task and the domain size, for `pedf`/`pfp`/`cedf` and the best-effort
+    /// `plbesa`/`pdasa`/`phvdf` ([`for_policy`], [`POLICY_PLACEMENT`]);
     /// for `pfp-ts` each task's CPU (a split task's head CPU) and 1 ([`semi_placement`]).
     pub placement: Option<(Vec<u32>, u32)>,
     /// For `pfp-ts`: the parts of each split task in execution order (empty for a whole
@@ -465,7 +468,8 @@ pub struct PolicyInputs {
 /// The ranks and placement `policy` needs on `cpus` CPUs (see [`for_policy`], and
 /// [`semi_placement`] for `pfp-ts`). Errors name what is missing: priorities a fixed-priority
 /// policy (`gfp`, `pfp`, `pfp-ts`) cannot do without, a cluster size for `cedf`, a partition
-/// or assignment that does not fit.
+/// or assignment that does not fit (never for the best-effort `plbesa`/`pdasa`/`phvdf`, whose
+/// [ChronOS §8.5] placement places every set). The utility-accrual policies need no ranks.
 pub fn policy_inputs(
     policy: &str,
     tasks: &TaskSet,
@@ -752,65 +756,5 @@ mod tests {
             e.contains("charged per CPU under --arch partitioned"),
             "{e}"
         );
-    }
-
-    /// [ChronOS §8.5] for the best-effort policies: overload never fails; `plbesa`/`pdasa`
-    /// pack first fit with the 0.95 cap, `phvdf` spreads by least utilization; the CLI's
-    /// default heuristic (`ffd`) means the thesis's rule for them; pins still win.
-    /// U = 0.3 × 4 on 2 CPUs: first fit → CPU 0 takes three (0.9), CPU 1 one; least
-    /// utilization → two each. U = 0.9 × 3 on 2 CPUs (overload): all placed.
-    #[test]
-    fn best_effort_policies_follow_chronos() {
-        let light = set(&[(3, 10), (3, 10), (3, 10), (3, 10)]);
-        let inputs = |policy: &str, s: &TaskSet, h: &str| {
-            for_policy(policy, s, 2, h, None, Priorities::Dm, None)
-                .unwrap()
-                .unwrap()
-        };
-        for policy in ["plbesa", "pdasa"] {
-            assert_eq!(inputs(policy, &light, "ffd"), (vec![0, 0, 0, 1], 1));
-            assert_eq!(inputs(policy, &light, "chronos-lu"), (vec![0, 1, 0, 1], 1));
-        }
-        assert_eq!(inputs("phvdf", &light, "ffd"), (vec![0, 1, 0, 1], 1));
-        assert_eq!(inputs("phvdf", &light, "chronos-ff"), (vec![0, 0, 0, 1], 1));
-        let over = set(&[(9, 10), (9, 10), (9, 10)]);
-        for policy in ["plbesa", "pdasa", "phvdf"] {
-            assert_eq!(inputs(policy, &over, "ffd"), (vec![0, 1, 0], 1), "{policy}");
-            let i = policy_inputs(policy, &over, 1, "ffd", None, Priorities::Given, None).unwrap();
-            assert_eq!(i.placement, Some((vec![0, 0, 0], 1)), "{policy}");
-        }
-        // `pedf` keeps exact admission by default (and fails in overload) and offers the
-        // thesis's rule by name; `pfp`'s is least utilization.
-        assert!(for_policy("pedf", &over, 2, "ffd", None, Priorities::Dm, None).is_err());
-        assert_eq!(inputs("pedf", &over, "chronos"), (vec![0, 1, 0], 1));
-        assert_eq!(inputs("pedf", &light, "chronos"), (vec![0, 0, 0, 1], 1));
-        assert_eq!(inputs("pfp", &light, "chronos"), (vec![0, 1, 0, 1], 1));
-        assert_eq!(inputs("pedf", &light, "ffd"), (vec![0, 0, 0, 1], 1));
-        // Clusters from the least-utilization partition (CPUs 0–1 → cluster 0, 2–3 → 1).
-        let c = for_policy("cedf", &light, 4, "chronos", Some(2), Priorities::Dm, None).unwrap();
-        assert_eq!(c, Some((vec![0, 0, 1, 1], 2)));
-        // Pins win; global UA policies need no placement.
-        let mut pinned = over.clone().into_tasks();
-        for t in &mut pinned {
-            t.cpu = Some(1);
-        }
-        let pinned = TaskSet::new(pinned).unwrap();
-        assert_eq!(inputs("plbesa", &pinned, "ffd"), (vec![1, 1, 1], 1));
-        for policy in ["ghvdf", "gnphvdf", "gmua", "nggua", "ggua"] {
-            assert_eq!(placement_kind(policy), None);
-            let i = policy_inputs(policy, &over, 2, "ffd", None, Priorities::Dm, None).unwrap();
-            assert_eq!(i.placement, None);
-        }
-        let e = place(
-            &light,
-            2,
-            1,
-            LocalScheduler::Edf,
-            "chronos-x",
-            Priorities::Dm,
-            None,
-        )
-        .unwrap_err();
-        assert!(e.contains("chronos-lu"), "{e}");
     }
 }
