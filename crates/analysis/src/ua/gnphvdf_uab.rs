@@ -184,8 +184,9 @@ pub fn largest_k(params: &[Params], order: &[usize], cpus: u32) -> usize {
 /// `Σ_{guaranteed} Vᵢ/Tᵢ / Σ_all Vᵢ/Tᵢ`, `None` when the total is not positive.
 fn value_weighted(params: &[Params], utilities: &[f64], guaranteed: &[usize]) -> Option<f64> {
     let rate = |i: usize| utilities[i].max(0.0) / params[i].t as f64;
-    let total: f64 = (0..params.len()).map(rate).sum();
-    let part: f64 = guaranteed.iter().map(|&i| rate(i)).sum();
+    // Folded from +0.0: an empty `sum()` of f64 is −0.0, which would print as "-0".
+    let total = (0..params.len()).map(rate).fold(0.0, |a, r| a + r);
+    let part = guaranteed.iter().map(|&i| rate(i)).fold(0.0, |a, r| a + r);
     (total > 0.0).then(|| (part / total).clamp(0.0, 1.0))
 }
 

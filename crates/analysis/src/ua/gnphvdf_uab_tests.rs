@@ -138,6 +138,10 @@ fn constrained_deadlines_use_d_minus_c() {
 fn k_over_n_is_not_the_utility_share() {
     let sys = system(&[(1, 100, 100, 2.0), (50, 100, 100, 50.0)], 1);
     let (_, b) = bound(&sys);
+    // k = 0 gives a plain zero (not −0.0, which JSON would print as -0.0): 2 > 1 − 1 here.
+    let none = system(&[(1, 1, 100, 2.0), (2, 100, 100, 1.0)], 1);
+    let fraction = bound(&none).1.value_weighted.unwrap();
+    assert_eq!(fraction.to_bits(), 0.0f64.to_bits());
     assert_eq!(b.k_over_n, Some(0.5));
     assert!((b.value_weighted.unwrap() - 0.02 / 0.52).abs() < 1e-12);
     // No utility anywhere: the value-weighted fraction is undefined.
