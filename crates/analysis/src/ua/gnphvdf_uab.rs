@@ -26,9 +26,11 @@
 //! `R` finish by `R + max_{j>k} Cⱼ`. From then on, if `J` still waited, all `m` CPUs would run
 //! guaranteed jobs other than `J` (G-NP-HVDF never idles a CPU with a job queued) — at most
 //! `m − 1` exist. So `J` starts by `R + max_{j>k} Cⱼ ≤ R + Dᵢ − Cᵢ` and completes by `R + Dᵢ`,
-//! a contradiction. A waiting guaranteed job's density stays `Vᵢ/Cᵢ` (it only drops, to 0,
-//! once the job could no longer finish by its deadline, which the argument excludes), and the
-//! policy's head-of-queue abort only removes jobs past their deadlines.
+//! a contradiction. A guaranteed job's density is `Vᵢ/Cᵢ` in the queue (the policy fixes the
+//! LVD at queueing, when `now + Cᵢ ≤` the deadline), and the policy's head-of-queue abort — of
+//! a job past its critical instant `R + D − C`, which could no longer complete by its deadline
+//! — never hits it: it starts by `R + max_{j>k} Cⱼ ≤ R + Dᵢ − Cᵢ`. The abort only removes
+//! work, which the argument does not need.
 //!
 //! **Discrepancies with the thesis.**
 //! - The sketch argues that "there are at most `m − 1` arrivals of tasks with a higher LVD
