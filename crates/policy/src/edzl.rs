@@ -19,6 +19,10 @@
 //! waiting (e.g. `wcet = deadline`) is ZL at once. ZL status, once reached, is kept until the
 //! job leaves. Laxity uses the WCET: the policy cannot know a job's actual demand.
 //!
+//! Resources (`crate::event`, "Resources"): a blocked job leaves the scheduler (its timer
+//! cancelled, its ZL status dropped) and comes back at `on_resume` as if newly released (ZL
+//! at once if its laxity is gone); no priority inheritance, grants FIFO (the default).
+//!
 //! Mapping and data structures are those of [`crate::global`]. Unlike the JLFP policies, a
 //! ZL promotion is a priority change of a waiting job, handled by the timer callback with at
 //! most one link change.
@@ -157,6 +161,14 @@ impl Policy for Edzl {
     }
     fn on_abort(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
         self.on_complete(ctx, job, out);
+    }
+    /// A blocked job leaves the scheduler like a finished one (module doc, "Resources").
+    fn on_block(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.on_complete(ctx, job, out);
+    }
+    /// A resumed job comes back like a new one, in the EDF class until its laxity is zero.
+    fn on_resume(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        self.on_release(ctx, job, out);
     }
     fn on_timer(&mut self, ctx: &Ctx<'_>, timer: TimerId, out: &mut Decisions) {
         let Some(id) = self.armed.remove(&timer.0) else {

@@ -282,7 +282,7 @@ fn aborts_keep_the_run_invariants_and_are_deterministic() {
     }
 }
 
-fn assert_no_execution_during_handlers(trace: &[Event]) {
+pub(crate) fn assert_no_execution_during_handlers(trace: &[Event]) {
     let mut open = std::collections::BTreeMap::new();
     let mut windows = Vec::new();
     for e in trace {

@@ -21,7 +21,8 @@
 //! 5. **timers** the policy armed, in request order (a cancelled or re-armed timer never fires;
 //!    within one callback's decisions the cancels are applied before the new timers, so
 //!    arming an id again simply re-arms it; a timer requested in the past fires at once);
-//! 6. **lock milestones** (engine-internal; see "Resources"), by task index;
+//! 6. **lock milestones** (engine-internal; see "Resources"), by task index: unlocks and
+//!    lock requests at the instant a job reaches a section boundary in executed time;
 //! 7. **budget exhaustions**, by task index — after everything else, so a job that completes
 //!    at the instant its budget runs out completes, with no exhaustion.
 //!
@@ -66,6 +67,22 @@
 //! starts when it ends — like a dispatch delay, but the switch-in itself waits, so the
 //! trace's execution intervals stay exact. Engine aborts under `abort_late` run the handler
 //! of a started job the same way. The handler's end releases the job's resources.
+//!
+//! # Resources
+//! A task's critical sections ([`SimTask::critical_sections`]) lock their resource when the
+//! job has *executed* `start` and unlock it at `start + length` (`engine/resources.rs`):
+//! execution milestones, queued while the job runs like budget exhaustions (class 6 above; a
+//! job that completes at the instant a section ends completes first and releases the
+//! resource at completion). A request for a held resource blocks the job: it leaves its CPU
+//! (`block`, not a preemption), the policy's `on_block` runs and must unlink it — a policy
+//! that keeps a blocked job linked, or links it before its `on_resume`, stops the run with
+//! [`SimError::PolicyViolation`]. On release, [`schedlab_policy::Policy::grant`] picks among
+//! the waiters (in blocking order), the chosen one becomes the owner and `on_resume` runs.
+//! Every callback's [`Ctx::resources`] shows owners and waits. Resources still held are
+//! released at completion (with demands below the WCET a job can complete inside a
+//! section) before `on_complete`, and for an aborted job at the end of its abort handler
+//! (without one, right after the callback that aborted it; before `on_abort` for an engine
+//! abort). Sections on one resource may nest or overlap (a recursive mutex).
 //!
 //! With [`SimConfig::overheads`], the hooks at the end of this file charge them
 //! ([`crate::overheads`]): a release reaches the policy later (an engine-internal `VISIBLE`
@@ -974,6 +991,8 @@ impl<'a> Engine<'a> {
     fn finish(mut self) -> SimResult {
         let h = self.horizon;
         for task in 0..self.rt.len() {
+            // A job still blocked at the horizon: its blocking time counts up to it.
+            drop(self.take_resources(h, task));
             let mut still_running = None;
             if let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) {
                 live.leave(h, &mut self.context_switches);

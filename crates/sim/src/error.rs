@@ -28,7 +28,8 @@ pub enum SimError {
     InvalidTask {
         /// Task index.
         task: usize,
-        /// Field name (`wcet`, `period`, `deadline`, `offset`, `utility`).
+        /// Field name (`wcet`, `period`, `deadline`, `offset`, `utility`, `tuf`,
+        /// `abort_cost`, `critical_sections`).
         field: &'static str,
         /// What is wrong.
         message: String,

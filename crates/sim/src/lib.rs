@@ -3,13 +3,15 @@
 //! The discrete-event simulator: drives any [`schedlab_policy::Policy`] in virtual time with
 //! exact integer-nanosecond arithmetic and (by default) zero overheads, enacting its link decisions at once
 //! (link-based scheduling, [MP §III-B]), and measures the schedule with the metrics of
-//! [ChronOS §8.6] (DSR, AUR, schedulability, tardiness) plus response times, preemptions,
+//! [ChronOS §8.6] (DSR, AUR with general time/utility functions, schedulability, tardiness) plus response times, preemptions,
 //! migrations and context switches.
 //!
 //! - [`config`]: the tasks ([`SimTask`]), arrivals (periodic with offsets, or sporadic with
 //!   seeded extra delays), execution times (WCET, uniform fraction, capped normal) and options.
 //! - [`engine`]: the event loop ([`simulate`]); its module doc fixes the same-instant event
-//!   order, the decision semantics and the horizon rules.
+//!   order, the decision semantics, the horizon rules, and the engine offers to every
+//!   policy: budgets, aborts with abort handlers [ChronOS §3.5] and resources (mutexes at
+//!   execution offsets, blocking, grants) [ChronOS §3.6].
 //! - [`metrics`]: per-job records and per-task / whole-run metrics.
 //! - [`overheads`]: run-time overheads from an overhead file, charged as delays in virtual
 //!   time (off by default) [MP §IV-A, App. B; RTPS §V].

@@ -442,3 +442,83 @@ impl<P: Policy> Policy for CycleBreaker<P> {
         self.inner.linked(cpu)
     }
 }
+
+/// Wraps a policy and aborts, at the end of *every* callback, each job it holds whose
+/// deadline has passed (the UA policies' past-deadline rule), arming a timer at every
+/// deadline so that the abort comes on time. The inner policy forgets the job through
+/// `on_abort`. Exercises aborts from inside `on_block`, `on_resume` and grants.
+pub(crate) struct LateAborter {
+    pub(crate) inner: Box<dyn Policy>,
+    active: std::collections::BTreeMap<JobId, Time>,
+    pub(crate) aborted: u64,
+}
+
+impl LateAborter {
+    pub(crate) fn new(inner: Box<dyn Policy>) -> LateAborter {
+        LateAborter {
+            inner,
+            active: std::collections::BTreeMap::new(),
+            aborted: 0,
+        }
+    }
+    fn sweep(&mut self, ctx: &Ctx<'_>, out: &mut Decisions) {
+        let late: Vec<JobId> = self
+            .active
+            .iter()
+            .filter(|(_, &d)| d <= ctx.now)
+            .map(|(&j, _)| j)
+            .collect();
+        for j in late {
+            self.active.remove(&j);
+            self.inner.on_abort(ctx, j, out);
+            out.abort(j);
+            self.aborted += 1;
+        }
+    }
+}
+
+impl Policy for LateAborter {
+    fn name(&self) -> &str {
+        "late-aborter"
+    }
+    fn cpus(&self) -> u32 {
+        self.inner.cpus()
+    }
+    fn on_release(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        self.active.insert(job.id, job.deadline);
+        out.timer(TimerId(u64::from(job.id.task.0)), job.deadline);
+        self.inner.on_release(ctx, job, out);
+        self.sweep(ctx, out);
+    }
+    fn on_complete(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.active.remove(&job);
+        self.inner.on_complete(ctx, job, out);
+        self.sweep(ctx, out);
+    }
+    fn on_abort(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.active.remove(&job);
+        self.inner.on_abort(ctx, job, out);
+        self.sweep(ctx, out);
+    }
+    fn on_timer(&mut self, ctx: &Ctx<'_>, _timer: TimerId, out: &mut Decisions) {
+        self.sweep(ctx, out);
+    }
+    fn on_block(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.inner.on_block(ctx, job, out);
+        self.sweep(ctx, out);
+    }
+    fn on_resume(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        self.inner.on_resume(ctx, job, out);
+        self.sweep(ctx, out);
+    }
+    fn grant(&self, ctx: &Ctx<'_>, r: schedlab_policy::ResourceId, waiters: &[JobId]) -> usize {
+        self.inner.grant(ctx, r, waiters)
+    }
+    fn on_budget_exhausted(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.inner.on_budget_exhausted(ctx, job, out);
+        self.sweep(ctx, out);
+    }
+    fn linked(&self, cpu: CpuId) -> Option<JobId> {
+        self.inner.linked(cpu)
+    }
+}

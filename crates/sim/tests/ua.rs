@@ -58,8 +58,8 @@ fn schedule_of(j: &JobRecord) -> impl PartialEq + std::fmt::Debug {
 const PERIODS: [u64; 8] = [4, 5, 6, 8, 10, 12, 15, 20];
 
 /// Up to 7 tasks `(C, D, T, utility)`, periods from `PERIODS` scaled by 10, WCETs scaled so
-/// that the total utilization is at most 1, constrained or implicit deadlines, utilities
-/// 1..=100.
+/// that the total utilization is at most 1, implicit, constrained or arbitrary (up to 2T)
+/// deadlines, utilities 1..=100.
 fn uni_set() -> impl Strategy<Value = Vec<(u64, u64, u64, f64)>> {
     (
         proptest::collection::vec(
@@ -67,7 +67,7 @@ fn uni_set() -> impl Strategy<Value = Vec<(u64, u64, u64, f64)>> {
                 0usize..PERIODS.len(),
                 1u64..=100,
                 0u64..=100,
-                any::<bool>(),
+                0u8..3,
                 1u32..=100,
             ),
             1..=7,
@@ -78,13 +78,13 @@ fn uni_set() -> impl Strategy<Value = Vec<(u64, u64, u64, f64)>> {
             let raw: f64 = v.iter().map(|&(_, c, ..)| c as f64 / 100.0).sum();
             let scale = (load as f64 / 100.0) / raw.max(1e-9);
             v.into_iter()
-                .map(|(pi, c, f, constrained, u)| {
+                .map(|(pi, c, f, kind, u)| {
                     let t = PERIODS[pi] * 10;
                     let c = ((c as f64 / 100.0 * t as f64 * scale).floor() as u64).clamp(1, t);
-                    let d = if constrained {
-                        c + (t - c) * f / 100
-                    } else {
-                        t
+                    let d = match kind {
+                        0 => t,
+                        1 => c + (t - c) * f / 100,
+                        _ => t + t * f / 100,
                     };
                     (c, d, t, f64::from(u))
                 })
@@ -111,7 +111,7 @@ proptest! {
         short in any::<bool>(),
         seed in 0u64..1000,
     ) {
-        // Constrained deadlines the exact test refuses become implicit (U ≤ 1 then).
+        // Deadlines the exact test refuses become implicit (U ≤ 1 then).
         let mut ts = set(&p);
         let mut p = p;
         if !edf_feasible(&ts) {
@@ -255,5 +255,122 @@ fn ua_policies_accrue_at_least_edf_in_overload_on_four_cpus() {
         if policy.starts_with('p') {
             assert!(ua >= pedf, "{policy}: AUR {ua} < P-EDF's {pedf}");
         }
+    }
+}
+
+/// Random sets with critical sections: per task `(C, T, utility, abortable, sections)`,
+/// D = T, C ≤ T/2, up to two sections on resources 0..3 inside the job.
+fn resource_set() -> impl Strategy<Value = TaskSet> {
+    proptest::collection::vec(
+        (
+            2u64..=40,
+            0usize..PERIODS.len(),
+            1u32..=50,
+            any::<bool>(),
+            proptest::collection::vec((0u32..3, 0u64..100, 1u64..100), 0..=2),
+        ),
+        1..=8,
+    )
+    .prop_map(|v| {
+        TaskSet::new(
+            v.into_iter()
+                .map(|(c, pi, u, abortable, cs)| {
+                    let t = PERIODS[pi] * 10;
+                    let c = c.min(t / 2);
+                    let mut task = Task::new(
+                        Duration::from_ns(c),
+                        Duration::from_ns(t),
+                        Duration::from_ns(t),
+                    )
+                    .unwrap();
+                    task.utility = Some(f64::from(u));
+                    task.abortable = abortable;
+                    if abortable {
+                        task.abort_cost = Duration::from_ns(u64::from(u) % 3);
+                    }
+                    task.critical_sections = cs
+                        .into_iter()
+                        .map(|(resource, s, l)| {
+                            let start = s % c;
+                            let length = 1 + l % (c - start);
+                            schedlab_model::extensions::CriticalSection {
+                                resource,
+                                start: Duration::from_ns(start),
+                                length: Duration::from_ns(length),
+                            }
+                        })
+                        .collect();
+                    task
+                })
+                .collect(),
+        )
+        .unwrap()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// On 1, 2 or 4 CPUs, with resources, random demands, arrivals and `abort_late`: every UA
+    /// policy of ua1 runs without a policy violation (the engine refuses a job on two CPUs, a
+    /// blocked job left linked, an abort of a non-abortable job), accounts every job once
+    /// (completed, aborted or unfinished at the horizon), and gives the same schedule twice.
+    #[test]
+    fn ua_policies_are_deterministic_and_account_every_job(
+        ts in resource_set(),
+        m in prop_oneof![Just(1u32), Just(2), Just(4)],
+        abort_late in any::<bool>(),
+        seed in 0u64..1000,
+    ) {
+        let mut cfg = SimConfig::new(m, Duration::from_ns(3000));
+        cfg.record_jobs = true;
+        cfg.abort_late = abort_late;
+        cfg.seed = seed;
+        cfg.arrivals = Arrivals::Sporadic { max_delay: Duration::from_ns(20) };
+        cfg.exec = ExecTime::UniformFraction { lo: 0.5, hi: 1.0 };
+        for policy in ["ghvdf", "gnphvdf", "phvdf", "plbesa", "pdasa"] {
+            let a = sim(&ts, policy, m, &cfg);
+            let b = sim(&ts, policy, m, &cfg);
+            prop_assert_eq!(a.totals.jobs, a.jobs.len() as u64);
+            let done = a.jobs.iter().filter(|j| j.completion.is_some()).count() as u64;
+            prop_assert_eq!(done, a.totals.completed, "{}", policy);
+            prop_assert!(a.jobs.iter().all(|j| !(j.aborted && j.completion.is_some())));
+            prop_assert_eq!(a.jobs.len(), b.jobs.len());
+            for (x, y) in a.jobs.iter().zip(&b.jobs) {
+                prop_assert_eq!(schedule_of(x), schedule_of(y), "{} not deterministic", policy);
+            }
+        }
+    }
+}
+
+/// The speed figure of docs/benchmarks.md ("UA policies"), not a check: 100 tasks on 16 CPUs
+/// (U ≈ 1.6 per CPU, periods 10–100 ms, utilities 1–100), 10 s of virtual time, per policy.
+/// Run with `cargo test --release -p schedlab-sim --test ua -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn speed_report() {
+    let mut rng = Mix(12345);
+    let (n, m) = (100usize, 16u32);
+    let p: Vec<(u64, u64, u64, f64)> = (0..n)
+        .map(|_| {
+            let t = rng.range(10, 100) * 1_000_000;
+            let u = 0.05 + 0.4 * rng.unit();
+            let c = (u * t as f64) as u64;
+            (c, t, t, rng.range(1, 100) as f64)
+        })
+        .collect();
+    let ts = set(&p);
+    for policy in ["gedf", "ghvdf", "gnphvdf", "phvdf", "plbesa", "pdasa"] {
+        let mut cfg = SimConfig::new(m, Duration::from_s(10).unwrap());
+        cfg.abort_late = policy == "gedf";
+        let start = std::time::Instant::now();
+        let r = sim(&ts, policy, m, &cfg);
+        println!(
+            "{policy}: {:.3} s wall, {} jobs, {} events, AUR {:.3}",
+            start.elapsed().as_secs_f64(),
+            r.totals.jobs,
+            r.events_processed,
+            r.totals.aur.unwrap_or(0.0)
+        );
     }
 }

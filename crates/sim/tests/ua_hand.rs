@@ -106,17 +106,22 @@ fn edf_sheds_the_valuable_job_the_ua_policies_keep_it() {
         let r = sim(&ts, p, false);
         assert_eq!(outcome(&r), best_effort, "{p}");
         assert_eq!(accrued(&r), 11.0, "{p}");
-        assert_eq!(r.jobs[1].termination.as_ns(), 8);
+        assert_eq!(
+            abort_time(&r, 1),
+            Some(8),
+            "{p}: at the deadline (the abort timer)"
+        );
     }
     let hvdf = vec![
         (None, None, true),
         (Some(4), Some(8), false),
         (Some(0), Some(4), false),
     ];
-    for p in ["phvdf", "ghvdf", "gnphvdf"] {
+    for (p, aborted_at) in [("phvdf", 5), ("ghvdf", 5), ("gnphvdf", 4)] {
         let r = sim(&ts, p, false);
         assert_eq!(outcome(&r), hvdf, "{p}");
         assert_eq!(accrued(&r), 11.0, "{p}");
+        assert_eq!(abort_time(&r, 0), Some(aborted_at), "{p}");
     }
 }
 

@@ -9,9 +9,11 @@
 //! - [`invariant`]: the global scheduling invariant [MP §II-A] — the linked jobs are the
 //!   `min(m, ready)` highest-priority ready jobs — as the fraction of the run during which it
 //!   held and the worst violation window. It is evaluated on the scheduler's view as
-//!   recorded at decision time (`ready`, `complete`, `link`, `unlink`), with the equal-key
-//!   rule of `schedlab_policy::prio` (a ready job violates it only with a strictly higher
-//!   priority primary key than a linked one).
+//!   recorded at decision time (`ready`, `complete`, `abort`, `link`, `unlink`; a job between
+//!   `block` and `resume` is not ready), with the equal-key rule of `schedlab_policy::prio`
+//!   (a ready job violates it only with a strictly higher priority primary key than a linked
+//!   one). Keys are the jobs' own: priority inheritance (a boosted resource holder) shows as
+//!   a violation, by design of the check.
 //!
 //! Host stalls make strict timing assertions flaky, so [`invariant`] reports; tests compare
 //! the fraction, not windows.
@@ -116,7 +118,13 @@ impl InvariantReport {
 fn relevant(e: &Event) -> bool {
     matches!(
         e.kind,
-        Kind::Ready | Kind::Complete | Kind::Abort | Kind::Link | Kind::Unlink
+        Kind::Ready
+            | Kind::Complete
+            | Kind::Abort
+            | Kind::Link
+            | Kind::Unlink
+            | Kind::Block
+            | Kind::Resume
     )
 }
 
@@ -136,6 +144,7 @@ pub fn invariant(
 ) -> InvariantReport {
     let mut ready: HashMap<(u32, u64), u64> = HashMap::new(); // job → primary key
     let mut linked: HashMap<u32, (u32, u64)> = HashMap::new(); // cpu → job
+    let mut blocked: HashMap<(u32, u64), u64> = HashMap::new(); // job → primary key
     let violated = |ready: &HashMap<(u32, u64), u64>, linked: &HashMap<u32, (u32, u64)>| {
         let linked_jobs: Vec<(u32, u64)> = linked.values().copied().collect();
         // A linked job that is not ready (it completed; its CPU was not relinked yet).
@@ -181,6 +190,17 @@ pub fn invariant(
             }
             Kind::Complete | Kind::Abort => {
                 ready.remove(&(e.task, e.seq));
+                blocked.remove(&(e.task, e.seq));
+            }
+            Kind::Block => {
+                if let Some(k) = ready.remove(&(e.task, e.seq)) {
+                    blocked.insert((e.task, e.seq), k);
+                }
+            }
+            Kind::Resume => {
+                if let Some(k) = blocked.remove(&(e.task, e.seq)) {
+                    ready.insert((e.task, e.seq), k);
+                }
             }
             Kind::Link => {
                 linked.insert(e.cpu, (e.task, e.seq));

@@ -381,14 +381,14 @@ pub fn metrics_json(
 pub fn jobs_csv(jobs: &[JobRecord]) -> String {
     use std::fmt::Write;
     let mut out = String::from(
-        "task,seq,release_ns,deadline_ns,start_ns,completion_ns,preemptions,migrations,tardiness_ns,cpus,aborted,utility\n",
+        "task,seq,release_ns,deadline_ns,start_ns,completion_ns,preemptions,migrations,tardiness_ns,cpus,aborted,utility,blocked_ns\n",
     );
     let opt = |t: Option<Time>| t.map(|t| t.as_ns().to_string()).unwrap_or_default();
     for j in jobs {
         let cpus: Vec<String> = j.cpus_used.iter().map(u32::to_string).collect();
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
             j.task,
             j.seq,
             j.release.as_ns(),
@@ -400,7 +400,8 @@ pub fn jobs_csv(jobs: &[JobRecord]) -> String {
             j.tardiness.as_ns(),
             cpus.join(" "),
             j.aborted,
-            j.utility
+            j.utility,
+            j.blocked.as_ns()
         );
     }
     out

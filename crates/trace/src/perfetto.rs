@@ -85,6 +85,12 @@ pub fn to_perfetto_string(meta: &Meta, events: &[Event]) -> String {
                 | Kind::DeadlineMiss
                 | Kind::Abort
                 | Kind::BudgetExhausted
+                | Kind::AbortHandlerBegin
+                | Kind::AbortHandlerEnd
+                | Kind::LockAcquire
+                | Kind::LockRelease
+                | Kind::Block
+                | Kind::Resume
         );
         if !shown || e.task == u32::MAX {
             continue;
@@ -115,6 +121,12 @@ pub fn to_perfetto_string(meta: &Meta, events: &[Event]) -> String {
             }
             Kind::BudgetExhausted => {
                 let _ = write!(s, r#","budget_ns":{}"#, e.arg);
+            }
+            Kind::AbortHandlerBegin => {
+                let _ = write!(s, r#","cost_ns":{}"#, e.arg);
+            }
+            Kind::LockAcquire | Kind::LockRelease | Kind::Block | Kind::Resume => {
+                let _ = write!(s, r#","resource":{}"#, e.arg);
             }
             _ => {}
         }

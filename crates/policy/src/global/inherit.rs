@@ -90,8 +90,8 @@ impl GlobalJlfp {
 
     /// Recomputes every inherited key (module doc) and re-keys the jobs whose key changed.
     fn refresh(&mut self, ctx: &Ctx<'_>, out: &mut Decisions) {
-        if !ctx.resources.any() && self.pi.boosted.is_empty() {
-            return;
+        if self.pi.parked.is_empty() && self.pi.boosted.is_empty() {
+            return; // nobody waits, nobody inherits
         }
         // Effective key of every job reached by a chain: the best base key upstream of it.
         let mut eff: BTreeMap<JobId, JobKey> = BTreeMap::new();

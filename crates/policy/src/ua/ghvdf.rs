@@ -6,7 +6,7 @@
 //! every job's LVD is recomputed (it depends on the remaining execution, §6.6), and the `m`
 //! highest-LVD jobs run. Equal LVDs: a linked job first (the equal-key rule of
 //! [`crate::prio`]: no needless preemption), then task index, then seq
-//! ([`super::pool::cmp_hvdf`]).
+//! (`ua::pool::cmp_hvdf`).
 //!
 //! Mapping (ChronOS maps the selection with its O(m²) Algorithm 1 [§5.6.5]; this is the
 //! same execution- and migration-optimal outcome, computed directly, as in
@@ -18,7 +18,7 @@
 //! Resources: a selected job that is blocked runs the end of its dependency chain instead
 //! (the owner of what it waits for inherits its place, priority inheritance [ChronOS §4.3]);
 //! a job that is the end of several chains runs once, and the next job in LVD order fills the
-//! CPU.
+//! CPU. A released resource goes to its highest-LVD waiter.
 //!
 //! Complexity per event for n held jobs on m CPUs: O(n) to refresh LVDs and abort, O(n)
 //! expected to select the m best (`select_nth_unstable_by`) plus O(m log m) to order them,
@@ -29,7 +29,7 @@
 
 use super::pool::{cmp_hvdf, Pool};
 use crate::event::{Ctx, Decisions, JobInfo};
-use crate::ids::{CpuId, JobId, TimerId};
+use crate::ids::{CpuId, JobId, ResourceId, TimerId};
 use crate::policy::Policy;
 use crate::task::PolicyTask;
 use std::sync::Arc;
@@ -193,6 +193,10 @@ impl Policy for GHvdf {
     fn on_resume(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
         self.pool.insert(&self.tasks, job);
         self.schedule(ctx, out);
+    }
+    /// The highest-LVD waiter gets a released resource (module doc).
+    fn grant(&self, ctx: &Ctx<'_>, _resource: ResourceId, waiters: &[JobId]) -> usize {
+        self.pool.grant(ctx, &self.tasks, waiters, true)
     }
     fn linked(&self, cpu: CpuId) -> Option<JobId> {
         self.cpus.get(cpu.0 as usize).copied().flatten()

@@ -25,7 +25,9 @@
 //! ([`crate::global`]) with the LVD as the key.
 //!
 //! Resources: a job that blocks leaves its CPU (which takes the head) and is queued again
-//! with a fresh LVD when it resumes; having started, it is never aborted at the head.
+//! with a fresh LVD when it resumes; having started, it is never aborted at the head. A
+//! released resource goes to its longest-waiting waiter (the default grant: blocked jobs are
+//! not in the queue, so the policy has no LVD order over them).
 //!
 //! Complexity: insertion O(log n) (binary heap) — Table 6.3 states O(n): beaten; scheduling
 //! O(log n) per pop (Table 6.3: O(1) for ChronOS's sorted list), mapping O(1) per idle CPU

@@ -3,10 +3,11 @@
 //! so ChronOS checks the head only; aborting at every event at the deadline timer aborts them
 //! all, [`super::pool`]) and the job with the highest LVD (utility / remaining execution,
 //! recomputed at every event) runs. Equal LVDs: the linked job stays, then task index, then
-//! seq ([`super::pool::cmp_hvdf`]).
+//! seq (`ua::pool::cmp_hvdf`).
 //!
 //! Resources: a selected job that is blocked runs the end of its dependency chain instead
-//! ([`super::uni`], priority inheritance on one CPU).
+//! ([`super::uni`], priority inheritance on one CPU); a released resource goes to its
+//! highest-LVD waiter.
 //!
 //! Complexity per event: O(n) for the n jobs of the CPU (one scan), insertion O(n) (the
 //! deadline-ordered runqueue) — Table 6.3 states O(n) scheduling and O(1) insertion: the
@@ -37,5 +38,9 @@ impl UniSelect for Hvdf {
             .iter()
             .min_by(|a, b| cmp_hvdf(a, b, is_cur(a.info.id), is_cur(b.info.id)))
             .map(|j| j.info.id)
+    }
+
+    fn grant_by_density(&self) -> bool {
+        true
     }
 }

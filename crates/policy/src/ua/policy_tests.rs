@@ -390,3 +390,31 @@ proptest! {
         }
     }
 }
+
+/// Grants: HVDF gives a released resource to the highest-LVD waiter, DASA and LBESA to the
+/// earliest critical time; a waiter of another CPU (unknown here) comes last.
+/// τ0 = (4, 50, 1) LVD 1/4, τ1 = (4, 30, 8) LVD 2, τ2 unknown to the policy.
+#[test]
+fn grants_follow_each_algorithms_order() {
+    let t = tasks(&[(4, 50, 1.0), (4, 30, 8.0), (4, 10, 100.0)]);
+    let waiters = [jid(2, 0), jid(0, 0), jid(1, 0)];
+    let hv = Uni::new("phvdf", t.clone(), Hvdf);
+    let da = Uni::new("pdasa", t.clone(), Dasa::new());
+    let gh = GHvdf::new(t.clone(), 2);
+    let mut hs = (Harness::new(hv), Harness::new(da), Harness::new(gh));
+    for j in [info(0, 0, 0, 50, 4), info(1, 0, 0, 30, 4)] {
+        hs.0.release(0, j);
+        hs.1.release(0, j);
+        hs.2.release(0, j);
+    }
+    let ctx = Ctx::new(Time::ZERO, &hs.0.progress);
+    assert_eq!(hs.0.p.grant(&ctx, ResourceId(0), &waiters), 2);
+    assert_eq!(hs.2.p.grant(&ctx, ResourceId(0), &waiters), 2);
+    assert_eq!(
+        hs.1.p.grant(&ctx, ResourceId(0), &[jid(2, 0), jid(0, 0)]),
+        1
+    );
+    // τ1's deadline 30 is before τ0's 50.
+    assert_eq!(hs.1.p.grant(&ctx, ResourceId(0), &waiters), 2);
+    assert_eq!(hs.1.p.grant(&ctx, ResourceId(0), &[jid(2, 0)]), 0);
+}

@@ -8,11 +8,11 @@
 //!   otherwise) is at or before `now` is aborted ([`Decisions::abort`]) and forgotten: it can
 //!   accrue nothing any more. A non-abortable one stays (its utility is 0, so it sinks to the
 //!   lowest density). A timer is armed at the earliest critical time of the abortable jobs
-//!   ([`Pool::arm`]), so the abort happens *at* the critical time, not at the next unrelated
+//!   (`Pool::arm`), so the abort happens *at* the critical time, not at the next unrelated
 //!   event.
 //! - **Densities**: each job's remaining execution and LVD ([`super::Density`]) are recomputed
 //!   (they depend on `now` and on progress).
-//! - **Dependency chains** [ChronOS §3.6]: [`Pool::chain_tail`] follows `ctx.blocker` from a
+//! - **Dependency chains** [ChronOS §3.6]: `Pool::chain_tail` follows `ctx.blocker` from a
 //!   blocked job to the job that can run on its behalf (the end of its chain), within the
 //!   pool.
 //!
@@ -179,6 +179,31 @@ impl Pool {
             at = self.position(owner)?;
         }
         None
+    }
+
+    /// Which of `waiters` gets a released resource: the highest-LVD one (`by_density`) or the
+    /// earliest-critical-time one among the jobs this pool holds (ties: the one order of
+    /// [`crate::prio`]); the longest-waiting (index 0) if it holds none of them. O(w·n).
+    pub(crate) fn grant(
+        &self,
+        ctx: &Ctx<'_>,
+        tasks: &[PolicyTask],
+        waiters: &[JobId],
+        by_density: bool,
+    ) -> usize {
+        let known = waiters
+            .iter()
+            .enumerate()
+            .filter_map(|(k, &w)| self.get(w).map(|j| (k, j)));
+        let best = if by_density {
+            known
+                .map(|(k, j)| (k, Density::of(ctx, tasks, &j.info), j))
+                .min_by(|a, b| super::by_density_desc((&a.1, &a.2.info), (&b.1, &b.2.info)))
+                .map(|(k, ..)| k)
+        } else {
+            known.min_by(|a, b| a.1.cmp_crit(b.1)).map(|(k, _)| k)
+        };
+        best.unwrap_or(0)
     }
 
     /// The earliest-critical-time job that can run (not blocked), if any.

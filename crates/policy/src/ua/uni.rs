@@ -15,13 +15,16 @@
 //!    late job finish so that its task's next job is released);
 //! 5. links the choice to CPU 0 if it differs from the linked job, and re-arms the abort timer.
 //!
+//! A released resource goes to the waiter the algorithm prefers ([`UniSelect::grant_by_density`];
+//! waiters of other CPUs count after this CPU's, the longest-waiting if none is this CPU's).
+//!
 //! The selectors keep the linked job on a tie with the selection's head (the equal-key rule of
 //! [`crate::prio`]: no needless preemption), which is what makes `plbesa` and `pdasa` produce
 //! P-EDF's schedule exactly on feasible sets.
 
 use super::pool::{Pool, ABORT_TIMER};
 use crate::event::{Ctx, Decisions, JobInfo};
-use crate::ids::{CpuId, JobId, TimerId};
+use crate::ids::{CpuId, JobId, ResourceId, TimerId};
 use crate::policy::Policy;
 use crate::task::PolicyTask;
 use std::sync::Arc;
@@ -39,6 +42,14 @@ pub trait UniSelect: Send + std::fmt::Debug {
         current: Option<JobId>,
         out: &mut Decisions,
     ) -> Option<JobId>;
+
+    /// Whether a released resource goes to the highest-LVD waiter (`true`, the HVDF order)
+    /// rather than the earliest-critical-time one (`false`, the deadline order of LBESA and
+    /// DASA's schedules) — the waiter that runs first anyway, as PREEMPT_RT's `rt_mutex`
+    /// grants its highest-priority waiter [ChronOS §4.3].
+    fn grant_by_density(&self) -> bool {
+        false
+    }
 }
 
 /// A uniprocessor UA policy: the skeleton of the module doc around the selector `S`.
@@ -126,6 +137,10 @@ impl<S: UniSelect> Policy for Uni<S> {
     fn on_resume(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
         self.pool.insert(&self.tasks, job);
         self.schedule(ctx, out);
+    }
+    fn grant(&self, ctx: &Ctx<'_>, _resource: ResourceId, waiters: &[JobId]) -> usize {
+        let by_density = self.select.grant_by_density();
+        self.pool.grant(ctx, &self.tasks, waiters, by_density)
     }
     fn linked(&self, cpu: CpuId) -> Option<JobId> {
         if cpu.0 == 0 {

@@ -165,29 +165,30 @@ impl Engine<'_> {
         Ok(())
     }
 
-    /// The running handler of `cpu` ends at `now`: the aborted job's resources are released;
-    /// the next handler starts, or the CPU's held-back link is enacted at this instant (unless
-    /// the policy re-linked the CPU earlier in the instant: the newer decision wins).
+    /// The running handler of `cpu` ends at `now`: the next handler starts, or the CPU's
+    /// held-back link is enacted at this instant (unless the policy re-linked the CPU earlier
+    /// in the instant: the newer decision wins); then the aborted job's resources are
+    /// released. Releasing last matters: the grants run policy callbacks, which may abort a
+    /// job that last ran here and so queue a new handler on this CPU.
     pub(super) fn handler_end(&mut self, now: Time, cpu: u32) -> Result<(), SimError> {
         let c = cpu as usize;
-        let Some(h) = self.holds.get_mut(c).and_then(|h| h.handlers.pop_front()) else {
-            return Ok(());
-        };
-        self.emit(now, Kind::AbortHandlerEnd, cpu, h.task, h.seq, 0);
-        let job = JobId::new(TaskId(h.task), h.seq);
-        self.release_held(now, job, cpu, h.held)?;
         let Some(hold) = self.holds.get_mut(c) else {
             return Ok(());
         };
-        if !hold.handlers.is_empty() {
-            return self.start_handler(now, cpu);
-        }
-        let deferred = hold.deferred.take();
-        if !self.touched_flag[c] {
+        let Some(h) = hold.handlers.pop_front() else {
+            return Ok(());
+        };
+        let more = !hold.handlers.is_empty();
+        let deferred = if more { None } else { hold.deferred.take() };
+        self.emit(now, Kind::AbortHandlerEnd, cpu, h.task, h.seq, 0);
+        if more {
+            self.start_handler(now, cpu)?;
+        } else if !self.touched_flag[c] {
             self.touched_flag[c] = true;
             self.touched.push(cpu);
             self.desired[c] = deferred;
         }
-        Ok(())
+        let job = JobId::new(TaskId(h.task), h.seq);
+        self.release_held(now, job, cpu, h.held)
     }
 }

@@ -20,7 +20,8 @@
 //! a job can complete inside a section) before `on_complete`; an aborted job keeps its
 //! resources until its abort handler ends (without a handler: right after the callback that
 //! aborted it, or before `on_abort` for an engine abort). Nothing is granted at the horizon.
-//! A job's blocking time (blocked → granted or aborted) is in `JobRecord::blocked`.
+//! A job's blocking time (blocked → granted, aborted, or the horizon) is in
+//! `JobRecord::blocked`.
 //!
 //! Resource ids are mapped to dense indices once (sorted, binary search); per event the cost
 //! is O(log R) plus the policy's `grant`; a job holds at most as many resources as its task
@@ -308,8 +309,16 @@ impl Engine<'_> {
         let id = self.res.id(res);
         self.emit(now, Kind::Block, cpu, task as u32, job.seq, id);
         self.call(now, |p, ctx, out| p.on_block(ctx, job, out))?;
+        // An abort the policy decided in `on_block` (a deadlock broken by a dependency-aware
+        // policy) may have released the resource with a zero-cost handler and resumed the
+        // job within the callback: linked again, rightly.
+        let still_blocked = self
+            .rt
+            .get(task)
+            .and_then(TaskRt::current)
+            .is_some_and(|l| l.rec.seq == job.seq && l.locks.blocked_on.is_some());
         for c in 0..self.running.len() as u32 {
-            if self.policy.linked(CpuId(c)) == Some(job) {
+            if still_blocked && self.policy.linked(CpuId(c)) == Some(job) {
                 let msg = format!("left {job} linked to CPU {c} after it blocked");
                 return Err(self.violation(now, msg));
             }
