@@ -22,14 +22,15 @@
 //!    remaining execution ([`crate::ua::Density`]). With dependencies (NG-GUA, G-GUA, when a
 //!    task has critical sections) each job's *chain* — the job, the owner of the resource it
 //!    waits for, that owner's blocker, … up to a job that can run — is one candidate with the
-//!    chain's potential utility density (Σ utility / Σ remaining, as DASA [Clark 1990] and
-//!    Garyali do); the owner at its end runs in place of the blocked job. A chain that comes
-//!    back to itself is a **deadlock**: the cycle's abortable job of the lowest LVD is aborted
-//!    (its handler then releases what it held) [Garyali 2010; ChronOS §3.6]; a cycle of
-//!    non-abortable jobs stays deadlocked. gMUA ignores dependencies: a blocked job waits off
+//!    chain's potential utility density (Σ utility / Σ remaining), the owner at its end
+//!    running in place of the blocked job. A chain that comes back to itself is a
+//!    **deadlock**: the cycle's abortable job of the lowest LVD is aborted (its handler then
+//!    releases what it held); a cycle of non-abortable jobs stays deadlocked. Both follow DASA
+//!    [Clark 1990], whose dependency handling NG-GUA carries to multiprocessors [ChronOS §6.9,
+//!    §3.6]; Garyali's own text was not available to us, so these details are our reading. gMUA ignores dependencies: a blocked job waits off
 //!    the lists and its owner is scheduled on its own merits.
-//! 3. **Lists** ([`plan`]): candidates in decreasing density (ties: task index, then seq) are
-//!    placed on per-CPU lists ordered by critical time ([`list`]). gMUA and NG-GUA put each on
+//! 3. **Lists** (`plan.rs`): candidates in decreasing density (ties: task index, then seq) are
+//!    placed on per-CPU lists ordered by critical time (`list.rs`). gMUA and NG-GUA put each on
 //!    the CPU with the least total utilization (the sum of `wcet/period` of the tasks of its
 //!    jobs; ties: lowest CPU) and then remove the least-LVD job while that list is infeasible;
 //!    since candidates come in decreasing density, the least-LVD job of the list is the one
@@ -39,16 +40,19 @@
 //!    chain's members go on one list, each with the earlier of its own critical time and the
 //!    blocked job's (DASA's deadline tightening); members placed by a denser chain stay where
 //!    they are. A dropped job is not scheduled *now*; it is a candidate again at the next event.
-//! 4. **Selection**: each CPU's list gives its first job whose chain end is not yet selected
-//!    (for jobs without dependencies: the head) [ChronOS §6.8 "each core then executes the
-//!    task at the head of its list"]. gMUA and NG-GUA behave as G-EDF "while G-EDF is able to
-//!    meet all deadlines" [ChronOS §6.8; Cho et al. 2010, optimal utility in underload]: heads
-//!    of a partition are not the `m` earliest deadlines, so when the lists kept *every*
-//!    candidate (no job was dropped; our reading of "G-EDF meets all deadlines") they select
-//!    the `m` earliest critical times of all lists instead. G-GUA always takes the heads: it
-//!    "trades G-EDF performance in underloads for a higher average case utility accrual in
-//!    overloads" [ChronOS §6.10].
-//! 5. **Mapping** ([`map`]): the selected jobs go to CPUs by the migration- and
+//! 4. **Selection** (`select.rs`): gMUA and NG-GUA behave as G-EDF "while G-EDF is able to
+//!    meet all deadlines" [ChronOS §6.8; Cho et al. 2010 prove optimal total utility for a
+//!    special case]:
+//!    when G-EDF, run on the jobs present with no further arrivals, completes every one by its
+//!    critical time, the `m` earliest critical times run (an owner carries the earliest
+//!    critical time of the jobs blocked behind it) and no list is built. Otherwise — and
+//!    always for G-GUA, which "trades G-EDF performance in underloads for a higher average
+//!    case utility accrual in overloads" [ChronOS §6.10] — each CPU's list gives its first job
+//!    whose chain end is not yet selected (for jobs without dependencies: the head) [ChronOS
+//!    §6.8 "each core then executes the task at the head of its list"]. The heads of a
+//!    partition are not the `m` earliest deadlines, which is why the underload case is
+//!    checked apart rather than read off the lists.
+//! 5. **Mapping** (`map.rs`): the selected jobs go to CPUs by the migration- and
 //!    execution-optimal mapping of [ChronOS §5.6.5, Alg. 1]: a job already linked keeps its
 //!    CPU, a job whose last CPU is free goes back there, the rest take the free CPUs in
 //!    increasing order. Only changed CPUs are relinked.
@@ -63,18 +67,23 @@
 //!
 //! # Complexity (vs [ChronOS Table 6.3]: insertion O(1), scheduling O(mn²), mapping O(m²))
 //!
-//! With `n` jobs and `m` CPUs, per event: release O(1) amortised plus the schedule; densities
+//! With `n` jobs and `m` CPUs, per event: insertion O(n) (a push after a duplicate check;
+//! the thesis's is O(1), dominated here by the schedule anyway) plus the schedule; densities
 //! and the sort O(n log n); chains O(n) without resources, O(n²) with them (each chain is
-//! walked up to its end; deadlock detection marks every job once per walk); each candidate
-//! costs O(m) to find its CPU (gMUA, NG-GUA) or O(m log m) to order the CPUs (G-GUA), O(log n)
-//! per CPU tried and O(n) to be inserted ([`list`]), so the lists take O(n² + n m log m) —
-//! within O(mn²) — and G-GUA's chains of several jobs O(mn²) in the worst case; mapping O(m²).
+//! walked up to its end; deadlock detection marks every job once per walk); the G-EDF check
+//! O(n log n + n log m). In overload the lists: the CPUs are kept in utilization order (O(m) per
+//! placed candidate, only one CPU's sum grows); a candidate that cannot finish even alone is
+//! skipped at once; otherwise it costs O(log n) per CPU tried (one for gMUA and NG-GUA, up to
+//! `m` for G-GUA) and O(n) to be inserted (`list.rs`), so the lists take O(n² + nm log n) —
+//! within O(mn²) — and G-GUA's chains of several jobs (inserted and rolled back on each CPU)
+//! O(mn²) in the worst case; mapping O(m) (`map.rs`; the thesis's O(m²)).
 //! Every buffer lives in the policy and is reused: after the first events an event allocates
 //! nothing.
 
 mod list;
 mod map;
 mod plan;
+mod select;
 #[cfg(test)]
 mod tests;
 

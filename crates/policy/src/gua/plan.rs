@@ -1,10 +1,10 @@
-//! Steps 1–4 of a GUA scheduling event (module doc of [`super`]): aborts, densities and
-//! dependency chains, the per-CPU lists, the selection. Every buffer is kept in [`Scratch`]
-//! and reused.
+//! Steps 1–3 of a GUA scheduling event (module doc of [`super`]): aborts, densities and
+//! dependency chains with deadlock resolution, the per-CPU lists (built only when the
+//! selection, `select.rs`, needs them). Every buffer is kept in [`Scratch`] and reused.
 
 use super::list::{CpuList, Item};
 use super::{Gua, Variant};
-use crate::event::{Ctx, Decisions};
+use crate::event::{Ctx, Decisions, JobInfo};
 use crate::ids::JobId;
 use crate::ua::{self, Density};
 use schedlab_model::Time;
@@ -12,34 +12,43 @@ use schedlab_model::Time;
 /// A candidate: job `job` with its chain's density.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Unit {
-    job: usize,
-    density: Density,
+    pub(super) job: usize,
+    pub(super) density: Density,
+    /// The job's facts, kept here so that sorting touches nothing else.
+    pub(super) info: JobInfo,
 }
 
 /// Per-event buffers (indices are positions in [`Gua::jobs`], valid for one event).
 #[derive(Debug, Default)]
 pub(super) struct Scratch {
-    density: Vec<Density>,
-    critical: Vec<Time>,
+    pub(super) density: Vec<Density>,
+    pub(super) critical: Vec<Time>,
     /// The owner of what the job waits for (its next chain member), if known.
-    next: Vec<Option<usize>>,
+    pub(super) next: Vec<Option<usize>>,
     /// The job that runs for it: itself if it can run, its chain's end if it is blocked,
     /// `None` if the chain ends nowhere (deadlock, unknown owner, gMUA's blocked job).
-    end: Vec<Option<usize>>,
-    state: Vec<u8>,
-    placed: Vec<bool>,
-    chosen: Vec<bool>,
-    units: Vec<Unit>,
+    pub(super) end: Vec<Option<usize>>,
+    pub(super) state: Vec<u8>,
+    pub(super) placed: Vec<bool>,
+    pub(super) chosen: Vec<bool>,
+    pub(super) units: Vec<Unit>,
     pub(super) lists: Vec<CpuList>,
-    util: Vec<u64>,
-    order: Vec<u32>,
-    path: Vec<usize>,
-    merged: Vec<(Time, JobId, usize)>,
+    pub(super) util: Vec<u64>,
+    pub(super) order: Vec<u32>,
+    pub(super) path: Vec<usize>,
+    /// Sort buffer: (critical time, 0 if running else 1, job id, job index).
+    pub(super) merged: Vec<(Time, u8, JobId, usize)>,
+    /// The G-EDF check's effective critical time of each job that can run.
+    pub(super) effective: Vec<Option<Time>>,
     /// Selected jobs, in selection order (the mapping's input).
     pub(super) pick: Vec<usize>,
-    index: Vec<(JobId, usize)>,
-    victims: Vec<JobId>,
+    pub(super) index: Vec<(JobId, usize)>,
+    pub(super) victims: Vec<JobId>,
     pub(super) next_link: Vec<Option<JobId>>,
+    /// The CPU each selected job is mapped to (parallel to `pick`).
+    pub(super) mapped: Vec<Option<u32>>,
+    /// The G-EDF check's CPU-free times as a min-heap.
+    pub(super) free_heap: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
 }
 
 const UNSEEN: u8 = 0;
@@ -47,7 +56,7 @@ const ON_PATH: u8 = 1;
 const DONE: u8 = 2;
 
 impl Gua {
-    /// One scheduling event: steps 1–5 of the module doc.
+    /// One scheduling event: steps 1–5 of the module doc of [`super`].
     pub(super) fn reschedule(&mut self, ctx: &Ctx<'_>, out: &mut Decisions) {
         self.abort_late(ctx, out);
         let deps = self.variant.follows_dependencies() && ctx.resources.any();
@@ -71,9 +80,7 @@ impl Gua {
             self.scratch.victims = victims;
             self.scratch.victims.clear();
         }
-        self.collect_units(ctx);
-        let dropped = self.fill_lists(ctx.now);
-        self.select(ctx.now, dropped);
+        self.select(ctx.now);
         self.map(out);
     }
 
@@ -201,13 +208,13 @@ impl Gua {
     }
 
     /// The candidates (module doc, step 2), densest first.
-    fn collect_units(&mut self, ctx: &Ctx<'_>) {
+    pub(super) fn collect_units(&mut self, now: Time) {
         let mut units = std::mem::take(&mut self.scratch.units);
         let mut path = std::mem::take(&mut self.scratch.path);
         units.clear();
         for k in 0..self.jobs.len() {
             // A job past its critical time (kept: non-abortable) is worth nothing.
-            if self.scratch.critical[k] <= ctx.now {
+            if self.scratch.critical[k] <= now {
                 continue;
             }
             self.chain_members(k, &mut path);
@@ -223,21 +230,29 @@ impl Gua {
                 density.value += d.value;
                 density.remaining = density.remaining.saturating_add(d.remaining);
             }
-            units.push(Unit { job: k, density });
+            // A job that cannot complete by its critical time even alone fits no list: not a
+            // candidate. (A chain may still fit if a denser chain placed some of its members
+            // on another CPU: `fill_lists` checks what is left of it.)
+            let late =
+                now.as_ns().saturating_add(density.remaining) > self.scratch.critical[k].as_ns();
+            if path.len() == 1 && late {
+                continue;
+            }
+            units.push(Unit {
+                job: k,
+                density,
+                info: self.jobs[k].info,
+            });
         }
-        let jobs = &self.jobs;
         units.sort_unstable_by(|a, b| {
-            ua::by_density_desc(
-                (&a.density, &jobs[a.job].info),
-                (&b.density, &jobs[b.job].info),
-            )
+            ua::by_density_desc((&a.density, &a.info), (&b.density, &b.info))
         });
         self.scratch.units = units;
         self.scratch.path = path;
     }
 
-    /// Step 3: places the candidates on the lists; whether some candidate was dropped.
-    fn fill_lists(&mut self, now: Time) -> bool {
+    /// Step 3: places the candidates on the lists.
+    pub(super) fn fill_lists(&mut self, now: Time) {
         let m = self.linked.len();
         let n = self.jobs.len();
         let mut path = std::mem::take(&mut self.scratch.path);
@@ -249,9 +264,11 @@ impl Gua {
         }
         s.util.clear();
         s.util.resize(m, 0);
+        // CPUs by increasing (utilization, index): all idle at first.
+        s.order.clear();
+        s.order.extend(0..m as u32);
         s.placed.clear();
         s.placed.resize(n, false);
-        let mut dropped = false;
         for unit in &units {
             self.chain_members(unit.job, &mut path);
             let s = &mut self.scratch;
@@ -260,6 +277,15 @@ impl Gua {
                 continue;
             }
             let limit = s.critical[unit.job];
+            // Every member must complete by `limit`: a chain longer than that fits nowhere
+            // (in overload, most jobs that can no longer make it; G-GUA would try every CPU).
+            let rem = path
+                .iter()
+                .map(|&p| s.density[p].remaining)
+                .fold(0, u64::saturating_add);
+            if now.as_ns().saturating_add(rem) > limit.as_ns() {
+                continue;
+            }
             let util: u64 = path
                 .iter()
                 .map(|&p| {
@@ -267,15 +293,10 @@ impl Gua {
                     self.util_ppb.get(t).copied().unwrap_or(0)
                 })
                 .fold(0, u64::saturating_add);
-            s.order.clear();
-            s.order.extend(0..m as u32);
-            let util_of = &s.util;
-            s.order.sort_unstable_by_key(|&c| (util_of[c as usize], c));
             let tries = match self.variant {
                 Variant::GGua => m,
                 Variant::Gmua | Variant::NgGua => 1.min(m),
             };
-            let mut kept = false;
             for k in 0..tries {
                 let cpu = s.order[k] as usize;
                 if place(s, &self.jobs, cpu, &path, limit, now) {
@@ -283,70 +304,22 @@ impl Gua {
                     for &p in &path {
                         s.placed[p] = true;
                     }
-                    kept = true;
+                    // Keep `order` sorted by (utilization, CPU): only `cpu` grew.
+                    let mut j = k;
+                    while j + 1 < m {
+                        let (a, b) = (s.order[j] as usize, s.order[j + 1] as usize);
+                        if (s.util[b], b) >= (s.util[a], a) {
+                            break;
+                        }
+                        s.order.swap(j, j + 1);
+                        j += 1;
+                    }
                     break;
                 }
             }
-            dropped |= !kept;
         }
         self.scratch.units = units;
         self.scratch.path = path;
-        dropped
-    }
-
-    /// Step 4: the jobs to run, into `pick`.
-    fn select(&mut self, now: Time, dropped: bool) {
-        let m = self.linked.len();
-        let s = &mut self.scratch;
-        s.pick.clear();
-        s.chosen.clear();
-        s.chosen.resize(self.jobs.len(), false);
-        if self.variant != Variant::GGua && !dropped {
-            // G-EDF while every candidate fits: the m earliest critical times of all lists.
-            s.merged.clear();
-            for l in &s.lists {
-                s.merged
-                    .extend(l.items().iter().map(|i| (i.critical, i.id, i.job)));
-            }
-            s.merged.sort_unstable();
-            for &(_, _, job) in &s.merged {
-                if s.pick.len() == m {
-                    break;
-                }
-                if let Some(run) = s.end[job].filter(|&r| !s.chosen[r]) {
-                    s.chosen[run] = true;
-                    s.pick.push(run);
-                }
-            }
-        } else {
-            for l in &s.lists {
-                let first = l
-                    .items()
-                    .iter()
-                    .find_map(|i| s.end[i.job].filter(|&r| !s.chosen[r]));
-                if let Some(run) = first {
-                    s.chosen[run] = true;
-                    s.pick.push(run);
-                }
-            }
-        }
-        // CPUs left idle run the worthless non-abortable jobs, earliest critical time first.
-        if s.pick.len() < m {
-            s.merged.clear();
-            for (k, job) in self.jobs.iter().enumerate() {
-                if s.critical[k] <= now && !job.blocked && !s.chosen[k] {
-                    s.merged.push((s.critical[k], job.info.id, k));
-                }
-            }
-            s.merged.sort_unstable();
-            for &(_, _, k) in &s.merged {
-                if s.pick.len() == m {
-                    break;
-                }
-                s.chosen[k] = true;
-                s.pick.push(k);
-            }
-        }
     }
 }
 

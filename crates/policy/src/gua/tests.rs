@@ -369,6 +369,89 @@ fn underload_is_gedf() {
     }
 }
 
+/// A transitive chain on 2 CPUs, all released at 0 (c 10 each, step TUFs): L = τ0 (V 1,
+/// d 100) holds R0; M = τ1 (V 2, d 100) holds R1 and waits for R0; H = τ2 (V 80, d 30) waits
+/// for R1; X = τ3 (V 20, d 30), Y = τ4 (V 19, d 30).
+/// - gMUA parks M and H: the runnable L (100), X (30), Y (30) pass the G-EDF check (X, Y
+///   0–10, L 10–20), so the two earliest run: **{X, Y}**; L waits, and H with it.
+/// - NG-GUA: H's chain H → M → L ends at L, which carries H's critical time 30: G-EDF on
+///   L (30), X (30), Y (30) — L 0–10, X 0–10, Y 10–20 — meets all, and the two first by
+///   (30, task index) run: **{L, X}**: L runs for H.
+/// - G-GUA builds the lists: H's chain (PUD (80 + 2 + 1)/30 = 2.77, denser than X's 2 and
+///   Y's 1.9) → CPU 0 as [L, M, H] all due by 30 (done at 10, 20, 30); X → CPU 1 (0 < .3);
+///   Y → CPU 1 (.1 < .3): [X, Y] (10, 20). Heads: **{L, X}**.
+#[test]
+fn a_transitive_chain_runs_its_end_for_the_blocked_job() {
+    let tasks = || {
+        vec![
+            valued(10, 100, 100, 0, 1.0),
+            valued(10, 100, 100, 1, 2.0),
+            valued(10, 30, 100, 2, 80.0),
+            valued(10, 30, 100, 3, 20.0),
+            valued(10, 30, 100, 4, 19.0),
+        ]
+    };
+    for (variant, want) in [
+        (Variant::Gmua, set(&[(3, 0), (4, 0)])),
+        (Variant::NgGua, set(&[(0, 0), (3, 0)])),
+        (Variant::GGua, set(&[(0, 0), (3, 0)])),
+    ] {
+        let mut d = Driver::new(variant, tasks(), 2);
+        d.res.holds.insert(ResourceId(0), jid(0, 0));
+        d.res.holds.insert(ResourceId(1), jid(1, 0));
+        d.release(0, info(0, 0, 0, 100, 10));
+        d.release(0, info(1, 0, 0, 100, 10));
+        d.block(0, jid(1, 0), 0);
+        d.release(0, info(2, 0, 0, 30, 10));
+        d.block(0, jid(2, 0), 1);
+        d.release(0, info(3, 0, 0, 30, 10));
+        d.release(0, info(4, 0, 0, 30, 10));
+        assert_eq!(d.running(), want, "{variant:?}");
+        assert!(d.aborted.is_empty());
+    }
+}
+
+/// An engine abort (`--abort-late`) of the running job: the policy forgets it and its CPU
+/// takes the next job. 1 CPU: A = τ0 (c 4, d 4), B = τ1 (c 2, d 10); A runs (earliest
+/// deadline, G-EDF holds); the engine aborts A at 3: B runs.
+#[test]
+fn an_engine_abort_frees_the_cpu() {
+    for variant in [Variant::Gmua, Variant::NgGua, Variant::GGua] {
+        let tasks = vec![valued(4, 4, 10, 0, 1.0), valued(2, 10, 10, 1, 1.0)];
+        let mut h = Harness::new(Gua::new(variant, tasks, 1));
+        h.release(0, info(0, 0, 0, 4, 4));
+        h.release(0, info(1, 0, 0, 10, 2));
+        assert_eq!(h.p.linked(CpuId(0)), Some(jid(0, 0)), "{variant:?}");
+        h.abort(3, jid(0, 0));
+        assert_eq!(h.links(), vec![(0, Some(jid(1, 0)))], "{variant:?}");
+        assert!(h.out.aborts.is_empty());
+    }
+}
+
+/// A linear TUF keeps its job until its termination time, not its deadline: τ0 (c 20,
+/// d 10, V 10 falling to 0 at 30 after release) and τ1 (c 20, step V 100, released 5, d 25),
+/// 1 CPU. At 5 τ1 (100/20) is denser than τ0 (15 left, worth 10·10/30 at 20: 0.22): τ1 runs
+/// 5–25 and τ0 (25 + 15 > 30) is dropped. At 25 τ0 cannot make 30 any more: the CPU idles;
+/// no timer fires at τ0's deadline 10, and τ0 is aborted at 30, its termination time.
+#[test]
+fn a_linear_tuf_is_aborted_at_its_termination_time() {
+    let mut t0 = task(20, 10, 100, 0);
+    t0.tuf = Some(Tuf::Linear {
+        value: 10.0,
+        zero_at: schedlab_model::Duration::from_ns(30),
+    });
+    let tasks = vec![t0, valued(20, 20, 100, 1, 100.0)];
+    let mut h = Harness::new(Gua::new(Variant::GGua, tasks, 1));
+    h.release(0, info(0, 0, 0, 10, 20));
+    h.release(5, info(1, 0, 5, 25, 20));
+    assert_eq!(h.links(), vec![(0, Some(jid(1, 0)))]);
+    h.complete(25, jid(1, 0));
+    assert_eq!(h.links(), vec![(0, None)]);
+    assert_eq!(h.fire_due(29), None);
+    assert!(h.fire_due(30).is_some());
+    assert_eq!(h.out.aborts, vec![jid(0, 0)]);
+}
+
 // ---- random events: invariants, NG-GUA = gMUA without resources, determinism ----
 
 #[derive(Clone, Debug)]
