@@ -98,8 +98,10 @@ pub enum LocalScheduler {
 ///
 /// `heuristic` is a packing heuristic name (`ff`, `ffd`, `bf`, `bfd`, `wf`, `wfd`, `nf`,
 /// `nfd`) used for `domain_size = 1` when the tasks are not pinned; `overheads` makes the
-/// packing overhead-aware (module documentation). The error is a message naming the task or
-/// the reason.
+/// packing overhead-aware (module documentation). `chronos-ff`, `chronos-lu` and `chronos`
+/// (first fit for EDF, least utilization for FP) are the rules of [ChronOS §8.5]
+/// ([`chronos`]): for every domain size, never failing, overheads ignored. The error is a
+/// message naming the task or the reason.
 pub fn place(
     tasks: &TaskSet,
     cpus: u32,
@@ -162,16 +164,14 @@ pub fn place(
         }
         _ => None,
     };
-    let groups = match (rule, overheads) {
+    let groups = match rule {
         // [ChronOS §8.5]: utilization rules that never fail and ignore overheads (its 0.95
         // cap is the allowance for them); clusters group the least-utilization partition.
-        (Some(_), _) if domain_size > 1 => {
+        Some(_) if domain_size > 1 => {
             chronos::clusters(sys.params(), domains as usize, domain_size as usize)
         }
-        (Some(rule), _) => chronos::partition(sys.params(), domains as usize, rule),
-        (None, overheads) => {
-            admitted_groups(&sys, tasks, domain_size, local, heuristic, overheads)?
-        }
+        Some(rule) => chronos::partition(sys.params(), domains as usize, rule),
+        None => admitted_groups(&sys, tasks, domain_size, local, heuristic, overheads)?,
     };
     let mut out = vec![0u32; tasks.len()];
     for (d, members) in groups.iter().enumerate() {
