@@ -1,8 +1,10 @@
 //! `gnphvdf-uab`: the utility accrual bound of global non-preemptive highest value density
 //! first (G-NP-HVDF, policy `gnphvdf`).
 //!
-//! **Paper.** [ChronOS §6.7, Eq. 6.8–6.10] (M. Dellinger's thesis; G-NP-HVDF is Garyali's
-//! HVDF made global and non-preemptive).
+//! **Paper.** [ChronOS §6.7, Eq. 6.8–6.10]: M. A. Dellinger, "An Experimental Evaluation of
+//! the Scalability of Real-Time Scheduling Algorithms on Large-Scale Multicore Platforms",
+//! MS thesis, Virginia Tech, 2011 (G-NP-HVDF is Garyali's HVDF made global and
+//! non-preemptive).
 //!
 //! **Bound** (Eq. 6.10). Order the tasks by decreasing value density — the LVD of a whole job,
 //! `Vᵢ / Cᵢ` (utility over WCET, what G-NP-HVDF sees at release), ties by task index (the
@@ -64,7 +66,8 @@
 //! **Assumptions.** Independent periodic or sporadic tasks with `D ≤ T` and downward-step TUFs
 //! (`utility`, or `tuf = {kind = "step"}`; no utility means 1 per job, as the policies take
 //! it), jobs executing at most their WCET, identical CPUs. Not applicable: `D > T`, a non-step
-//! TUF (its density changes while it waits), critical sections (blocking), parallel tasks or
+//! TUF (its value, hence its place in the queue and what it accrues, depends on when it runs;
+//! the thesis's bound is for downward steps), critical sections (blocking), parallel tasks or
 //! affinities. Systems built from bare parameters count every task as worth 1 per job.
 //!
 //! **Complexity.** `O(n log n)` (the sort), then `O(n)`.
