@@ -320,3 +320,35 @@ fn the_simulation_shows_a_miss_when_the_condition_fails() {
     assert!(missed[0]);
     assert_eq!(bound(&system(&tasks, 1)).1.k, 0);
 }
+
+/// With overheads (`analyze --overheads`), the test sees the charged WCETs *and* the tasks'
+/// utilities: with zero overheads it answers as without, and the order follows the utilities
+/// (τ1, worth 100, is the densest here; by WCET alone τ0 would be).
+#[test]
+fn charged_systems_keep_the_utilities() {
+    use crate::overheads::arch::ArchKind;
+    use crate::overheads::context::ChargedAnalysis;
+    use crate::overheads::fixtures;
+    use schedlab_model::{Duration, Task, TaskSet};
+    let task = |c: u64, t: u64, u: f64| {
+        let mut task = Task::implicit(Duration::from_ns(c), Duration::from_ns(t)).unwrap();
+        task.utility = Some(u);
+        task
+    };
+    let tasks = TaskSet::new(vec![
+        task(2_000, 10_000, 1.0),
+        task(3_000, 12_000, 100.0),
+        task(5_000, 20_000, 1.0),
+    ])
+    .unwrap();
+    let setup = fixtures::setup(
+        fixtures::constant("global-lock", 0),
+        ArchKind::parse("global-lock", false).unwrap(),
+    );
+    let charged = ChargedAnalysis::new(&tasks, 2, Priorities::Dm, &setup).unwrap();
+    let plain = System::new(&tasks, 2, Priorities::Dm).unwrap();
+    let with = charged.verdict(&GnphvdfUab);
+    assert_eq!(with, analyze(&GnphvdfUab, &plain));
+    // Order τ1 (100/3000), τ0 (1/2000), τ2 (1/5000); k = 2: 5000 ≤ min(9000, 8000).
+    assert_eq!(with.utility_bound.unwrap().guaranteed_tasks, vec![1, 0]);
+}
