@@ -294,6 +294,12 @@ pub fn for_policy(
         // heuristics (the CLI's default `ffd` included) fail on the overloaded sets these
         // policies exist for.
         Some(PlacementKind::BestEffort(rule)) => {
+            if !HEURISTICS.contains(&heuristic) {
+                return Err(format!(
+                    "unknown packing heuristic `{heuristic}` (use one of {})",
+                    HEURISTICS.join(", ")
+                ));
+            }
             let named = match (heuristic, rule) {
                 ("chronos-ff" | "chronos-lu", _) => heuristic,
                 (_, chronos::Rule::FirstFit) => "chronos-ff",
