@@ -74,4 +74,7 @@ fn best_effort_policies_follow_chronos() {
     )
     .unwrap_err();
     assert!(e.contains("chronos-lu"), "{e}");
+    // An unknown name is an error for the best-effort policies too, not silently their rule.
+    let e = for_policy("plbesa", &light, 2, "xyz", None, Priorities::Dm, None).unwrap_err();
+    assert!(e.starts_with("unknown packing heuristic `xyz`"), "{e}");
 }
