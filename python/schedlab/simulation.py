@@ -50,8 +50,11 @@ def simulate(
     """Simulates ``taskset`` and returns the fields of ``schedlab simulate --format json``.
 
     ``policy``: ``gedf``, ``gnpedf``, ``gfp``, ``gfifo``, ``edzl``, ``pedf``, ``pfp``, ``cedf``,
-    ``pfp-ts`` (partitioned/clustered ones use the tasks' ``cpu``/``cluster`` fields, else
-    ``partition``, a packing heuristic; ``cedf`` needs ``cluster_size``; semi-partitioned
+    ``pfp-ts``, and the utility-accrual ``ghvdf``, ``gnphvdf``, ``gmua``, ``nggua``, ``ggua``,
+    ``phvdf``, ``plbesa``, ``pdasa`` (partitioned/clustered ones use the tasks'
+    ``cpu``/``cluster`` fields, else ``partition``, a packing heuristic — ``chronos``,
+    ``chronos-ff``, ``chronos-lu`` are the never-failing rules of [ChronOS §8.5], which
+    ``plbesa``/``pdasa``/``phvdf`` always use; ``cedf`` needs ``cluster_size``; semi-partitioned
     ``pfp-ts`` uses the tasks' ``cpu``/``split`` fields, else the split of
     ``analyze(..., tests="pfp-ts")``). ``duration`` needs a unit
     (``"10s"``, ``"250ms"``) or is a ``datetime.timedelta``; a bare number is an error.

@@ -58,6 +58,12 @@ def usage(tmp: Path) -> None:
                                              overhead_stat="avg")
     charged_many: List[Result] = schedlab.analyze_many([ts], cpus=4, tests="gedf", overheads=oh,
                                                        arch="global-lock", dedicated_irq_cpu=True)
+    uab: Result = schedlab.analyze(ts, cpus=4, tests="gnphvdf-uab")
+    k: Optional[int] = uab.k
+    guaranteed: Optional[List[int]] = uab.guaranteed_tasks
+    fraction: Optional[Dict[str, Optional[float]]] = uab.utility_fraction
+    rebuilt: Result = Result(test="gnphvdf-uab", status="not-shown", k=1, guaranteed_tasks=[0],
+                             utility_fraction={"k_over_n": 0.5, "value_weighted": None})
     per_bin: Optional[Dict[str, Any]] = charged_one.accounting
     whole: Optional[Dict[str, Any]] = charged_one.overhead_accounting
     inflation: Dict[str, Any] = schedlab.charge_overheads(ts, cpus=4, overheads=oh,

@@ -30,7 +30,9 @@ pub fn tardiness_as_requested(mut v: Verdict, tardiness: bool, n: usize) -> Verd
 /// "tardiness_bounds_ns", "partition"}` for one test's verdict, plus `"accounting"` when the
 /// test charged overheads per bin, and `"assignment"` (`fp-ts`, `ffd`, `wfd`) and
 /// `"split_tasks"` (`[{"task", "parts": [{"cpu", "budget_ns", "kind"}]}]`, execution order)
-/// when a semi-partitioned test placed the tasks.
+/// when a semi-partitioned test placed the tasks, and `"k"`, `"guaranteed_tasks"` (densest
+/// first) and `"utility_fraction"` (`{"k_over_n", "value_weighted"}`) from a utility accrual
+/// bound (`gnphvdf-uab`).
 pub fn result_json(test: &str, v: &Verdict) -> Value {
     let mut out = json!({
         "test": test,
@@ -48,6 +50,14 @@ pub fn result_json(test: &str, v: &Verdict) -> Value {
     if let (Some(semi), Value::Object(map)) = (&v.semi, &mut out) {
         map.insert("assignment".into(), Value::from(semi.method));
         map.insert("split_tasks".into(), semi.split_tasks_json());
+    }
+    if let (Some(b), Value::Object(map)) = (&v.utility_bound, &mut out) {
+        map.insert("k".into(), Value::from(b.k));
+        map.insert(
+            "guaranteed_tasks".into(),
+            Value::from(b.guaranteed_tasks.clone()),
+        );
+        map.insert("utility_fraction".into(), b.fraction_json());
     }
     out
 }

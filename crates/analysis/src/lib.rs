@@ -33,12 +33,13 @@ pub mod semi;
 pub mod soft;
 pub mod system;
 pub mod test;
+pub mod ua;
 pub mod uni;
 pub mod util;
 pub mod verdict;
 
 pub use error::AnalysisError;
 pub use param::Param;
-pub use system::{Params, Priorities, System};
+pub use system::{Params, Priorities, System, TaskValue};
 pub use test::{analyze, Kind, SchedTest, TestInfo};
 pub use verdict::{Status, Verdict};

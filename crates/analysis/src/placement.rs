@@ -7,6 +7,13 @@
 //! decreasing assignment of `cedf-k<size>` (which exists whether or not the per-cluster G-EDF
 //! battery then accepts the clusters).
 //!
+//! The best-effort partitioned policies (`plbesa`, `pdasa`, `phvdf`) are placed by the
+//! utilization rules of [ChronOS §8.5] ([`chronos`]), which never fail — overloaded sets must
+//! run. The same rules are the named heuristics `chronos` (the thesis's rule for the policy:
+//! first fit with the 0.95 cap for `pedf`, least utilization for `pfp` and for `cedf`'s
+//! clusters), `chronos-ff` and `chronos-lu`; the default heuristics of `pedf`/`pfp`/`cedf`
+//! are unchanged. [`POLICY_PLACEMENT`] is the one table of which policy is placed how.
+//!
 //! With overheads ([`OverheadSetup`]), the placement is the one the overhead-aware analysis
 //! accepts (`analyze --overheads --arch …`: per-CPU charging with rollback for `partitioned`,
 //! per-cluster charging for `cedf` under `global-lock`; `crate::overheads::context`), so that
@@ -18,6 +25,65 @@ use crate::system::{Priorities, System};
 use crate::test::analyze;
 use schedlab_model::{Duration, SplitPart, TaskSet};
 use std::sync::Arc;
+
+pub mod chronos;
+#[cfg(test)]
+mod policy_tests;
+
+/// The packing heuristics `place` accepts: bin packing with exact admission (`ff` … `nfd`)
+/// and the utilization rules of [ChronOS §8.5] ([`chronos`]).
+pub const HEURISTICS: [&str; 11] = [
+    "ff",
+    "ffd",
+    "bf",
+    "bfd",
+    "wf",
+    "wfd",
+    "nf",
+    "nfd",
+    "chronos",
+    "chronos-ff",
+    "chronos-lu",
+];
+
+/// How a policy's tasks are placed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlacementKind {
+    /// One CPU per task, packed with exact admission of the local scheduler (or the named
+    /// heuristic, `chronos*` included).
+    Partitioned(LocalScheduler),
+    /// One CPU per task by a rule of [ChronOS §8.5] that never fails (best-effort policies);
+    /// the heuristic argument picks `chronos-ff`/`chronos-lu` explicitly, anything else means
+    /// this rule.
+    BestEffort(chronos::Rule),
+    /// Clusters of `--cluster-size` CPUs (worst-fit decreasing, or `chronos`).
+    Clustered,
+    /// Semi-partitioned with split tasks ([`semi_placement`]).
+    Semi,
+}
+
+/// Every policy that needs a placement, and how it is placed [ChronOS §8.5]; a policy not
+/// listed is global and needs none.
+pub const POLICY_PLACEMENT: &[(&str, PlacementKind)] = &[
+    ("pedf", PlacementKind::Partitioned(LocalScheduler::Edf)),
+    ("pfp", PlacementKind::Partitioned(LocalScheduler::Fp)),
+    ("cedf", PlacementKind::Clustered),
+    ("pfp-ts", PlacementKind::Semi),
+    ("plbesa", PlacementKind::BestEffort(chronos::Rule::FirstFit)),
+    ("pdasa", PlacementKind::BestEffort(chronos::Rule::FirstFit)),
+    (
+        "phvdf",
+        PlacementKind::BestEffort(chronos::Rule::LeastUtilization),
+    ),
+];
+
+/// How `policy` is placed (`None`: a global policy, or an unknown name).
+pub fn placement_kind(policy: &str) -> Option<PlacementKind> {
+    POLICY_PLACEMENT
+        .iter()
+        .find(|(name, _)| *name == policy)
+        .map(|&(_, kind)| kind)
+}
 
 /// The local scheduler of each domain, which decides the admission test of the packing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,8 +98,10 @@ pub enum LocalScheduler {
 ///
 /// `heuristic` is a packing heuristic name (`ff`, `ffd`, `bf`, `bfd`, `wf`, `wfd`, `nf`,
 /// `nfd`) used for `domain_size = 1` when the tasks are not pinned; `overheads` makes the
-/// packing overhead-aware (module documentation). The error is a message naming the task or
-/// the reason.
+/// packing overhead-aware (module documentation). `chronos-ff`, `chronos-lu` and `chronos`
+/// (first fit for EDF, least utilization for FP) are the rules of [ChronOS §8.5]
+/// ([`chronos`]): for every domain size, never failing, overheads ignored. The error is a
+/// message naming the task or the reason.
 pub fn place(
     tasks: &TaskSet,
     cpus: u32,
@@ -43,7 +111,6 @@ pub fn place(
     priorities: Priorities,
     overheads: Option<&OverheadSetup>,
 ) -> Result<Vec<u32>, String> {
-    const HEURISTICS: [&str; 8] = ["ff", "ffd", "bf", "bfd", "wf", "wfd", "nf", "nfd"];
     if !HEURISTICS.contains(&heuristic) {
         return Err(format!(
             "unknown packing heuristic `{heuristic}` (use one of {})",
@@ -90,7 +157,46 @@ pub fn place(
         ));
     }
     let sys = System::new(tasks, cpus, priorities).map_err(|e| e.to_string())?;
-    let groups = match overheads {
+    let rule = match (heuristic, local) {
+        ("chronos-ff", _) | ("chronos", LocalScheduler::Edf) => Some(chronos::Rule::FirstFit),
+        ("chronos-lu", _) | ("chronos", LocalScheduler::Fp) => {
+            Some(chronos::Rule::LeastUtilization)
+        }
+        _ => None,
+    };
+    let groups = match rule {
+        // [ChronOS §8.5]: utilization rules that never fail and ignore overheads (its 0.95
+        // cap is the allowance for them); clusters group the least-utilization partition.
+        Some(_) if domain_size > 1 => {
+            chronos::clusters(sys.params(), domains as usize, domain_size as usize)
+        }
+        Some(rule) => chronos::partition(sys.params(), domains as usize, rule),
+        None => admitted_groups(&sys, tasks, domain_size, local, heuristic, overheads)?,
+    };
+    let mut out = vec![0u32; tasks.len()];
+    for (d, members) in groups.iter().enumerate() {
+        for &t in members {
+            if let Some(slot) = out.get_mut(t) {
+                *slot = u32::try_from(d).unwrap_or(u32::MAX);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The groups of the packing with exact admission (`pedf-<h>`/`pfp-<h>`, worst-fit
+/// decreasing clusters, or their overhead-aware versions); an error names what did not fit.
+fn admitted_groups(
+    sys: &System,
+    tasks: &TaskSet,
+    domain_size: u32,
+    local: LocalScheduler,
+    heuristic: &str,
+    overheads: Option<&OverheadSetup>,
+) -> Result<Vec<Vec<usize>>, String> {
+    let domains = sys.cpus() / domain_size.max(1);
+    let sys = sys.clone();
+    Ok(match overheads {
         Some(setup) => charged_groups(tasks, sys, domain_size, local, heuristic, setup)?,
         None if domain_size > 1 => {
             crate::clustered::cedf::assign(sys.params(), domains as usize, domain_size).ok_or_else(
@@ -108,16 +214,7 @@ pub fn place(
                 )
             })?
         }
-    };
-    let mut out = vec![0u32; tasks.len()];
-    for (d, members) in groups.iter().enumerate() {
-        for &t in members {
-            if let Some(slot) = out.get_mut(t) {
-                *slot = u32::try_from(d).unwrap_or(u32::MAX);
-            }
-        }
-    }
-    Ok(out)
+    })
 }
 
 /// `pedf-<h>` or `pfp-<h>`.
@@ -176,9 +273,12 @@ fn charged_groups(
     }
 }
 
-/// The placement a scheduling policy needs, by policy name: `pedf` (EDF admission) and `pfp`
-/// (FP admission) on single CPUs, `cedf` on clusters of `cluster_size` CPUs; `None` for global
-/// policies. Returns the domain of each task and the domain size.
+/// The placement a scheduling policy needs, by policy name ([`POLICY_PLACEMENT`]): `pedf`
+/// (EDF admission) and `pfp` (FP admission) on single CPUs by `heuristic`, `cedf` on clusters
+/// of `cluster_size` CPUs, the best-effort `plbesa`/`pdasa` (first fit, 0.95 cap) and `phvdf`
+/// (least utilization) by [ChronOS §8.5] whatever the load; `None` for global policies.
+/// Returns the domain of each task and the domain size. The file's `cpu`/`cluster` pins win
+/// when every task has one.
 pub fn for_policy(
     policy: &str,
     tasks: &TaskSet,
@@ -188,26 +288,43 @@ pub fn for_policy(
     priorities: Priorities,
     overheads: Option<&OverheadSetup>,
 ) -> Result<Option<(Vec<u32>, u32)>, String> {
-    let (size, local) = match policy {
-        "pedf" => (1, LocalScheduler::Edf),
-        "pfp" => (1, LocalScheduler::Fp),
-        "cedf" => (
-            cluster_size.ok_or("policy `cedf` needs a cluster size (--cluster-size K)")?,
+    let (size, local, heuristic) = match placement_kind(policy) {
+        Some(PlacementKind::Partitioned(local)) => (1, local, heuristic),
+        // The thesis's rule unless `chronos-ff`/`chronos-lu` is asked for: the admission
+        // heuristics (the CLI's default `ffd` included) fail on the overloaded sets these
+        // policies exist for.
+        Some(PlacementKind::BestEffort(rule)) => {
+            if !HEURISTICS.contains(&heuristic) {
+                return Err(format!(
+                    "unknown packing heuristic `{heuristic}` (use one of {})",
+                    HEURISTICS.join(", ")
+                ));
+            }
+            let named = match (heuristic, rule) {
+                ("chronos-ff" | "chronos-lu", _) => heuristic,
+                (_, chronos::Rule::FirstFit) => "chronos-ff",
+                (_, chronos::Rule::LeastUtilization) => "chronos-lu",
+            };
+            (1, LocalScheduler::Edf, named)
+        }
+        Some(PlacementKind::Clustered) => (
+            cluster_size
+                .ok_or_else(|| format!("policy `{policy}` needs a cluster size (--cluster-size K)"))?,
             LocalScheduler::Edf,
+            heuristic,
         ),
         // Its parts are part of the placement: a list of CPUs alone would run split tasks whole.
-        "pfp-ts" => {
-            return Err(
-                "policy `pfp-ts` is placed with its split parts: use placement::semi_placement (or policy_inputs)"
-                    .to_string(),
-            )
+        Some(PlacementKind::Semi) => {
+            return Err(format!(
+                "policy `{policy}` is placed with its split parts: use placement::semi_placement (or policy_inputs)"
+            ))
         }
-        _ if overheads.is_some() => {
+        None if overheads.is_some() => {
             return Err(format!(
                 "overhead-aware placement is for the partitioned, semi-partitioned and clustered policies (pedf, pfp, pfp-ts, cedf); `{policy}` needs no placement"
             ))
         }
-        _ => return Ok(None),
+        None => return Ok(None),
     };
     if let Some(i) = tasks.iter().position(|t| t.split.is_some()) {
         return Err(format!(
@@ -345,7 +462,8 @@ pub struct PolicyInputs {
     /// Rank of each task (0 = highest priority) under `priorities`; all zero when the
     /// priorities cannot be derived and the policy does not use them.
     pub ranks: Vec<u32>,
-    /// Domain of each task and the domain size, for `pedf`/`pfp`/`cedf` ([`for_policy`]);
+    /// Domain of each task and the domain size, for `pedf`/`pfp`/`cedf` and the best-effort
+    /// `plbesa`/`pdasa`/`phvdf` ([`for_policy`], [`POLICY_PLACEMENT`]);
     /// for `pfp-ts` each task's CPU (a split task's head CPU) and 1 ([`semi_placement`]).
     pub placement: Option<(Vec<u32>, u32)>,
     /// For `pfp-ts`: the parts of each split task in execution order (empty for a whole
@@ -356,7 +474,8 @@ pub struct PolicyInputs {
 /// The ranks and placement `policy` needs on `cpus` CPUs (see [`for_policy`], and
 /// [`semi_placement`] for `pfp-ts`). Errors name what is missing: priorities a fixed-priority
 /// policy (`gfp`, `pfp`, `pfp-ts`) cannot do without, a cluster size for `cedf`, a partition
-/// or assignment that does not fit.
+/// or assignment that does not fit (never for the best-effort `plbesa`/`pdasa`/`phvdf`, whose
+/// [ChronOS §8.5] placement places every set). The utility-accrual policies need no ranks.
 pub fn policy_inputs(
     policy: &str,
     tasks: &TaskSet,
@@ -375,7 +494,7 @@ pub fn policy_inputs(
         }
         Err(_) => vec![0; tasks.len()],
     };
-    if policy == "pfp-ts" {
+    if placement_kind(policy) == Some(PlacementKind::Semi) {
         let semi = semi_placement(tasks, cpus, priorities, overheads)?;
         return Ok(PolicyInputs {
             ranks,

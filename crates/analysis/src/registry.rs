@@ -15,6 +15,7 @@ pub fn all() -> Vec<Box<dyn SchedTest>> {
     tests.extend(gfp::tests());
     tests.extend(partitioned::tests());
     tests.extend(crate::semi::tests());
+    tests.extend(crate::ua::tests());
     tests
 }
 

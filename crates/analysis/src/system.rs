@@ -84,6 +84,38 @@ impl Priorities {
     }
 }
 
+/// What the utility-accrual analysis (`crate::ua`) reads of a task besides `(C, D, T)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskValue {
+    /// The utility of a job that completes by its deadline: the value of its downward-step
+    /// TUF, or 1 for a task without `utility`/`tuf` (the project's rule, docs/policies.md).
+    pub utility: f64,
+    /// Why the task is outside the model of independent tasks with downward-step TUFs, if it
+    /// is: a non-step TUF, critical sections, a parallel structure or an affinity.
+    pub outside: Option<&'static str>,
+}
+
+impl From<&Task> for TaskValue {
+    fn from(t: &Task) -> TaskValue {
+        let tuf = t.effective_tuf();
+        let outside = if tuf.as_ref().is_some_and(|f| !f.is_step()) {
+            Some("has a non-step time/utility function")
+        } else if !t.critical_sections.is_empty() {
+            Some("has critical sections")
+        } else if t.parallel.is_some() {
+            Some("is parallel")
+        } else if t.affinity.is_some() || t.split.is_some() {
+            Some("is restricted to some CPUs")
+        } else {
+            None
+        };
+        TaskValue {
+            utility: tuf.map_or(1.0, |f| f.max_value()),
+            outside,
+        }
+    }
+}
+
 /// A task system to analyse: tasks, CPU count and priority assignment.
 #[derive(Debug)]
 pub struct System {
@@ -93,6 +125,9 @@ pub struct System {
     order: OnceLock<Result<Vec<usize>, String>>,
     /// Overheads that tests which charge per bin apply themselves (`None`: free scheduling).
     overheads: Option<Arc<OverheadContext>>,
+    /// Per task, what the utility-accrual analysis reads (`None`: built from bare parameters,
+    /// every task worth 1 per job and inside the model).
+    values: Option<Arc<[TaskValue]>>,
 }
 
 impl Clone for System {
@@ -103,6 +138,7 @@ impl Clone for System {
             priorities: self.priorities,
             order: OnceLock::new(),
             overheads: self.overheads.clone(),
+            values: self.values.clone(),
         }
     }
 }
@@ -110,7 +146,8 @@ impl Clone for System {
 impl System {
     /// A system of the given (already validated) tasks on `cpus ≥ 1` CPUs.
     pub fn new(tasks: &[Task], cpus: u32, priorities: Priorities) -> Result<System, AnalysisError> {
-        System::from_params(tasks.iter().map(Params::from).collect(), cpus, priorities)
+        let sys = System::from_params(tasks.iter().map(Params::from).collect(), cpus, priorities)?;
+        Ok(sys.with_values(tasks.iter().map(TaskValue::from).collect()))
     }
 
     /// A system from raw parameters; checks `1 ≤ cpus ≤`
@@ -141,6 +178,7 @@ impl System {
             priorities,
             order: OnceLock::new(),
             overheads: None,
+            values: None,
         })
     }
 
@@ -151,6 +189,21 @@ impl System {
     pub fn with_overheads(mut self, ctx: Arc<OverheadContext>) -> System {
         self.overheads = Some(ctx);
         self
+    }
+
+    /// The same system with what the utility-accrual analysis reads of each task (in task
+    /// order; [`System::new`] sets it from the tasks). A list of another length is ignored.
+    pub fn with_values(mut self, values: Arc<[TaskValue]>) -> System {
+        if values.len() == self.params.len() {
+            self.values = Some(values);
+        }
+        self
+    }
+
+    /// What the utility-accrual analysis reads of each task, if the system was built from
+    /// tasks (`None` for bare parameters: every task worth 1 per job).
+    pub fn values(&self) -> Option<&[TaskValue]> {
+        self.values.as_deref()
     }
 
     /// The overhead context, if any.
@@ -181,7 +234,9 @@ impl System {
 
     /// The same tasks on another number of CPUs.
     pub fn with_cpus(&self, cpus: u32) -> Result<System, AnalysisError> {
-        System::from_params(self.params.clone(), cpus, self.priorities)
+        let mut sys = System::from_params(self.params.clone(), cpus, self.priorities)?;
+        sys.values = self.values.clone();
+        Ok(sys)
     }
 
     /// The sub-system of the tasks `indices` on `cpus` CPUs (for partitioning and clustering).
@@ -193,7 +248,13 @@ impl System {
                 message: "no such task".into(),
             })?);
         }
-        System::from_params(params, cpus, self.priorities)
+        let mut sys = System::from_params(params, cpus, self.priorities)?;
+        if let Some(values) = &self.values {
+            let picked: Option<Vec<TaskValue>> =
+                indices.iter().map(|&i| values.get(i).cloned()).collect();
+            sys.values = picked.map(Arc::from);
+        }
+        Ok(sys)
     }
 
     /// Task indices from highest to lowest priority under the system's assignment. Ties are

@@ -12,6 +12,7 @@
 
 use crate::overheads::context::BinAccounting;
 use crate::semi::split::SemiAssignment;
+use crate::ua::UtilityBound;
 use schedlab_model::Duration;
 use std::fmt;
 
@@ -66,6 +67,8 @@ pub struct Verdict {
     pub accounting: Option<BinAccounting>,
     /// Semi-partitioned tests: how the tasks were assigned and which were split.
     pub semi: Option<SemiAssignment>,
+    /// Utility accrual bounds (`gnphvdf-uab`): the guaranteed tasks and utility fractions.
+    pub utility_bound: Option<UtilityBound>,
 }
 
 impl Verdict {
@@ -78,6 +81,7 @@ impl Verdict {
             partition: None,
             accounting: None,
             semi: None,
+            utility_bound: None,
         }
     }
     /// Schedulable, no bounds.
@@ -144,6 +148,11 @@ impl Verdict {
     /// Adds a semi-partitioned assignment (method and split tasks).
     pub fn with_semi(mut self, semi: SemiAssignment) -> Verdict {
         self.semi = Some(semi);
+        self
+    }
+    /// Adds a utility accrual bound (`k`, guaranteed tasks, fractions).
+    pub fn with_utility_bound(mut self, bound: UtilityBound) -> Verdict {
+        self.utility_bound = Some(bound);
         self
     }
     /// `status == Schedulable`.

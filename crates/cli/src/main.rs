@@ -163,7 +163,9 @@ enum Command {
         #[arg(long)]
         cpus: Option<u32>,
         /// Policy: gedf, gnpedf, gfp, gfifo, edzl, pedf, pfp, cedf, pfp-ts (split tasks: the file's
-        /// cpu/split fields, else the assignment of analyze --test pfp-ts).
+        /// cpu/split fields, else the assignment of analyze --test pfp-ts); utility accrual
+        /// [ChronOS §6]: ghvdf, gnphvdf, gmua, nggua, ggua (global), phvdf, plbesa, pdasa
+        /// (partitioned by [ChronOS §8.5], overload included).
         #[arg(long)]
         policy: String,
         /// Priority assignment for fixed-priority policies (and FP partitioning).
@@ -175,7 +177,10 @@ enum Command {
         /// Random seed (sporadic arrivals, execution times).
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Packing heuristic for pedf/pfp when the file pins no task: ff, ffd, bf, bfd, wf, wfd, nf, nfd.
+        /// Packing heuristic for pedf/pfp when the file pins no task: ff, ffd, bf, bfd, wf, wfd, nf,
+        /// nfd (exact admission), or chronos, chronos-ff, chronos-lu (the utilization rules of
+        /// [ChronOS §8.5], which never fail). plbesa/pdasa/phvdf always use chronos-ff/chronos-lu
+        /// (the thesis's rule unless one of those two is named).
         #[arg(long, default_value = "ffd")]
         partition: String,
         /// Cluster size for cedf.

@@ -66,6 +66,10 @@ struct ResultJson<'a> {
     applicable: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     assignment: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    guaranteed_tasks: Option<&'a [usize]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    k: Option<usize>,
     partition: &'a Option<Vec<Vec<usize>>>,
     reason: &'a Option<String>,
     response_time_bounds_ns: BoundsNs<'a>,
@@ -75,6 +79,8 @@ struct ResultJson<'a> {
     status: &'static str,
     tardiness_bounds_ns: BoundsNs<'a>,
     test: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    utility_fraction: Option<serde_json::Value>,
 }
 
 impl<'a> ResultJson<'a> {
@@ -84,6 +90,8 @@ impl<'a> ResultJson<'a> {
             accounting: v.accounting.as_ref().map(|a| a.to_json()),
             applicable: v.is_applicable(),
             assignment: v.semi.as_ref().map(|s| s.method),
+            guaranteed_tasks: v.utility_bound.as_ref().map(|b| &b.guaranteed_tasks[..]),
+            k: v.utility_bound.as_ref().map(|b| b.k),
             partition: &v.partition,
             reason: &v.reason,
             response_time_bounds_ns: BoundsNs(v.response_time_bounds.as_deref()),
@@ -92,6 +100,7 @@ impl<'a> ResultJson<'a> {
             status: v.status.name(),
             tardiness_bounds_ns: BoundsNs(v.tardiness_bounds.as_deref()),
             test: row.test,
+            utility_fraction: v.utility_bound.as_ref().map(|b| b.fraction_json()),
         }
     }
 }
@@ -165,6 +174,15 @@ fn write_detail(out: &mut Vec<u8>, v: &Verdict) -> std::io::Result<()> {
             }
             out.push(b']');
         }
+    }
+    if let Some(b) = &v.utility_bound {
+        separate(out);
+        write!(out, "k = {}, guaranteed {:?}", b.k, b.guaranteed_tasks)?;
+        if let Some(f) = b.value_weighted {
+            write!(out, ", value-weighted utility ≥ {f:.3}")?;
+        }
+        // The reason repeats k; the bound says it all.
+        return Ok(());
     }
     if let Some(reason) = &v.reason {
         if v.status != Status::Schedulable || out.len() == start {
@@ -435,12 +453,28 @@ mod tests {
                 partition: Some(vec![vec![0, 2], vec![], vec![1]]),
                 ..Verdict::schedulable().because("ok")
             },
+            Verdict::not_shown()
+                .because("k = 2 of 3")
+                .with_utility_bound(schedlab_analysis::ua::UtilityBound {
+                    k: 2,
+                    guaranteed_tasks: vec![2, 0],
+                    k_over_n: Some(2.0 / 3.0),
+                    value_weighted: None,
+                }),
         ]
     }
 
     #[test]
     fn json_lines_are_byte_for_byte_the_reference_shape() {
-        let names = ["gedf", "pedf-ffd", "fp-rta", "x", "gedf-rta", "cedf-k2"];
+        let names = [
+            "gedf",
+            "pedf-ffd",
+            "fp-rta",
+            "x",
+            "gedf-rta",
+            "cedf-k2",
+            "gnphvdf-uab",
+        ];
         let rows: Vec<Row> = names
             .iter()
             .zip(verdicts())
@@ -472,7 +506,7 @@ mod tests {
 
     #[test]
     fn table_rows_show_the_details() {
-        let rows: Vec<Row> = ["a-long-test-name", "b", "c", "d", "e", "f"]
+        let rows: Vec<Row> = ["a-long-test-name", "b", "c", "d", "e", "f", "g"]
             .iter()
             .zip(verdicts())
             .map(|(test, verdict)| Row { test, verdict })
@@ -494,6 +528,7 @@ mod tests {
         assert!(lines[4].ends_with("assumes m = 1, \"quoted\" \\ and"));
         assert!(lines[7].ends_with("  schedulable     max R = 18446744073.709551615s"));
         assert!(lines[8].ends_with("max tardiness ≤ 7ns; partition [0,2] [] [1]"));
+        assert!(lines[9].ends_with("  not-shown       k = 2, guaranteed [2, 0]"));
     }
 
     #[test]

@@ -151,7 +151,9 @@ pub enum EvalKind {
         exec: String,
         /// Arrival model (`periodic`, `sporadic:MAXDELAY`).
         arrivals: String,
-        /// Packing heuristic of `pedf`/`pfp`.
+        /// Packing heuristic of `pedf`/`pfp`/`cedf` (`chronos*`: [ChronOS §8.5]); the
+        /// best-effort `plbesa`/`pdasa`/`phvdf` use the thesis's rule unless it names
+        /// `chronos-ff` or `chronos-lu`.
         partition: String,
         /// Priority assignment.
         priorities: String,

@@ -30,8 +30,9 @@ use toml::de::DeTable;
 pub const DEFAULT_CHUNK_SIZE: u64 = 25;
 /// Largest number of points of a sweep.
 pub const MAX_POINTS: usize = 100_000;
-/// Packing heuristics of partitioned simulations.
-const HEURISTICS: [&str; 8] = ["ff", "ffd", "bf", "bfd", "wf", "wfd", "nf", "nfd"];
+/// Packing heuristics of partitioned simulations (the analysis's one list, with the
+/// [ChronOS §8.5] rules `chronos`, `chronos-ff`, `chronos-lu`).
+use schedlab_analysis::placement::HEURISTICS;
 
 /// Reads and validates the experiment file at `path`.
 pub fn load(path: &Path) -> Result<Experiment, ExpError> {

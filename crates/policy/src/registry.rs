@@ -44,10 +44,10 @@ use std::sync::Arc;
 /// The canonical policy names [`build`] knows.
 pub const NAMES: &[&str] = &[
     "gedf", "gnpedf", "gfp", "gfifo", "edzl", "pedf", "pfp", "cedf", "pfp-ts",
-    // ua2: the global utility-accrual schedulers of [ChronOS §6.8–6.10].
-    "gmua", "nggua", "ggua",
     // Utility accrual, helper ua1 [ChronOS §6.6, §6.7, §6.13–6.15].
     "ghvdf", "gnphvdf", "phvdf", "plbesa", "pdasa",
+    // ua2: the global utility-accrual schedulers of [ChronOS §6.8–6.10].
+    "gmua", "nggua", "ggua",
 ];
 
 /// Whether policy `name` asks the engine for execution budgets ([`crate::Decisions::budget`]),
@@ -115,10 +115,6 @@ pub fn build(
             GlobalJlfp::gfp(shared.clone(), k)
         })?),
         "pfp-ts" => Box::new(FpTs::new(shared, cpus, placed(true)?)?),
-        // ua2: the global utility-accrual schedulers.
-        "gmua" => Box::new(Gua::new(GuaVariant::Gmua, shared, cpus)),
-        "nggua" => Box::new(Gua::new(GuaVariant::NgGua, shared, cpus)),
-        "ggua" => Box::new(Gua::new(GuaVariant::GGua, shared, cpus)),
         // Utility accrual, helper ua1.
         "ghvdf" => Box::new(GHvdf::new(shared, cpus)),
         "gnphvdf" => Box::new(GNpHvdf::new(shared, cpus)),
@@ -131,6 +127,10 @@ pub fn build(
         "pdasa" => Box::new(Domains::new("pdasa", cpus, n, placed(true)?, |_| {
             Uni::new("pdasa", shared.clone(), Dasa::new())
         })?),
+        // ua2: the global utility-accrual schedulers.
+        "gmua" => Box::new(Gua::new(GuaVariant::Gmua, shared, cpus)),
+        "nggua" => Box::new(Gua::new(GuaVariant::NgGua, shared, cpus)),
+        "ggua" => Box::new(Gua::new(GuaVariant::GGua, shared, cpus)),
         _ => Box::new(Domains::new("cedf", cpus, n, placed(false)?, |k| {
             GlobalJlfp::gedf(shared.clone(), k)
         })?),

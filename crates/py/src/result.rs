@@ -12,6 +12,7 @@ use pyo3::types::{PyDict, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
 use schedlab_analysis::overheads::arch::Accounting;
 use schedlab_analysis::semi::split::SemiAssignment;
+use schedlab_analysis::ua::UtilityBound;
 use schedlab_analysis::{Status, Verdict};
 use schedlab_model::Duration;
 use std::sync::Arc;
@@ -43,6 +44,27 @@ fn ns_list(v: Option<&[Duration]>) -> Option<Vec<u64>> {
     v.map(|l| l.iter().map(|d| d.as_ns()).collect())
 }
 
+/// The utility accrual bound of `Result(k=…, guaranteed_tasks=…, utility_fraction=…)`: all
+/// three or none.
+fn utility_bound(
+    k: Option<usize>,
+    guaranteed_tasks: Option<Vec<usize>>,
+    utility_fraction: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<UtilityBound>> {
+    let fraction = dict_arg("utility_fraction", utility_fraction)?;
+    match (k, guaranteed_tasks, fraction) {
+        (None, None, None) => Ok(None),
+        (Some(k), Some(tasks), fraction) => {
+            UtilityBound::from_json(k, tasks, &fraction.unwrap_or(serde_json::Value::Null))
+                .map(Some)
+                .map_err(err)
+        }
+        _ => Err(err(
+            "k=, guaranteed_tasks= and utility_fraction= go together (a utility accrual bound)",
+        )),
+    }
+}
+
 fn status_named(name: &str) -> PyResult<Status> {
     [
         Status::Schedulable,
@@ -64,7 +86,8 @@ impl AnalysisResult {
     #[pyo3(signature = (test, status, schedulable=None, applicable=None, reason=None,
                         response_time_bounds_ns=None, tardiness_bounds_ns=None, partition=None,
                         accounting=None, overhead_accounting=None, assignment=None,
-                        split_tasks=None))]
+                        split_tasks=None, k=None, guaranteed_tasks=None,
+                        utility_fraction=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         test: &str,
@@ -79,6 +102,9 @@ impl AnalysisResult {
         overhead_accounting: Option<&Bound<'_, PyAny>>,
         assignment: Option<&str>,
         split_tasks: Option<&Bound<'_, PyAny>>,
+        k: Option<usize>,
+        guaranteed_tasks: Option<Vec<usize>>,
+        utility_fraction: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<AnalysisResult> {
         let status = status_named(status)?;
         let ns = |l: Option<Vec<u64>>| l.map(|l| l.into_iter().map(Duration::from_ns).collect());
@@ -108,6 +134,7 @@ impl AnalysisResult {
                     return Err(err("split_tasks= needs assignment= (fp-ts, ffd or wfd)"))
                 }
             },
+            utility_bound: utility_bound(k, guaranteed_tasks, utility_fraction)?,
         };
         if schedulable.is_some_and(|s| s != verdict.is_schedulable())
             || applicable.is_some_and(|a| a != verdict.is_applicable())
@@ -193,6 +220,32 @@ impl AnalysisResult {
             .map(|s| to_py(py, &s.split_tasks_json()))
             .transpose()
     }
+    /// Utility accrual bounds (`gnphvdf-uab`): the number of guaranteed tasks; `None` for
+    /// other tests.
+    #[getter]
+    fn k(&self) -> Option<usize> {
+        self.verdict.utility_bound.as_ref().map(|b| b.k)
+    }
+    /// Utility accrual bounds: the indices of the tasks that never miss, densest first;
+    /// `None` for other tests.
+    #[getter]
+    fn guaranteed_tasks(&self) -> Option<Vec<usize>> {
+        self.verdict
+            .utility_bound
+            .as_ref()
+            .map(|b| b.guaranteed_tasks.clone())
+    }
+    /// Utility accrual bounds: `{"k_over_n", "value_weighted"}` — the thesis's `k/n` and the
+    /// guaranteed share of the utility per unit of time (docs/analysis.md); `None` for other
+    /// tests.
+    #[getter]
+    fn utility_fraction<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.verdict
+            .utility_bound
+            .as_ref()
+            .map(|b| to_py(py, &b.fraction_json()))
+            .transpose()
+    }
     /// The whole-set overhead accounting of the task set (`arch`, `stat`, `cpus_for_jobs`,
     /// `status`, `failed_task`, `tasks`): the line's `"accounting"` in `schedlab analyze
     /// --overheads --format json`, the same for every result of one set. `None` without
@@ -232,6 +285,16 @@ impl AnalysisResult {
                 ", assignment={}, split_tasks={}",
                 text(m)?,
                 s.repr()?
+            ));
+        }
+        if let (Some(k), Some(g), Some(f)) = (
+            self.k(),
+            self.guaranteed_tasks(),
+            self.utility_fraction(py)?,
+        ) {
+            extra.push_str(&format!(
+                ", k={k}, guaranteed_tasks={g:?}, utility_fraction={}",
+                f.repr()?
             ));
         }
         Ok(format!(

@@ -206,7 +206,14 @@ impl ChargedAnalysis {
                         prio: task.priority,
                     })
                     .collect();
-                Ok(System::from_params(params, jobs, priorities).map_err(|e| e.to_string())?)
+                // The charged C (and T, D) with the tasks' utilities, for `gnphvdf-uab`.
+                let values = original.values().map(Arc::from);
+                let sys =
+                    System::from_params(params, jobs, priorities).map_err(|e| e.to_string())?;
+                Ok(match values {
+                    Some(v) => sys.with_values(v),
+                    None => sys,
+                })
             }
             Charged::TaskInfeasible(i) => Err(format!(
                 "overhead accounting: task-infeasible (task {i}) under {}",
