@@ -42,7 +42,9 @@ def run(
     ``cpus``/``cpu_list``: the number of CPUs and/or the physical CPUs (default: the first
     ``cpus`` CPUs this process may use). ``arch``: ``partitioned`` (``pedf``, ``pfp``),
     ``global-lock`` (``gedf``, ``gnpedf``, ``gfp``, ``gfifo``, ``edzl``) with ``lock``
-    ``ticket``, ``mcs`` or ``mutex``, or ``message-passing`` (the same global policies; CPU 0
+    ``ticket``, ``mcs`` or ``mutex``, ``concurrent`` (ChronOS application-concurrent: the
+    non-preemptive ``gfifo``, ``gnpedf``, ``gnphvdf``; each idle CPU pulls its own next job;
+    ``lock`` as global-lock), or ``message-passing`` (the same global policies; CPU 0
     schedules, the others run jobs), or the kernel baselines ``linux-deadline`` and
     ``linux-fifo`` — see ``docs/runtime.md``. ``policy``: default ``"gedf"`` for the
     user-space architectures; the kernel baselines take none (naming one is an error, as

@@ -44,6 +44,7 @@ use std::sync::atomic::Ordering;
 
 mod budget;
 mod mp;
+mod pull;
 mod shard;
 
 pub(crate) use budget::MIN_SLEEP_NS as BUDGET_MIN_SLEEP_NS;
@@ -196,6 +197,10 @@ pub struct Sched {
     swaps: bool,
     /// `semi-partitioned`: this state is one CPU's shard of the policy (`state/shard.rs`).
     shard: Option<Shard>,
+    /// `concurrent`: pull mode, every CPU enacts only its own link (`state/pull.rs`).
+    pull: bool,
+    /// Pull mode: the calling dispatcher's local CPU during a decision.
+    caller: Option<usize>,
 }
 
 struct View<'a> {
@@ -246,6 +251,8 @@ impl Sched {
             scratch: Vec::with_capacity(k),
             swaps: true,
             shard: None,
+            pull: false,
+            caller: None,
         }
     }
 
@@ -335,6 +342,7 @@ impl Sched {
     /// A job of `task` arrived (intended release `release_ns`): hand it over now or queue it
     /// behind the task's unfinished job.
     pub fn release(&mut self, em: &Emit<'_>, now: u64, task: u32, seq: u64, release_ns: u64) {
+        self.enter(em.cpu);
         let add = self.shard_op_begin(em, Op::ReadyAddLocal, JobId::new(TaskId(task), seq));
         if let Some(t) = self.tasks.get_mut(task as usize) {
             t.backlog.push_back((seq, release_ns));
@@ -396,6 +404,7 @@ impl Sched {
 
     /// Fires the policy timers due at `now`.
     pub fn fire_timers(&mut self, em: &Emit<'_>, now: u64) {
+        self.enter(em.cpu);
         while let Some((&(at, serial), &id)) = self.timers.iter().next() {
             if at > now {
                 break;
@@ -423,10 +432,12 @@ impl Sched {
         while c < k && budget > 0 {
             let here = a.get(c).copied().flatten();
             let elsewhere = here.and_then(|j| {
-                self.scheduled
-                    .iter()
-                    .position(|s| *s == Some(j))
-                    .filter(|&s| s != c)
+                if self.pull {
+                    self.pull_home(&a, j)
+                } else {
+                    self.scheduled.iter().position(|s| *s == Some(j))
+                }
+                .filter(|&s| s != c)
             });
             match elsewhere {
                 Some(s) if a.get(s).copied().flatten() != here => {
@@ -440,7 +451,8 @@ impl Sched {
             let Some(old) = self.assigned.get(c).copied() else {
                 continue;
             };
-            if old != new {
+            let changed = old != new;
+            if changed {
                 if self.mp {
                     self.account_link_change(old, new);
                 }
@@ -454,7 +466,7 @@ impl Sched {
                     *slot = new;
                 }
             }
-            let differs = self.scheduled.get(c).copied() != Some(new);
+            let differs = self.scheduled.get(c).copied() != Some(new) && self.may_ring(c, changed);
             if let Some(n) = self.need.get_mut(c) {
                 *n |= differs;
             }
@@ -505,6 +517,7 @@ impl Sched {
         now: u64,
         wake_ticks: u64,
     ) -> bool {
+        self.enter(em.cpu);
         let switched = self.schedule_step(em, th, c, now, wake_ticks);
         self.flush(em);
         switched
@@ -541,6 +554,13 @@ impl Sched {
             return false;
         }
         if let Some(a) = old {
+            if self.pull {
+                // Nobody preempts under `concurrent` (`state/pull.rs`, "Guard").
+                self.mech_error(format!(
+                    "the policy unlinked running job {a:?} under a non-preemptive architecture"
+                ));
+                return false;
+            }
             if let Some(ctl) = th.ctls.get(a.task.0 as usize) {
                 match ctl
                     .state

@@ -121,6 +121,7 @@ registry! {
     partitioned,
     semi_partitioned,
     global_lock,
+    concurrent,
     message_passing,
     linux_deadline,
     linux_fifo,
