@@ -4,7 +4,7 @@
 
 pub use crate::arch::Arch;
 use crate::error::RuntimeError;
-use schedlab_model::{Duration, Task};
+use schedlab_model::{Duration, Task, Tuf};
 use schedlab_policy::Placement;
 use std::sync::Arc;
 
@@ -78,6 +78,16 @@ pub struct RtTask {
     pub wss: Option<u64>,
     /// The job body.
     pub body: Body,
+    /// Utility of a job completed by its deadline (utility-accrual policies; `None`: 1).
+    pub utility: Option<f64>,
+    /// Time/utility function (`None`: the step of `utility`), as the model's
+    /// `Task::effective_tuf`.
+    pub tuf: Option<Tuf>,
+    /// Whether a policy may abort its jobs [ChronOS §3.5].
+    pub abortable: bool,
+    /// CPU time its abort handler burns (the built-in body's handler; a custom body's
+    /// handler is its own code) [ChronOS §3.5].
+    pub abort_cost: Duration,
 }
 
 impl RtTask {
@@ -90,7 +100,22 @@ impl RtTask {
             offset: Duration::ZERO,
             wss: None,
             body: Body::Burn,
+            utility: None,
+            tuf: None,
+            abortable: true,
+            abort_cost: Duration::ZERO,
         }
+    }
+
+    /// What a policy knows about the task (with its fixed-priority rank): timing, utility,
+    /// TUF, abortability and abort cost.
+    pub fn policy_task(&self, rank: u32) -> schedlab_policy::PolicyTask {
+        let mut p = schedlab_policy::PolicyTask::new(self.wcet, self.deadline, self.period, rank);
+        p.utility = self.utility;
+        p.tuf = self.tuf.clone().or_else(|| self.utility.map(|value| Tuf::Step { value }));
+        p.abortable = self.abortable;
+        p.abort_cost = self.abort_cost;
+        p
     }
 }
 
@@ -103,6 +128,10 @@ impl From<&Task> for RtTask {
             offset: t.offset,
             wss: t.wss,
             body: Body::Burn,
+            utility: t.utility,
+            tuf: t.tuf.clone(),
+            abortable: t.abortable,
+            abort_cost: t.abort_cost,
         }
     }
 }
@@ -263,6 +292,16 @@ pub(crate) fn validate_tasks(tasks: &[RtTask]) -> Result<(), RuntimeError> {
         }
         if t.wss.is_some_and(|w| w > (1 << 32)) {
             return bad("wss", "is larger than 4 GiB");
+        }
+        // The model's rules (`schedlab_model::Task::validate`), for tasks built in code.
+        if t.abort_cost >= t.period {
+            return bad("abort_cost", "must be below the period");
+        }
+        if !t.abortable && !t.abort_cost.is_zero() {
+            return bad("abort_cost", "a task with `abortable = false` is never aborted");
+        }
+        if let Some(p) = t.tuf.as_ref().and_then(Tuf::problem) {
+            return bad("tuf", &p);
         }
     }
     Ok(())

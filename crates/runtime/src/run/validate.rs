@@ -22,7 +22,6 @@ use crate::config::{validate_tasks, RtTask, RunConfig};
 use crate::error::RuntimeError;
 use crate::mech::sched;
 use crate::state::TaskSpec;
-use schedlab_policy::PolicyTask;
 use schedlab_trace::file::RECORD_SIZE;
 use std::sync::Arc;
 
@@ -83,7 +82,7 @@ pub(crate) fn validate<'a>(
     let policy_tasks = tasks
         .iter()
         .zip(&config.ranks)
-        .map(|(t, &rank)| PolicyTask::new(t.wcet, t.deadline, t.period, rank))
+        .map(|(t, &rank)| t.policy_task(rank))
         .collect();
     let spec: Arc<[TaskSpec]> = tasks
         .iter()
