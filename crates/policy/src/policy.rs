@@ -10,8 +10,11 @@
 //! 4. After every callback, each job is linked to at most one CPU, and `linked(cpu)` reports
 //!    the links the policy has decided so far.
 //! 5. Same-instant order (simulator; DESIGN.md): completions, then (engine aborts of late
-//!    jobs), then releases, then timers, then budget exhaustions; completions, aborts,
-//!    releases and exhaustions each in increasing task index, timers in request order. So a
+//!    jobs), then ends of abort handlers (resources released, waiters resumed), then
+//!    releases, then timers, then lock milestones (requests and unlocks at execution offsets:
+//!    blocks and resumes), then budget exhaustions; completions, aborts, releases, lock
+//!    milestones and exhaustions each in increasing task index, handler ends by CPU, timers
+//!    in request order. So a
 //!    job that completes at the instant its budget runs out completes (no exhaustion), and a
 //!    policy sees every release and timer of the instant before an exhaustion at it. The
 //!    runtime observes the same order wherever it can tell events apart in time.

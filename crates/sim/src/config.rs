@@ -10,10 +10,12 @@ use crate::error::SimError;
 use crate::overheads::Overheads;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use schedlab_model::{Duration, Task};
+use schedlab_model::extensions::{CriticalSection, MAX_CRITICAL_SECTIONS};
+use schedlab_model::{Duration, Task, Tuf};
 
-/// A task as the simulator sees it: `(C, D, T)`, the first release offset and an optional
-/// utility (downward-step time/utility function: earned iff the job meets its deadline).
+/// A task as the simulator sees it: `(C, D, T)`, the first release offset, an optional
+/// utility (downward-step time/utility function: earned iff the job meets its deadline) or a
+/// general time/utility function, its abort handler, and its critical sections.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimTask {
     /// WCET `C` (> 0).
@@ -31,6 +33,14 @@ pub struct SimTask {
     /// The CPU whose interrupts the task's first release uses when release handlers run on
     /// the jobs' CPUs (overheads only; `None` = CPU 0): the first CPU of its partition.
     pub home_cpu: Option<u32>,
+    /// A general time/utility function (overrides `utility`; [`SimTask::effective_tuf`]).
+    pub tuf: Option<Tuf>,
+    /// Whether a policy may abort its jobs (aborting one that is not is a policy error).
+    pub abortable: bool,
+    /// The execution time of its abort handler (engine module doc, "Aborts").
+    pub abort_cost: Duration,
+    /// Critical sections of each job (engine module doc, "Resources").
+    pub critical_sections: Vec<CriticalSection>,
 }
 
 impl SimTask {
@@ -44,6 +54,10 @@ impl SimTask {
             utility: None,
             wss: None,
             home_cpu: None,
+            tuf: None,
+            abortable: true,
+            abort_cost: Duration::ZERO,
+            critical_sections: Vec::new(),
         }
     }
     /// The same task with its first release at `offset`.
@@ -61,6 +75,29 @@ impl SimTask {
         self.utility = Some(utility);
         self
     }
+    /// The same task with an abort handler of `cost`.
+    pub fn with_abort_cost(mut self, cost: Duration) -> SimTask {
+        self.abort_cost = cost;
+        self
+    }
+    /// The same task with a critical section on `resource` from `start` for `length` of its
+    /// execution.
+    pub fn with_section(mut self, resource: u32, start: Duration, length: Duration) -> SimTask {
+        self.critical_sections.push(CriticalSection {
+            resource,
+            start,
+            length,
+        });
+        self
+    }
+    /// Its time/utility function: `tuf`, else the downward step of `utility`, else none.
+    pub fn effective_tuf(&self) -> Option<Tuf> {
+        match (&self.tuf, self.utility) {
+            (Some(t), _) => Some(t.clone()),
+            (None, Some(value)) => Some(Tuf::Step { value }),
+            (None, None) => None,
+        }
+    }
 }
 
 impl From<&Task> for SimTask {
@@ -73,6 +110,10 @@ impl From<&Task> for SimTask {
             utility: t.utility,
             wss: t.wss,
             home_cpu: t.cpu,
+            tuf: t.tuf.clone(),
+            abortable: t.abortable,
+            abort_cost: t.abort_cost,
+            critical_sections: t.critical_sections.clone(),
         }
     }
 }
@@ -227,7 +268,29 @@ pub(crate) fn validate_task(index: usize, t: &SimTask) -> Result<(), SimError> {
             return bad("utility", "must be a finite number ≥ 0");
         }
     }
-    Ok(())
+    if let Some(m) = t.tuf.as_ref().and_then(Tuf::problem) {
+        return bad("tuf", &m);
+    }
+    if !t.abortable && !t.abort_cost.is_zero() {
+        return bad("abort_cost", "must be 0 for a task that is not abortable");
+    }
+    validate_sections(t).map_or(Ok(()), |m| bad("critical_sections", m))
+}
+
+/// What is wrong with `t`'s critical sections (the checks of `Task::validate`: at most
+/// [`MAX_CRITICAL_SECTIONS`], each of positive length and ending within the WCET, so every
+/// job that executes its WCET releases what it locked).
+fn validate_sections(t: &SimTask) -> Option<&'static str> {
+    if t.critical_sections.len() > MAX_CRITICAL_SECTIONS {
+        return Some("has more sections than allowed per task");
+    }
+    let bad = |cs: &CriticalSection| {
+        cs.length.is_zero() || cs.start.checked_add(cs.length).is_none_or(|e| e > t.wcet)
+    };
+    t.critical_sections
+        .iter()
+        .any(bad)
+        .then_some("need a positive length and must end within the wcet")
 }
 
 /// The two random streams of one task.

@@ -12,13 +12,17 @@
 //! 1. **completions**, by task index;
 //! 2. **aborts** of late jobs (engine-internal, only with `abort_late`), by task index —
 //!    after completions, so a job that completes exactly at its deadline meets it;
-//! 3. **releases**, by task index — a job's arrival, and the hand-over of a job that waited
+//! 3. **abort-handler ends** (engine-internal), by CPU — the aborted job's resources are
+//!    released (which may grant them to waiters: `on_resume`), the CPU's held-back link is
+//!    enacted with the instant's other links;
+//! 4. **releases**, by task index — a job's arrival, and the hand-over of a job that waited
 //!    for its predecessor (jobs of one task are sequential: job k+1 is given to the policy
 //!    only when job k has completed or was aborted);
-//! 4. **timers** the policy armed, in request order (a cancelled or re-armed timer never fires;
+//! 5. **timers** the policy armed, in request order (a cancelled or re-armed timer never fires;
 //!    within one callback's decisions the cancels are applied before the new timers, so
 //!    arming an id again simply re-arms it; a timer requested in the past fires at once);
-//! 5. **budget exhaustions**, by task index — after everything else, so a job that completes
+//! 6. **lock milestones** (engine-internal; see "Resources"), by task index;
+//! 7. **budget exhaustions**, by task index — after everything else, so a job that completes
 //!    at the instant its budget runs out completes, with no exhaustion.
 //!
 //! Timer and budget requests take effect at once. Link decisions are folded per CPU (a later link
@@ -49,6 +53,20 @@
 //! clearing it, completion and abort remove it. A request for a job the engine does not hold
 //! is ignored.
 //!
+//! # Aborts
+//! A policy's [`schedlab_policy::Decisions::abort`]s are applied after the links of the same
+//! callback, in order: the job leaves its CPU (its execution so far counted), is recorded as
+//! aborted (`abort` in the trace, with `deadline-miss` if its deadline has passed; it accrues
+//! no utility) and its successor, if waiting, is handed over at the same instant. Aborting a
+//! job of a task with `abortable = false` stops the run with [`SimError::PolicyViolation`];
+//! aborting a job the engine does not hold is ignored. A job that had executed runs its
+//! abort handler (`SimTask::abort_cost`) on the CPU it last executed on, ahead of whatever
+//! that CPU runs (`engine/aborts.rs`): the CPU is busy until the handler ends (`abort-handler-begin`
+//! … `abort-handler-end`; handlers on one CPU queue up), and the job the policy links there
+//! starts when it ends — like a dispatch delay, but the switch-in itself waits, so the
+//! trace's execution intervals stay exact. Engine aborts under `abort_late` run the handler
+//! of a started job the same way. The handler's end releases the job's resources.
+//!
 //! With [`SimConfig::overheads`], the hooks at the end of this file charge them
 //! ([`crate::overheads`]): a release reaches the policy later (an engine-internal `VISIBLE`
 //! release event; its handler's interference is an `IRQ` release event), a switch-in starts a
@@ -67,13 +85,16 @@ use crate::error::SimError;
 use crate::metrics::{summarize, JobRecord, TaskAcc, TaskMetrics, Totals};
 use crate::overheads::{OverheadReport, PendingSwitchIn, Source, State as OverheadState};
 use crate::queue::{
-    Ev, EventQueue, Source as QueueSource, ABORT, ARRIVAL, BUDGET, COMPLETION, HANDOVER, IRQ,
-    RELEASE, TIMER, VISIBLE,
+    Ev, EventQueue, Source as QueueSource, ABORT, ARRIVAL, BUDGET, COMPLETION, HANDLER, HANDOVER,
+    IRQ, LOCK, RELEASE, TIMER, VISIBLE,
 };
-use schedlab_model::{Duration, Time};
+use schedlab_model::{Duration, Time, Tuf};
 use schedlab_policy::{Ctx, Decisions, JobId, JobInfo, Policy, Progress, TaskId, TimerId};
 use schedlab_trace::{Event, Kind, NO_CPU};
 use std::collections::{HashMap, VecDeque};
+
+mod aborts;
+use aborts::CpuHold;
 
 /// Everything a run produced.
 #[derive(Clone, Debug, PartialEq)]
@@ -265,6 +286,10 @@ struct Engine<'a> {
     events_processed: u64,
     /// Overhead charging (`None`: zero overheads).
     oh: Option<OverheadState<'a>>,
+    /// Each task's time/utility function (`SimTask::effective_tuf`).
+    tufs: Vec<Option<Tuf>>,
+    /// Abort handlers queued on each CPU, and the link they hold back (module doc, "Aborts").
+    holds: Vec<CpuHold>,
 }
 
 impl<'a> Engine<'a> {
@@ -325,6 +350,8 @@ impl<'a> Engine<'a> {
                 .overheads
                 .as_ref()
                 .map(|o| OverheadState::new(o, tasks, cfg.cpus)),
+            tufs: tasks.iter().map(SimTask::effective_tuf).collect(),
+            holds: (0..m).map(|_| CpuHold::default()).collect(),
         }
     }
 
@@ -391,8 +418,10 @@ impl<'a> Engine<'a> {
             match ev.class {
                 COMPLETION => self.complete(now, task, ev.arg)?,
                 ABORT => self.abort(now, task, ev.arg)?,
+                HANDLER => self.handler_end(now, ev.order as u32)?,
                 RELEASE => self.release(now, task, ev.arg)?,
                 TIMER => self.timer(now, ev.order, ev.arg)?,
+                LOCK => {}
                 _ => self.budget_exhausted(now, task, ev.arg)?,
             }
         }
@@ -433,6 +462,12 @@ impl<'a> Engine<'a> {
         }
         live.rec.completion = Some(now);
         live.rec.tardiness = now.saturating_since(live.rec.deadline);
+        if let (Some(tuf), Some(spec)) = (
+            self.tufs.get(task).and_then(Option::as_ref),
+            self.tasks.get(task),
+        ) {
+            live.rec.utility = tuf.value_at(now.saturating_since(live.rec.release), spec.deadline);
+        }
         let cpu = live.last_cpu.unwrap_or(NO_CPU);
         let (t, d) = (task as u32, live.rec.deadline);
         self.emit(now, Kind::Complete, cpu, t, seq, 0);
@@ -448,32 +483,15 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
+    /// The engine aborts a late job at its deadline (`abort_late`).
     fn abort(&mut self, now: Time, task: usize, seq: u64) -> Result<(), SimError> {
         match self.rt.get(task).and_then(TaskRt::current) {
             Some(live) if live.rec.seq == seq => {}
             _ => return Ok(()), // completed in time
         }
-        let was_on = self
-            .rt
-            .get(task)
-            .and_then(TaskRt::current)
-            .and_then(|l| l.running_on);
-        self.stop_running(now, task);
-        let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
-            return Ok(());
-        };
-        if let Some(oh) = &mut self.oh {
-            oh.finished(task, was_on, live.last_cpu);
-        }
-        live.rec.aborted = true;
-        live.rec.tardiness = Duration::ZERO;
-        let cpu = live.last_cpu.unwrap_or(NO_CPU);
-        let (t, d) = (task as u32, live.rec.deadline);
-        self.emit(now, Kind::DeadlineMiss, cpu, t, seq, d.as_ns());
-        self.emit(now, Kind::Abort, cpu, t, seq, 0);
-        self.retire(task);
+        self.drop_job(now, task)?;
         if now < self.horizon {
-            let id = JobId::new(TaskId(t), seq);
+            let id = JobId::new(TaskId(task as u32), seq);
             self.call(now, |p, ctx, out| p.on_abort(ctx, id, out))?;
             self.after_finish(now, task);
         }
@@ -615,8 +633,10 @@ impl<'a> Engine<'a> {
         };
         let demand = rt.rng.demand(exec, spec.wcet);
         let cpus_used = std::mem::take(&mut rt.live.rec.cpus_used);
+        let mut rec = JobRecord::fresh(task as u32, w.seq, w.release, w.deadline, cpus_used);
+        rec.termination = termination(self.tufs.get(task), spec, &w);
         rt.live = Live {
-            rec: JobRecord::fresh(task as u32, w.seq, w.release, w.deadline, cpus_used),
+            rec,
             demand,
             last_cpu: None,
             switched_in_on: None,
@@ -691,8 +711,9 @@ impl<'a> Engine<'a> {
                 oh.link_source[c] = oh.source;
             }
         }
+        let result = self.apply_aborts(now);
         self.out.clear();
-        Ok(())
+        result
     }
 
     /// Enacts the links decided during the instant `now` (see the module doc).
@@ -736,6 +757,9 @@ impl<'a> Engine<'a> {
         }
         for k in 0..self.touched.len() {
             let c = self.touched[k] as usize;
+            if self.hold_link(c) {
+                continue;
+            }
             if let Some(j) = self.desired[c] {
                 if self.running[c] != Some(j.task.0) {
                     self.switch_in(now, j.task.0 as usize, c as u32)?;
@@ -945,8 +969,14 @@ impl<'a> Engine<'a> {
                     pending.push(rt.live.rec.take());
                 }
                 let not_started = rt.backlog.drain(..).chain(rt.in_flight.drain(..));
+                let (tuf, spec) = (self.tufs.get(task), self.tasks.get(task));
                 pending.extend(not_started.map(|w| {
-                    JobRecord::fresh(task as u32, w.seq, w.release, w.deadline, Vec::new())
+                    let mut rec =
+                        JobRecord::fresh(task as u32, w.seq, w.release, w.deadline, Vec::new());
+                    if let Some(spec) = spec {
+                        rec.termination = termination(tuf, spec, &w);
+                    }
+                    rec
                 }));
             }
             for mut rec in pending {
@@ -965,8 +995,7 @@ impl<'a> Engine<'a> {
         }
         self.jobs.sort_unstable_by_key(|j| (j.task, j.seq));
         let accs: Vec<TaskAcc> = self.rt.iter().map(|rt| rt.acc.clone()).collect();
-        let utilities: Vec<Option<f64>> = self.tasks.iter().map(|t| t.utility).collect();
-        let (per_task, totals) = summarize(&accs, &utilities, self.context_switches);
+        let (per_task, totals) = summarize(&accs, &self.tufs, self.context_switches);
         SimResult {
             jobs: self.jobs,
             per_task,
@@ -976,6 +1005,19 @@ impl<'a> Engine<'a> {
             horizon: h,
             overheads: self.oh.as_ref().map(OverheadState::report),
         }
+    }
+}
+
+/// The termination time of job `w` of a task with TUF `tuf` (`JobRecord::termination`): its
+/// deadline for a step TUF or none, `release + TM` otherwise (saturating: past 2^64 ns it is
+/// beyond any horizon anyway).
+fn termination(tuf: Option<&Option<Tuf>>, spec: &SimTask, w: &Waiting) -> Time {
+    match tuf.and_then(Option::as_ref) {
+        Some(t) if !t.is_step() => w
+            .release
+            .checked_add(t.termination(spec.deadline))
+            .unwrap_or(Time::from_ns(u64::MAX)),
+        _ => w.deadline,
     }
 }
 

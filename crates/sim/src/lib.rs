@@ -46,6 +46,8 @@ mod parse;
 mod queue;
 
 #[cfg(test)]
+mod abort_tests;
+#[cfg(test)]
 mod budget_tests;
 #[cfg(test)]
 mod test_policy;

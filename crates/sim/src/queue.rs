@@ -9,9 +9,10 @@
 //!   tournament tree over the CPUs keeps the earliest at its root: setting or clearing a CPU's
 //!   completion costs `O(log m)` and there are no stale entries, because a job switched out
 //!   has its completion cleared at once.
-//! - **everything else** (aborts, hand-overs of waiting jobs, policy timers, budget
-//!   exhaustions) goes to a general binary heap of [`Ev`]; these are rare unless the system is
-//!   overloaded or the policy uses timers or budgets. A budget exhaustion is superseded rather
+//! - **everything else** (aborts, abort-handler ends, hand-overs of waiting jobs, policy
+//!   timers, lock/unlock milestones, budget exhaustions) goes to a general binary heap of
+//!   [`Ev`]; these are rare unless the system is overloaded or the policy uses timers,
+//!   budgets, aborts or resources. A budget exhaustion is superseded rather
 //!   than removed when its job stops running: the engine recognises a stale one by its serial.
 //!
 //! [`EventQueue::peek`] merges the three heads; every operation is `O(log n)` or `O(log m)`.
@@ -22,9 +23,13 @@ use std::collections::BinaryHeap;
 /// Event classes, in same-instant order.
 pub(crate) const COMPLETION: u8 = 0;
 pub(crate) const ABORT: u8 = 1;
-pub(crate) const RELEASE: u8 = 2;
-pub(crate) const TIMER: u8 = 3;
-pub(crate) const BUDGET: u8 = 4;
+/// The end of an abort handler on a CPU (`order` = the CPU).
+pub(crate) const HANDLER: u8 = 2;
+pub(crate) const RELEASE: u8 = 3;
+pub(crate) const TIMER: u8 = 4;
+/// A job reaches a lock or unlock offset of its execution (`order` = task, `arg` = serial).
+pub(crate) const LOCK: u8 = 5;
+pub(crate) const BUDGET: u8 = 6;
 /// `Ev::arg` of a RELEASE event: a new arrival, or the hand-over of a waiting job (at one
 /// instant and task, in this order).
 pub(crate) const ARRIVAL: u64 = 0;

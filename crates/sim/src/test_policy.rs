@@ -20,7 +20,7 @@ impl TestGedf {
         }
     }
 
-    fn forget(&mut self, job: JobId, out: &mut Decisions) {
+    pub(crate) fn forget(&mut self, job: JobId, out: &mut Decisions) {
         for (c, slot) in self.linked.iter_mut().enumerate() {
             if slot.is_some_and(|(_, j)| j == job) {
                 *slot = None;
@@ -30,7 +30,7 @@ impl TestGedf {
         self.ready.retain(|&(_, j)| j != job);
     }
 
-    fn reschedule(&mut self, out: &mut Decisions) {
+    pub(crate) fn reschedule(&mut self, out: &mut Decisions) {
         loop {
             let Some((bi, &best)) = self
                 .ready
@@ -240,6 +240,76 @@ impl Policy for Budgeted {
     }
     fn on_budget_exhausted(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
         self.note(ctx, "exhausted", job, out);
+    }
+    fn linked(&self, cpu: CpuId) -> Option<JobId> {
+        self.inner.linked(cpu)
+    }
+}
+
+/// Wraps [`TestGedf`]: at each `(time, tasks)` of `aborts` (timers armed at the first
+/// callback) it aborts the current jobs of `tasks`, in that order (forgetting them first, as
+/// the contract asks), then reschedules. Logs every abort it issued as (time, task, seq).
+pub(crate) struct Aborter {
+    pub(crate) inner: TestGedf,
+    pub(crate) aborts: Vec<(u64, Vec<u32>)>,
+    pub(crate) issued: Vec<(u64, u32, u64)>,
+    current: std::collections::BTreeMap<u32, JobId>,
+    armed: bool,
+}
+
+impl Aborter {
+    pub(crate) fn new(m: u32, aborts: Vec<(u64, Vec<u32>)>) -> Aborter {
+        Aborter {
+            inner: TestGedf::new(m),
+            aborts,
+            issued: Vec::new(),
+            current: std::collections::BTreeMap::new(),
+            armed: false,
+        }
+    }
+    fn arm(&mut self, out: &mut Decisions) {
+        if !std::mem::replace(&mut self.armed, true) {
+            for (k, &(at, _)) in self.aborts.iter().enumerate() {
+                out.timer(TimerId(k as u64), Time::from_ns(at));
+            }
+        }
+    }
+}
+
+impl Policy for Aborter {
+    fn name(&self) -> &str {
+        "aborter"
+    }
+    fn cpus(&self) -> u32 {
+        self.inner.cpus()
+    }
+    fn on_release(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+        self.arm(out);
+        self.current.insert(job.id.task.0, job.id);
+        self.inner.on_release(ctx, job, out);
+    }
+    fn on_complete(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.current.remove(&job.task.0);
+        self.inner.on_complete(ctx, job, out);
+    }
+    fn on_abort(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {
+        self.current.remove(&job.task.0);
+        self.inner.on_abort(ctx, job, out);
+    }
+    fn on_timer(&mut self, ctx: &Ctx<'_>, timer: TimerId, out: &mut Decisions) {
+        let tasks = self
+            .aborts
+            .get(timer.0 as usize)
+            .map(|a| a.1.clone())
+            .unwrap_or_default();
+        for task in tasks {
+            if let Some(job) = self.current.remove(&task) {
+                self.inner.forget(job, out);
+                out.abort(job);
+                self.issued.push((ctx.now.as_ns(), task, job.seq));
+            }
+        }
+        self.inner.reschedule(out);
     }
     fn linked(&self, cpu: CpuId) -> Option<JobId> {
         self.inner.linked(cpu)

@@ -68,6 +68,22 @@ pub enum Kind {
     /// The operation `arg` ([`Op`] code) that began last on `cpu` ended (`time −` its
     /// `op-begin`'s is one sample of the overhead named by [`Op::name`]).
     OpEnd = 25,
+    /// The abort handler of the aborted job `task`/`seq` started on `cpu`; `arg` = its
+    /// execution time (the task's `abort_cost`). Nothing else executes on `cpu` until the
+    /// matching `abort-handler-end` (docs/simulation.md, "Aborts").
+    AbortHandlerBegin = 26,
+    /// That handler ended on `cpu`: the job's resources are released now.
+    AbortHandlerEnd = 27,
+    /// The job requested resource `arg` (it has executed the start of a critical section).
+    LockRequest = 28,
+    /// The job got resource `arg` (at its request if it was free, else when granted).
+    LockAcquire = 29,
+    /// The job released resource `arg` (end of its section, completion, or abort).
+    LockRelease = 30,
+    /// The job blocked on resource `arg`, held by another job; it left `cpu`.
+    Block = 31,
+    /// The blocked job was granted resource `arg` and is ready again.
+    Resume = 32,
 }
 
 /// A scheduler operation timed by an `op-begin` … `op-end` pair ([`Kind::OpBegin`]); named
@@ -127,7 +143,7 @@ impl Op {
 
 impl Kind {
     /// Every kind, in code order.
-    pub const ALL: [Kind; 25] = [
+    pub const ALL: [Kind; 32] = [
         Kind::Release,
         Kind::Link,
         Kind::SwitchIn,
@@ -153,6 +169,13 @@ impl Kind {
         Kind::Ready,
         Kind::OpBegin,
         Kind::OpEnd,
+        Kind::AbortHandlerBegin,
+        Kind::AbortHandlerEnd,
+        Kind::LockRequest,
+        Kind::LockAcquire,
+        Kind::LockRelease,
+        Kind::Block,
+        Kind::Resume,
     ];
     /// The kind with code `code`.
     pub fn from_code(code: u16) -> Option<Kind> {
@@ -186,6 +209,13 @@ impl Kind {
             Kind::Ready => "ready",
             Kind::OpBegin => "op-begin",
             Kind::OpEnd => "op-end",
+            Kind::AbortHandlerBegin => "abort-handler-begin",
+            Kind::AbortHandlerEnd => "abort-handler-end",
+            Kind::LockRequest => "lock-request",
+            Kind::LockAcquire => "lock-acquire",
+            Kind::LockRelease => "lock-release",
+            Kind::Block => "block",
+            Kind::Resume => "resume",
         }
     }
 }

@@ -8,7 +8,17 @@
 //! completes after it, is aborted, or is unfinished at the horizon with its deadline at or
 //! before the horizon. A job unfinished at the horizon whose deadline lies after the horizon is
 //! neither met nor missed. DSR = deadlines met / deadlines at or before the horizon (1 when no
-//! deadline fell within the horizon); AUR is the same ratio weighted by task utilities.
+//! deadline fell within the horizon).
+//!
+//! AUR [ChronOS §8.6, Eq. 8.4] = accrued utility / possible utility. A job that completes `e`
+//! after its release accrues `V(e)` of its task's time/utility function [§3.4] (an aborted or
+//! unfinished job accrues nothing); the possible utility is the maximum `V(0)` of every job
+//! whose *termination time* (its deadline for a downward step, `release + TM` for the other
+//! shapes, [`JobRecord::termination`]) fell at or before the horizon, and only those jobs'
+//! accruals count. For step TUFs this is exactly "utility of the jobs that met their deadline
+//! / utility of the jobs whose deadline fell within the horizon", computed as counts × value
+//! (no float sums); for the other shapes the per-job values are summed per task in job order,
+//! then over tasks in index order, so the result does not depend on how events interleaved.
 //!
 //! Tardiness = `max(0, completion − deadline)`; for a job unfinished at the horizon with its
 //! deadline at or before the horizon it is `horizon − deadline` (a lower bound: the run stopped);
@@ -16,10 +26,10 @@
 //! Mean tardiness averages over the jobs whose deadline fell within the horizon; mean response
 //! time over the completed jobs.
 
-use schedlab_model::{Duration, Time};
+use schedlab_model::{Duration, Time, Tuf};
 
 /// What happened to one job.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct JobRecord {
     /// Task index.
     pub task: u32,
@@ -43,8 +53,15 @@ pub struct JobRecord {
     pub executed: Duration,
     /// Tardiness (see the module doc).
     pub tardiness: Duration,
-    /// Aborted at its deadline (`abort_late`).
+    /// Aborted: by the engine at its deadline (`abort_late`) or by the policy.
     pub aborted: bool,
+    /// The utility it accrued: its TUF's value at `completion − release` if it completed, else
+    /// 0 (also 0 for a task without a TUF). Engines that know no TUFs leave it 0.
+    pub utility: f64,
+    /// Its termination time: after it, completing accrues nothing (the deadline for a step
+    /// TUF or a task without one, which is what [`JobRecord::fresh`] sets; `release + TM`
+    /// for linear and points TUFs). Decides which jobs count in AUR (module doc).
+    pub termination: Time,
 }
 
 impl JobRecord {
@@ -79,6 +96,8 @@ impl JobRecord {
             executed: Duration::ZERO,
             tardiness: Duration::ZERO,
             aborted: false,
+            utility: 0.0,
+            termination: deadline,
         }
     }
 
@@ -173,6 +192,10 @@ pub struct TaskAcc {
     sum_tardiness: u128,
     preemptions: u64,
     migrations: u64,
+    /// Jobs whose termination time fell within the horizon, and what they accrued (summed in
+    /// the order jobs are added: job order within the task).
+    in_termination: u64,
+    accrued: f64,
 }
 
 impl TaskAcc {
@@ -201,6 +224,12 @@ impl TaskAcc {
             }
             self.sum_tardiness += u128::from(job.tardiness.as_ns());
         }
+        if job.termination <= horizon {
+            self.in_termination += 1;
+            if job.completion.is_some() {
+                self.accrued += job.utility;
+            }
+        }
         self.max_tardiness = self.max_tardiness.max(job.tardiness);
     }
 
@@ -226,10 +255,11 @@ fn mean(sum: u128, n: u64) -> Option<f64> {
     (n > 0).then(|| sum as f64 / n as f64)
 }
 
-/// Builds the per-task metrics and the totals from the per-task sums.
+/// Builds the per-task metrics and the totals from the per-task sums; `tufs[i]` is task i's
+/// time/utility function (`None`: it accrues nothing; AUR is `None` if no task has one).
 pub fn summarize(
     accs: &[TaskAcc],
-    utilities: &[Option<f64>],
+    tufs: &[Option<Tuf>],
     context_switches: u64,
 ) -> (Vec<TaskMetrics>, Totals) {
     let per_task: Vec<TaskMetrics> = accs
@@ -266,17 +296,31 @@ pub fn summarize(
     t.schedulable = t.deadline_misses == 0;
     t.mean_response = mean(sum_resp, t.completed);
     t.mean_tardiness = mean(sum_tard, t.deadlines_in_horizon).unwrap_or(0.0);
-    if utilities.iter().any(Option::is_some) {
-        // Sum per task first (count × utility) so the order of jobs cannot change the result.
+    if tufs.iter().any(Option::is_some) {
         let (mut got, mut possible) = (0.0f64, 0.0f64);
-        for (a, u) in accs.iter().zip(utilities) {
-            let u = u.unwrap_or(0.0);
-            got += a.met_in_horizon as f64 * u;
-            possible += a.in_horizon as f64 * u;
+        for (a, tuf) in accs.iter().zip(tufs) {
+            let (g, p) = a.utility(tuf.as_ref());
+            got += g;
+            possible += p;
         }
         t.aur = Some(if possible > 0.0 { got / possible } else { 1.0 });
     }
     (per_task, t)
+}
+
+impl TaskAcc {
+    /// (accrued, possible) utility of the task (module doc): counts × value for a step TUF
+    /// (so the order of jobs cannot change the result), the per-job sum otherwise.
+    fn utility(&self, tuf: Option<&Tuf>) -> (f64, f64) {
+        match tuf {
+            None => (0.0, 0.0),
+            Some(Tuf::Step { value }) => (
+                self.met_in_horizon as f64 * value,
+                self.in_horizon as f64 * value,
+            ),
+            Some(tuf) => (self.accrued, self.in_termination as f64 * tuf.max_value()),
+        }
+    }
 }
 
 /// The metric fields of the JSON summaries of `schedlab simulate` and `schedlab run` (stable;
@@ -334,14 +378,14 @@ pub fn metrics_json(
 pub fn jobs_csv(jobs: &[JobRecord]) -> String {
     use std::fmt::Write;
     let mut out = String::from(
-        "task,seq,release_ns,deadline_ns,start_ns,completion_ns,preemptions,migrations,tardiness_ns,cpus,aborted\n",
+        "task,seq,release_ns,deadline_ns,start_ns,completion_ns,preemptions,migrations,tardiness_ns,cpus,aborted,utility\n",
     );
     let opt = |t: Option<Time>| t.map(|t| t.as_ns().to_string()).unwrap_or_default();
     for j in jobs {
         let cpus: Vec<String> = j.cpus_used.iter().map(u32::to_string).collect();
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
             j.task,
             j.seq,
             j.release.as_ns(),
@@ -352,7 +396,8 @@ pub fn jobs_csv(jobs: &[JobRecord]) -> String {
             j.migrations,
             j.tardiness.as_ns(),
             cpus.join(" "),
-            j.aborted
+            j.aborted,
+            j.utility
         );
     }
     out

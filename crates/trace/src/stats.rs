@@ -212,6 +212,8 @@ pub fn jobs_from_trace(
             executed: Duration::from_ns(p.executed),
             tardiness: Duration::from_ns(tardiness),
             aborted: p.aborted,
+            utility: 0.0, // a trace carries no TUFs
+            termination: Time::from_ns(deadline),
         });
     }
     Ok(out)

@@ -92,6 +92,10 @@ fn to_record(r: RawRecord, c: JobCounts, conv: &impl Fn(u64) -> u64, horizon: u6
         executed: Duration::from_ns(r.executed_ns),
         tardiness: Duration::from_ns(tardiness),
         aborted: false,
+        // Defaults (JobRecord's doc): this accounting passes no TUFs to `summarize`, so no
+        // job accrues utility and the termination time is the deadline.
+        utility: 0.0,
+        termination: Time::from_ns(r.deadline_ns),
     }
 }
 
