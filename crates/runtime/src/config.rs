@@ -36,12 +36,21 @@ pub struct JobCtx<'a> {
     /// Job sequence number.
     pub seq: u64,
     pub(crate) stop: &'a dyn Fn() -> bool,
+    pub(crate) aborted: &'a dyn Fn() -> bool,
 }
 
 impl JobCtx<'_> {
     /// The run is ending: return soon.
     pub fn stop_requested(&self) -> bool {
         (self.stop)()
+    }
+
+    /// The policy aborted this job [ChronOS §3.5]: an *abort point*. The body should undo
+    /// what it must and return soon; the runtime then runs the task's abort handler (its
+    /// `abort_cost` of CPU time) and the job ends as aborted. Checking it costs one atomic
+    /// load.
+    pub fn aborted(&self) -> bool {
+        (self.aborted)()
     }
 }
 

@@ -42,11 +42,13 @@ use schedlab_trace::{Kind, Op};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 
+mod abort;
 mod budget;
 mod mp;
 mod pull;
 mod shard;
 
+pub use abort::{abort_words, AbortWords};
 pub(crate) use budget::MIN_SLEEP_NS as BUDGET_MIN_SLEEP_NS;
 pub(crate) use shard::{Migrant, Shard};
 
@@ -77,6 +79,10 @@ pub struct RawRecord {
     pub completion_ticks: Option<u64>,
     /// CPU time it consumed (ns).
     pub executed_ns: u64,
+    /// Aborted by the policy (`state/abort.rs`): no completion.
+    pub aborted: bool,
+    /// Ticks when an aborted job's thread ended it (its handler's end).
+    pub end_ticks: Option<u64>,
 }
 
 #[derive(Debug)]
@@ -93,6 +99,10 @@ struct Live {
     /// Budget exhaustions reported for the job so far (a shard that receives the job
     /// replays them, `state/shard.rs`).
     exhaustions: u32,
+    /// The policy aborted it; its thread runs (or will run) its handler (`state/abort.rs`).
+    aborting: bool,
+    /// The local CPU it was last made runnable on.
+    last_cpu: Option<usize>,
 }
 
 #[derive(Debug, Default)]
@@ -144,6 +154,7 @@ pub struct Threads<'a> {
 /// The record of a job that did not complete, with the CPU time its thread reported if it
 /// ran.
 fn unfinished_record(mut live: Live, ctl: Option<&std::sync::Arc<JobCtl>>) -> RawRecord {
+    live.rec.aborted = live.aborting;
     if let (true, Some(ctl)) = (live.dispatched, ctl) {
         // Reset to 0 when the job was dispatched: non-zero only if it ran.
         let fr = ctl.first_run.load(Ordering::Relaxed);
@@ -201,6 +212,10 @@ pub struct Sched {
     pull: bool,
     /// Pull mode: the calling dispatcher's local CPU during a decision.
     caller: Option<usize>,
+    /// The logical CPU whose dispatcher makes the current decision (trace events of aborts).
+    op_cpu: u32,
+    /// Policy aborts (`state/abort.rs`).
+    aborts: abort::Aborts,
 }
 
 struct View<'a> {
@@ -253,6 +268,8 @@ impl Sched {
             shard: None,
             pull: false,
             caller: None,
+            op_cpu: base,
+            aborts: abort::Aborts::new(k),
         }
     }
 
@@ -313,6 +330,8 @@ impl Sched {
             self.out.clear();
             self.policy.on_abort(&ctx, j, &mut self.out);
         }
+        // The policy's aborts, after its links (`state/abort.rs`).
+        self.take_aborts(now);
         // The links themselves are read back from the policy by `remap`.
     }
 
@@ -354,6 +373,12 @@ impl Sched {
     }
 
     fn hand_over(&mut self, em: &Emit<'_>, now: u64, task: u32) {
+        self.hand_over_on(em.cpu, now, task);
+    }
+
+    /// Hands `task`'s next waiting job to the policy (if its previous one ended), recorded
+    /// on logical CPU `cpu`.
+    fn hand_over_on(&mut self, cpu: u32, now: u64, task: u32) {
         let Some(spec) = self.spec.get(task as usize).copied() else {
             return;
         };
@@ -388,8 +413,10 @@ impl Sched {
             since_ns: None,
             budget: None,
             exhaustions: 0,
+            aborting: false,
+            last_cpu: None,
         });
-        self.stage(Kind::Ready, em.cpu, task, seq, release_ns);
+        self.stage(Kind::Ready, cpu, task, seq, release_ns);
         if self.mp {
             self.fresh.push(task);
         }
@@ -480,6 +507,16 @@ impl Sched {
         let Some(j) = self.scheduled.get_mut(c).and_then(Option::take) else {
             return;
         };
+        if self.is_aborting(j) {
+            let ended = (
+                ctl.first_run.load(Ordering::Relaxed),
+                ctl.done_ticks.load(Ordering::Relaxed),
+                ctl.executed.load(Ordering::Relaxed),
+            );
+            self.end_aborted(now, j, Some(ended));
+            self.remap();
+            return;
+        }
         let Some(mut live) = self
             .tasks
             .get_mut(j.task.0 as usize)
@@ -549,11 +586,16 @@ impl Sched {
             self.complete(em, now, c, ctl);
         }
         let old = self.scheduled.get(c).copied().flatten();
-        let new = self.assigned.get(c).copied().flatten();
+        // An aborted job's handler comes before the link (`state/abort.rs`).
+        let new = self.next_on(c);
         if old == new {
             return false;
         }
         if let Some(a) = old {
+            if self.is_aborting(a) {
+                // It runs its handler: it keeps the CPU until its thread ends it.
+                return false;
+            }
             if self.pull {
                 // Nobody preempts under `concurrent` (`state/pull.rs`, "Guard").
                 self.mech_error(format!(
@@ -632,6 +674,7 @@ impl Sched {
             live.dispatched = true;
         }
         live.since_ns = Some(now);
+        live.last_cpu = Some(c);
         self.arm_budget(em, c, b, ctl.tid.load(Ordering::Relaxed), now);
         ctl.cpu.store(cpu, Ordering::Release);
         let prev = ctl.state.swap(RUN, Ordering::AcqRel);

@@ -287,6 +287,9 @@ pub(crate) struct Run<'a> {
     /// Events each task's thread buffers, and each scheduler thread (within the trace
     /// budget, [`crate::run::MAX_TRACE_BYTES`]).
     pub(crate) capacity: Capacity,
+    /// The tasks' abort flags, shared by the scheduling states and the job threads
+    /// (`crate::state`'s aborts).
+    pub(crate) abort_words: crate::state::AbortWords,
 }
 
 /// Trace buffer capacities of a run (events).
@@ -317,6 +320,8 @@ impl Run<'_> {
         let policy = build(&self.config.policy, &self.policy_tasks, k, placement)?;
         let mut s = Sched::new(policy, base, self.spec.clone());
         s.set_link_swaps(swaps);
+        let abortable = self.tasks.iter().map(|t| t.abortable).collect();
+        s.set_aborts(self.abort_words.clone(), abortable);
         Ok(s)
     }
 

@@ -99,6 +99,7 @@ pub(crate) fn validate<'a>(
         spec,
         jobs,
         capacity,
+        abort_words: crate::state::abort_words(n),
     })
 }
 

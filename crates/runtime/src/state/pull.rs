@@ -40,9 +40,10 @@ impl Sched {
         self.swaps = true;
     }
 
-    /// Notes the calling dispatcher's local CPU before a decision (pull mode: the CPU a job
-    /// linked anew prefers).
+    /// Notes the calling dispatcher's CPU before a decision (the CPU that records an abort;
+    /// pull mode: the CPU a job linked anew prefers).
     pub(super) fn enter(&mut self, cpu: u32) {
+        self.op_cpu = cpu;
         let k = self.assigned.len();
         self.caller = cpu
             .checked_sub(self.base)
