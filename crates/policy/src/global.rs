@@ -142,6 +142,12 @@ impl<K: EngineKey> Engine<K> {
         self.cpus.get(i).copied().flatten().map(|s| s.id)
     }
 
+    /// The key of the job linked to `cpu`, if any.
+    pub(crate) fn linked_key(&self, cpu: CpuId) -> Option<K> {
+        let i = usize::try_from(cpu.0).ok()?;
+        self.cpus.get(i).copied().flatten().map(|s| s.key)
+    }
+
     /// The key and facts of a waiting job (None if it is linked or unknown).
     pub(crate) fn waiting(&self, id: JobId) -> Option<(K, JobInfo)> {
         self.jobs

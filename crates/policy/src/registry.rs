@@ -11,6 +11,11 @@
 //! | `pfp` | P-FP (P-RMS/P-DM) [ChronOS §6.11]: G-FP in domains of 1 CPU | required, `domain_size = 1` |
 //! | `cedf` | C-EDF [ChronOS §6.16]: G-EDF in clusters | required, `domain_size` = cluster size |
 //! | `pfp-ts` | FP-TS [RTPS §III, §IV]: per-CPU FP by rank, split tasks migrate part by part at budget exhaustion ([`crate::fpts`]) | required, `domain_size = 1`, with [`Placement::split`] |
+//! | `ghvdf` | G-HVDF [ChronOS §6.6] ([`crate::ua::ghvdf`]) | ignored |
+//! | `gnphvdf` | G-NP-HVDF [ChronOS §6.7] ([`crate::ua::gnphvdf`]) | ignored |
+//! | `phvdf` | P-HVDF [ChronOS §6.13] ([`crate::ua::phvdf`]) | required, `domain_size = 1` |
+//! | `plbesa` | P-LBESA [ChronOS §6.14, Alg. 4; Locke 1986] ([`crate::ua::lbesa`]; maximum allowable overload 0) | required, `domain_size = 1` |
+//! | `pdasa` | P-DASA [ChronOS §6.15, Alg. 5; Clark 1990], DASA-ND without resources ([`crate::ua::dasa`]) | required, `domain_size = 1` |
 //!
 //! Only `pfp-ts` runs split tasks: every other policy refuses a placement that splits one.
 //! `pfp-ts` relies on the engines' budgets ([`crate::Decisions::budget`]):
@@ -23,11 +28,20 @@ use crate::fpts::FpTs;
 use crate::global::GlobalJlfp;
 use crate::policy::Policy;
 use crate::task::{Placement, PolicyTask};
+use crate::ua::dasa::Dasa;
+use crate::ua::ghvdf::GHvdf;
+use crate::ua::gnphvdf::GNpHvdf;
+use crate::ua::lbesa::Lbesa;
+use crate::ua::phvdf::Hvdf;
+use crate::ua::uni::Uni;
+use schedlab_model::Duration;
 use std::sync::Arc;
 
 /// The canonical policy names [`build`] knows.
 pub const NAMES: &[&str] = &[
     "gedf", "gnpedf", "gfp", "gfifo", "edzl", "pedf", "pfp", "cedf", "pfp-ts",
+    // Utility accrual, helper ua1 [ChronOS §6.6, §6.7, §6.13–6.15].
+    "ghvdf", "gnphvdf", "phvdf", "plbesa", "pdasa",
 ];
 
 /// Whether policy `name` asks the engine for execution budgets ([`crate::Decisions::budget`]),
@@ -95,6 +109,18 @@ pub fn build(
             GlobalJlfp::gfp(shared.clone(), k)
         })?),
         "pfp-ts" => Box::new(FpTs::new(shared, cpus, placed(true)?)?),
+        // Utility accrual, helper ua1.
+        "ghvdf" => Box::new(GHvdf::new(shared, cpus)),
+        "gnphvdf" => Box::new(GNpHvdf::new(shared, cpus)),
+        "phvdf" => Box::new(Domains::new("phvdf", cpus, n, placed(true)?, |_| {
+            Uni::new("phvdf", shared.clone(), Hvdf)
+        })?),
+        "plbesa" => Box::new(Domains::new("plbesa", cpus, n, placed(true)?, |_| {
+            Uni::new("plbesa", shared.clone(), Lbesa::new(Duration::ZERO))
+        })?),
+        "pdasa" => Box::new(Domains::new("pdasa", cpus, n, placed(true)?, |_| {
+            Uni::new("pdasa", shared.clone(), Dasa::new())
+        })?),
         _ => Box::new(Domains::new("cedf", cpus, n, placed(false)?, |k| {
             GlobalJlfp::gedf(shared.clone(), k)
         })?),

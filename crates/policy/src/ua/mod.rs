@@ -18,6 +18,14 @@
 //!   TUF and the termination time (utility reaches 0) for other shapes [Locke 1986, §3]. O(k)
 //!   for k jobs.
 
+pub mod dasa;
+pub mod ghvdf;
+pub mod gnphvdf;
+pub mod lbesa;
+pub mod phvdf;
+pub mod pool;
+pub mod uni;
+
 use crate::event::{Ctx, JobInfo};
 use crate::task::PolicyTask;
 use schedlab_model::{Duration, Time};
@@ -77,6 +85,20 @@ impl Density {
         Density {
             value: utility_at(task_of(tasks, job), job, done),
             remaining: rem.as_ns(),
+        }
+    }
+
+    /// The density as one number, `value / remaining` (for keys that must be totally ordered,
+    /// e.g. a heap's): `+∞` for a positive value with nothing left, 0 for no value.
+    pub fn ratio(&self) -> f64 {
+        if self.remaining == 0 {
+            if self.value > 0.0 {
+                f64::INFINITY
+            } else {
+                0.0
+            }
+        } else {
+            self.value / self.remaining as f64
         }
     }
 
