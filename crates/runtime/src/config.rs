@@ -121,7 +121,10 @@ impl RtTask {
     pub fn policy_task(&self, rank: u32) -> schedlab_policy::PolicyTask {
         let mut p = schedlab_policy::PolicyTask::new(self.wcet, self.deadline, self.period, rank);
         p.utility = self.utility;
-        p.tuf = self.tuf.clone().or_else(|| self.utility.map(|value| Tuf::Step { value }));
+        p.tuf = self
+            .tuf
+            .clone()
+            .or_else(|| self.utility.map(|value| Tuf::Step { value }));
         p.abortable = self.abortable;
         p.abort_cost = self.abort_cost;
         p
@@ -307,7 +310,10 @@ pub(crate) fn validate_tasks(tasks: &[RtTask]) -> Result<(), RuntimeError> {
             return bad("abort_cost", "must be below the period");
         }
         if !t.abortable && !t.abort_cost.is_zero() {
-            return bad("abort_cost", "a task with `abortable = false` is never aborted");
+            return bad(
+                "abort_cost",
+                "a task with `abortable = false` is never aborted",
+            );
         }
         if let Some(p) = t.tuf.as_ref().and_then(Tuf::problem) {
             return bad("tuf", &p);

@@ -377,8 +377,14 @@ fn commit(ctl: &JobCtl) -> bool {
 fn abort_handler(ctl: &JobCtl, seq: u64, cost_ns: u64, ws: Option<&mut WorkingSet>) {
     let cpu = ctl.cpu.load(Ordering::Acquire);
     let task = ctl.task;
-    ctl.buf
-        .record(ctl.clock.ticks(), Kind::AbortHandlerBegin, cpu, task, seq, cost_ns);
+    ctl.buf.record(
+        ctl.clock.ticks(),
+        Kind::AbortHandlerBegin,
+        cpu,
+        task,
+        seq,
+        cost_ns,
+    );
     burn(cost_ns, ws, || ctl.stopping());
     let cpu = ctl.cpu.load(Ordering::Acquire);
     ctl.buf

@@ -81,8 +81,6 @@ pub struct RawRecord {
     pub executed_ns: u64,
     /// Aborted by the policy (`state/abort.rs`): no completion.
     pub aborted: bool,
-    /// Ticks when an aborted job's thread ended it (its handler's end).
-    pub end_ticks: Option<u64>,
 }
 
 #[derive(Debug)]
@@ -292,6 +290,7 @@ impl Sched {
             em.buf.record(t, kind, cpu, task, seq, arg);
         }
         self.staged.clear();
+        self.raise_aborts();
     }
 
     /// Number of CPUs of the domain.
@@ -510,7 +509,6 @@ impl Sched {
         if self.is_aborting(j) {
             let ended = (
                 ctl.first_run.load(Ordering::Relaxed),
-                ctl.done_ticks.load(Ordering::Relaxed),
                 ctl.executed.load(Ordering::Relaxed),
             );
             self.end_aborted(now, j, Some(ended));

@@ -112,9 +112,10 @@ fn to_record(
         _ => 0.0,
     };
     let termination = match &tuf {
-        Some(t) if !t.is_step() => {
-            Time::from_ns(r.release_ns.saturating_add(t.termination(rel_deadline).as_ns()))
-        }
+        Some(t) if !t.is_step() => Time::from_ns(
+            r.release_ns
+                .saturating_add(t.termination(rel_deadline).as_ns()),
+        ),
         _ => Time::from_ns(r.deadline_ns),
     };
     JobRecord {
@@ -150,6 +151,7 @@ mod tests {
             start_ticks: done.then_some(release_ns + 1),
             completion_ticks: done.then_some(release_ns + 2),
             executed_ns: if done { 1 } else { 0 },
+            aborted: false,
         }
     }
 

@@ -15,7 +15,8 @@
 //!   about to *start* the job ends it at once without a handler (the job never executed).
 //! - **Decision** (under the state's lock or by its owner, like every decision): the policy's
 //!   `Decisions::aborts` are taken after the callback's links, in order; the job is marked
-//!   aborting and `abort` is recorded. A job never made runnable has nothing to undo: it ends
+//!   aborting and `abort` is recorded; its flag is raised right after the operation's events
+//!   are (so the thread's `abort-handler-begin` follows the `abort` in the trace). A job never made runnable has nothing to undo: it ends
 //!   here (no handler) and the task's next job is handed over. A non-abortable task's job is
 //!   not aborted (a policy violation: counted as a mechanism error, the run warns); an unknown
 //!   job is ignored.
@@ -67,6 +68,9 @@ pub(super) struct Aborts {
     busy: bool,
     /// Per local CPU: aborted jobs waiting to run their handler there.
     pub(super) handlers: Vec<VecDeque<JobId>>,
+    /// Flags to raise once the decision's events are recorded (so the thread's
+    /// `abort-handler-begin` never precedes the `abort` in the trace).
+    raise: Vec<JobId>,
 }
 
 impl Aborts {
@@ -128,13 +132,17 @@ impl Sched {
             self.end_aborted(now, j, None);
             return;
         }
-        match self.aborts.words.as_ref().and_then(|w| w.get(task)) {
-            Some(w) => w.store(j.seq + 1, Ordering::Release),
-            None => {
-                self.mech_error(format!("no abort flag for job {j:?}"));
-                return;
-            }
+        if self
+            .aborts
+            .words
+            .as_ref()
+            .and_then(|w| w.get(task))
+            .is_none()
+        {
+            self.mech_error(format!("no abort flag for job {j:?}"));
+            return;
         }
+        self.aborts.raise.push(j);
         if self.scheduled.contains(&Some(j)) {
             return; // it runs: it keeps its CPU for the handler
         }
@@ -153,10 +161,24 @@ impl Sched {
         }
     }
 
-    /// The job `j`, aborted, ended (its handler ran, or it had none); `ctl_ticks`: when its
-    /// thread committed, with the CPU time it consumed. Records it, hands the task's next job
+    /// Raises the abort flags of the jobs aborted by the decision whose events were just
+    /// recorded (`Sched::flush`).
+    pub(super) fn raise_aborts(&mut self) {
+        let Some(words) = self.aborts.words.as_ref() else {
+            return;
+        };
+        for j in self.aborts.raise.drain(..) {
+            if let Some(w) = words.get(j.task.0 as usize) {
+                w.store(j.seq.wrapping_add(1), Ordering::Release);
+            }
+        }
+    }
+
+    /// The job `j`, aborted, ended (its handler ran, or it had none); `ended`: when its code
+    /// first ran (ticks, 0: never) and the CPU time it consumed, handler included, if its
+    /// thread ended it. Records it, hands the task's next job
     /// over. The policy is not called: it forgot the job when it aborted it.
-    pub(super) fn end_aborted(&mut self, now: u64, j: JobId, ended: Option<(u64, u64, u64)>) {
+    pub(super) fn end_aborted(&mut self, now: u64, j: JobId, ended: Option<(u64, u64)>) {
         let Some(mut live) = self
             .tasks
             .get_mut(j.task.0 as usize)
@@ -165,10 +187,9 @@ impl Sched {
             return;
         };
         live.rec.aborted = true;
-        if let Some((first_run, done, executed)) = ended {
+        if let Some((first_run, executed)) = ended {
             live.rec.start_ticks = (first_run != 0).then_some(first_run);
             live.rec.executed_ns = executed;
-            live.rec.end_ticks = Some(done);
         }
         self.records.push(live.rec);
         for q in &mut self.aborts.handlers {
@@ -193,5 +214,198 @@ impl Sched {
             .get(j.task.0 as usize)
             .and_then(|t| t.current.as_ref())
             .is_some_and(|l| l.rec.seq == j.seq && l.aborting)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    //! The abort bookkeeping without real CPUs, on one CPU with a scripted policy: preemptive
+    //! fixed priority by task index, where the release of a τ2 job aborts every job of τ1 it
+    //! holds (a stand-in for a UA policy's abort decision). No thread runs: a job a step made
+    //! runnable has its control word `RUN`, its thread's end is the word set to `IDLE`.
+    use super::*;
+    use crate::job::{JobCtl, IDLE, PARK, RUN};
+    use crate::mech::clock::TickClock;
+    use crate::state::{Emit, TaskSpec, Threads};
+    use schedlab_policy::{CpuId, Ctx, Decisions, JobInfo, Policy, TaskId};
+    use schedlab_trace::tracebuf::TraceBuf;
+
+    const MS: u64 = 1_000_000;
+
+    #[derive(Default)]
+    struct Script {
+        held: Vec<JobId>,
+        /// Completions of jobs it does not hold (must stay 0: an aborted job is forgotten).
+        unknown: u32,
+    }
+
+    impl Policy for Script {
+        fn name(&self) -> &str {
+            "script"
+        }
+        fn cpus(&self) -> u32 {
+            1
+        }
+        fn on_release(&mut self, _: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+            if job.id.task.0 == 2 {
+                for j in self.held.iter().filter(|j| j.task.0 == 1) {
+                    out.abort(*j);
+                }
+                self.held.retain(|j| j.task.0 != 1);
+            }
+            self.held.push(job.id);
+        }
+        fn on_complete(&mut self, _: &Ctx<'_>, job: JobId, _: &mut Decisions) {
+            let before = self.held.len();
+            self.held.retain(|j| *j != job);
+            self.unknown += u32::from(self.held.len() == before);
+        }
+        fn on_abort(&mut self, _: &Ctx<'_>, job: JobId, _: &mut Decisions) {
+            self.held.retain(|j| *j != job);
+        }
+        fn linked(&self, _: CpuId) -> Option<JobId> {
+            self.held.iter().copied().min_by_key(|j| j.task.0)
+        }
+    }
+
+    fn j(task: u32) -> JobId {
+        JobId::new(TaskId(task), 0)
+    }
+
+    struct Fixture {
+        buf: TraceBuf,
+        clock: TickClock,
+        ctls: Vec<Arc<JobCtl>>,
+        words: AbortWords,
+    }
+
+    impl Fixture {
+        fn new() -> Fixture {
+            let words = abort_words(3);
+            let ctls = (0..3)
+                .map(|i| {
+                    let mut c = JobCtl::new(i, 64, TickClock::monotonic(), &[0]);
+                    // Already on CPU 0 (the step does not re-pin the test's own thread) with
+                    // no thread behind it (the park's signal fails and is counted).
+                    c.pinned.store(0, Ordering::Relaxed);
+                    c.tid.store(i32::MAX, Ordering::Relaxed);
+                    c.aborts = words.clone();
+                    Arc::new(c)
+                })
+                .collect();
+            Fixture {
+                buf: TraceBuf::new(1024),
+                clock: TickClock::monotonic(),
+                ctls,
+                words,
+            }
+        }
+        fn em(&self) -> Emit<'_> {
+            Emit {
+                buf: &self.buf,
+                clock: &self.clock,
+                cpu: 0,
+            }
+        }
+        fn sched(&self, abortable: Vec<bool>) -> Sched {
+            let spec: Arc<[TaskSpec]> = (0..3)
+                .map(|_| TaskSpec {
+                    wcet: MS,
+                    deadline: 10 * MS,
+                })
+                .collect();
+            let mut s = Sched::new(Box::new(Script::default()), 0, spec);
+            s.set_aborts(self.words.clone(), abortable);
+            s
+        }
+        fn step(&self, s: &mut Sched) -> bool {
+            let th = Threads {
+                ctls: &self.ctls,
+                phys: &[0],
+            };
+            s.schedule(&self.em(), &th, 0, 0, 0)
+        }
+        fn kinds(&self) -> Vec<(Kind, u32)> {
+            self.buf
+                .events()
+                .iter()
+                .filter(|e| matches!(e.kind, Kind::Abort | Kind::Complete))
+                .map(|e| (e.kind, e.task))
+                .collect()
+        }
+    }
+
+    /// τ1 runs; τ2's release aborts it. It keeps the CPU for its handler: the step does not
+    /// park it although τ2 is linked; its flag names job 0 (word 1). When its thread ends it,
+    /// the step records it aborted (no `complete`, the policy not told) and runs τ2.
+    #[test]
+    fn a_running_job_keeps_its_cpu_for_its_handler() {
+        let f = Fixture::new();
+        let mut s = f.sched(vec![true; 3]);
+        s.release(&f.em(), 0, 1, 0, 0);
+        assert!(f.step(&mut s));
+        s.release(&f.em(), 1, 2, 0, 0);
+        assert_eq!(f.words[1].load(Ordering::Relaxed), 1);
+        assert!(f.ctls[1].abort_requested(0));
+        assert!(!f.step(&mut s), "the aborted job is not parked");
+        assert_eq!(f.ctls[1].state.load(Ordering::Relaxed), RUN);
+        f.ctls[1].state.store(IDLE, Ordering::Release);
+        assert!(f.step(&mut s));
+        assert_eq!(s.scheduled, vec![Some(j(2))]);
+        assert_eq!(s.records.len(), 1);
+        assert!(s.records[0].aborted && s.records[0].completion_ticks.is_none());
+        assert_eq!(f.kinds(), vec![(Kind::Abort, 1)]);
+        assert_eq!(s.mech_errors.0, 0);
+    }
+
+    /// τ1 runs, τ0 preempts it (parked), τ2's release aborts the parked τ1: it joins CPU 0's
+    /// handler queue and the step runs it ahead of the link τ0 (parking τ0: the handler
+    /// preempts); when it ends, τ0 runs again.
+    #[test]
+    fn a_parked_job_runs_its_handler_ahead_of_the_link() {
+        let f = Fixture::new();
+        let mut s = f.sched(vec![true; 3]);
+        s.release(&f.em(), 0, 1, 0, 0);
+        assert!(f.step(&mut s));
+        s.release(&f.em(), 1, 0, 0, 0);
+        assert!(f.step(&mut s));
+        assert_eq!(f.ctls[1].state.load(Ordering::Relaxed), PARK);
+        s.release(&f.em(), 2, 2, 0, 0);
+        assert_eq!(s.aborts.handlers[0], vec![j(1)]);
+        assert!(f.step(&mut s), "the handler is switched in");
+        assert_eq!(s.scheduled, vec![Some(j(1))]);
+        assert_eq!(f.ctls[0].state.load(Ordering::Relaxed), PARK);
+        f.ctls[1].state.store(IDLE, Ordering::Release);
+        assert!(f.step(&mut s));
+        assert_eq!(s.scheduled, vec![Some(j(0))]);
+        assert!(s.aborts.handlers[0].is_empty());
+        assert!(s.records.iter().all(|r| r.task == 1 && r.aborted));
+        // The two parks' signals went to no thread (counted); nothing else failed.
+        assert_eq!(s.mech_errors.0, 2);
+    }
+
+    /// τ1 is released but never made runnable (τ0 preempts before any step); its abort ends it
+    /// at once, without a handler: recorded aborted, never started, the flag left clear.
+    /// A non-abortable task's job is not aborted (a policy error, counted).
+    #[test]
+    fn a_job_that_never_ran_has_no_handler_and_non_abortable_jobs_stay() {
+        let f = Fixture::new();
+        let mut s = f.sched(vec![true; 3]);
+        s.release(&f.em(), 0, 1, 0, 0);
+        s.release(&f.em(), 0, 0, 0, 0);
+        s.release(&f.em(), 0, 2, 0, 0);
+        assert_eq!(s.records.len(), 1);
+        assert!(s.records[0].aborted && s.records[0].start_ticks.is_none());
+        assert_eq!(f.words[1].load(Ordering::Relaxed), 0);
+        assert_eq!(f.kinds(), vec![(Kind::Abort, 1)]);
+
+        let f = Fixture::new();
+        let mut s = f.sched(vec![true, false, true]);
+        s.release(&f.em(), 0, 1, 0, 0);
+        s.release(&f.em(), 0, 2, 0, 0);
+        assert!(s.records.is_empty());
+        assert_eq!(s.mech_errors.0, 1);
+        assert!(f.kinds().is_empty());
     }
 }
