@@ -35,6 +35,7 @@ def run(
     overheads: Union[PathLike, Dict[str, Any], None] = None,
     overhead_stat: str = "max",
     granularity: Optional[Duration] = None,
+    abort_late: bool = False,
 ) -> Dict[str, Any]:
     """Runs ``taskset`` for real (one thread per task, each job burning its WCET of CPU time)
     and returns the fields of ``schedlab run --format json``.
@@ -71,7 +72,10 @@ def run(
     overhead file's path or a dict, with ``overhead_stat`` and ``granularity``; ``pedf``,
     ``pfp``, ``cedf`` only): place the tasks as ``analyze(…, overheads=, arch=)`` does for this
     ``arch`` — the partition the overhead-aware analysis accepted (``schedlab run
-    --overheads``; docs/overheads.md).
+    --overheads``; docs/overheads.md). ``abort_late``: abort every job unfinished at its
+    deadline (``simulate(abort_late=True)``); a job that had started runs its task's abort
+    handler (``abort_cost``) on its CPU. Policies that abort (the utility-accrual ones) do so
+    for real in every user-space architecture but ``message-passing`` (docs/runtime.md).
 
     The result carries the simulator's fields plus ``arch``, ``overheads`` (per name:
     ``count``, ``min_ns``, ``mean_ns``, ``median_ns``, ``p99_ns``, ``p999_ns``, ``max_ns``),
@@ -84,6 +88,6 @@ def run(
         duration, priorities, partition, dedicated_irq_cpu, release_spin, allow_non_rt,
         jobs is not None, trace,
         background_load, dsp_poll, dl_margin, dl_cpuset, inline_completion, gantt, perfetto,
-        jobs_csv, overheads, overhead_stat, granularity,
+        jobs_csv, overheads, overhead_stat, granularity, abort_late,
     )
     return _attach_jobs(out, jobs)

@@ -219,6 +219,10 @@ pub struct RunConfig {
     /// dispatcher: one context switch per job-to-job hand-off instead of two
     /// ([`crate::mp::client::complete_inline`]). On by default.
     pub inline_completion: bool,
+    /// The engine aborts every job still unfinished at its deadline (as `schedlab simulate
+    /// --abort-late`): the policy is told (`on_abort`), a job that had started runs its
+    /// abort handler (`crate::state`'s aborts). Under the dispatcher architectures.
+    pub abort_late: bool,
 }
 
 impl RunConfig {
@@ -247,6 +251,7 @@ impl RunConfig {
             dsp_poll: true,
             dl_cpuset: false,
             inline_completion: true,
+            abort_late: false,
         }
     }
 

@@ -298,9 +298,11 @@ impl Sched {
         self.assigned.len() as u32
     }
 
-    /// The earliest armed policy timer (ns since time zero).
+    /// The earliest armed policy timer, or watched deadline under `abort_late` (ns since
+    /// time zero).
     pub fn next_timer(&self) -> Option<u64> {
-        self.timers.keys().next().map(|(at, _)| *at)
+        let policy = self.timers.keys().next().map(|(at, _)| *at);
+        [policy, self.next_deadline()].into_iter().flatten().min()
     }
 
     fn call(&mut self, now: u64, f: impl FnOnce(&mut dyn Policy, &Ctx<'_>, &mut Decisions)) {
@@ -416,6 +418,7 @@ impl Sched {
             last_cpu: None,
         });
         self.stage(Kind::Ready, cpu, task, seq, release_ns);
+        self.watch_deadline(deadline_ns, task, seq);
         if self.mp {
             self.fresh.push(task);
         }
@@ -431,6 +434,8 @@ impl Sched {
     /// Fires the policy timers due at `now`.
     pub fn fire_timers(&mut self, em: &Emit<'_>, now: u64) {
         self.enter(em.cpu);
+        // The engine's aborts of late jobs come first at an instant (the simulator's order).
+        self.abort_late_jobs(now);
         while let Some((&(at, serial), &id)) = self.timers.iter().next() {
             if at > now {
                 break;
@@ -528,6 +533,7 @@ impl Sched {
         live.rec.executed_ns = ctl.executed.load(Ordering::Relaxed);
         let cpu = self.base + c as u32;
         self.stage(Kind::Complete, cpu, j.task.0, j.seq, done);
+        self.unwatch_deadline(live.rec.deadline_ns, j.task.0, j.seq);
         self.records.push(live.rec);
         let take = self.shard_op_begin(em, Op::ReadyTake, j);
         if let Some(sh) = self.shard.as_mut() {

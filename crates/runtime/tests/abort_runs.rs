@@ -176,10 +176,15 @@ fn report(name: &str, r: &RunResult, h: &[Handler]) {
     );
 }
 
-fn aborting_run(
+fn aborting_run(test: &str, arch: &str, policy: &str) -> Option<(RunResult, Vec<Handler>)> {
+    run_with(test, arch, policy, false)
+}
+
+fn run_with(
     test: &str,
     arch: &str,
     policy: &str,
+    abort_late: bool,
 ) -> Option<(RunResult, Vec<Handler>)> {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tasks = taskset();
@@ -192,6 +197,8 @@ fn aborting_run(
         tasks.len(),
         Duration::from_ns(2_000_000_000),
     );
+    let mut c = c;
+    c.abort_late = abort_late;
     let r = run(&tasks, &c).unwrap();
     assert!(r.real_time, "{:?}", r.warnings);
     every_job_once(&r, &tasks);
@@ -237,4 +244,30 @@ fn gnphvdf_under_concurrent_aborts_only_jobs_that_never_ran() {
         .filter(|j| j.aborted)
         .all(|j| j.start.is_none()));
     assert_eq!(r.totals.preemptions, 0);
+}
+
+/// The engine's aborts of late jobs (`abort_late`) under `global-lock` with G-EDF: by hand the
+/// same schedule as G-HVDF's above (equal deadlines, ties by task index).
+#[test]
+fn abort_late_runs_handlers_under_gedf() {
+    let test = "abort_late_runs_handlers_under_gedf";
+    let Some((r, h)) = run_with(test, "global-lock", "gedf", true) else {
+        return;
+    };
+    assert!(r.totals.aborted > 0);
+    assert!(
+        !h.is_empty(),
+        "no handler ran although two jobs per period are aborted running"
+    );
+}
+
+/// `abort_late` is refused where it is not enacted.
+#[test]
+fn abort_late_is_refused_under_message_passing() {
+    let tasks = taskset();
+    let arch = Arch::named("message-passing", "ticket").unwrap();
+    let mut c = RunConfig::new(vec![0, 1], arch, "gedf", tasks.len(), Duration::from_ns(1));
+    c.abort_late = true;
+    let e = run(&tasks, &c).unwrap_err().to_string();
+    assert!(e.contains("abort-late") && e.contains("global-lock"), "{e}");
 }

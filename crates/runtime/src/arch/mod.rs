@@ -322,6 +322,7 @@ impl Run<'_> {
         s.set_link_swaps(swaps);
         let abortable = self.tasks.iter().map(|t| t.abortable).collect();
         s.set_aborts(self.abort_words.clone(), abortable);
+        s.set_abort_late(self.config.abort_late);
         Ok(s)
     }
 

@@ -103,8 +103,22 @@ pub(crate) fn validate<'a>(
     })
 }
 
+/// The architectures that enact the engine's aborts of late jobs (`RunConfig::abort_late`):
+/// those whose scheduling state is built by `Run::sched` and whose dispatchers run handlers.
+pub(crate) const ABORT_LATE_ARCHS: [&str; 3] = ["partitioned", "global-lock", "concurrent"];
+
 /// A switched-on option of another architecture is an error naming the ones that take it.
 fn misplaced_options(config: &RunConfig) -> Result<(), RuntimeError> {
+    if config.abort_late && !ABORT_LATE_ARCHS.contains(&config.arch.name()) {
+        return Err(RuntimeError::invalid(
+            "abort-late",
+            format!(
+                "applies to --arch {} only, not `{}`",
+                ABORT_LATE_ARCHS.join(", "),
+                config.arch.name()
+            ),
+        ));
+    }
     let on = [
         ("dedicated-irq-cpu", config.dedicated_irq_cpu),
         ("dl-cpuset", config.dl_cpuset),

@@ -42,7 +42,7 @@
 use super::Sched;
 use schedlab_policy::JobId;
 use schedlab_trace::Kind;
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -71,6 +71,10 @@ pub(super) struct Aborts {
     /// Flags to raise once the decision's events are recorded (so the thread's
     /// `abort-handler-begin` never precedes the `abort` in the trace).
     raise: Vec<JobId>,
+    /// The engine aborts jobs unfinished at their deadline (`RunConfig::abort_late`).
+    late: bool,
+    /// With `late`: the deadlines of the jobs handed to the policy, (ns, task, seq).
+    deadlines: BTreeSet<(u64, u32, u64)>,
 }
 
 impl Aborts {
@@ -90,6 +94,47 @@ impl Sched {
         self.aborts.abortable = abortable;
     }
 
+    /// Turns the engine's aborts of late jobs on (`RunConfig::abort_late`).
+    pub(crate) fn set_abort_late(&mut self, on: bool) {
+        self.aborts.late = on;
+    }
+
+    /// A job handed to the policy, whose deadline the engine watches under `abort_late`.
+    pub(super) fn watch_deadline(&mut self, deadline_ns: u64, task: u32, seq: u64) {
+        if self.aborts.late {
+            self.aborts.deadlines.insert((deadline_ns, task, seq));
+        }
+    }
+
+    /// A job ended: its deadline is no longer watched.
+    pub(super) fn unwatch_deadline(&mut self, deadline_ns: u64, task: u32, seq: u64) {
+        self.aborts.deadlines.remove(&(deadline_ns, task, seq));
+    }
+
+    /// The earliest watched deadline (ns since time zero).
+    pub(super) fn next_deadline(&self) -> Option<u64> {
+        self.aborts.deadlines.first().map(|d| d.0)
+    }
+
+    /// `abort_late`: aborts the jobs whose deadline is due at `now`, in deadline then task
+    /// order (the simulator's: the engine tells the policy, `on_abort`, then enacts the
+    /// abort as a policy's, abortable or not).
+    pub(super) fn abort_late_jobs(&mut self, now: u64) {
+        while let Some(&(at, task, seq)) = self.aborts.deadlines.first() {
+            if at > now {
+                break;
+            }
+            self.aborts.deadlines.pop_first();
+            let j = JobId::new(schedlab_policy::TaskId(task), seq);
+            if self.live_mut(j).is_none_or(|l| l.aborting) {
+                continue;
+            }
+            self.call(now, |p, ctx, out| p.on_abort(ctx, j, out));
+            self.abort(now, j, true);
+            self.remap();
+        }
+    }
+
     /// Takes in a callback's aborts and, unless already doing so, enacts every pending one
     /// (aborts decided by the callbacks an abort causes are enacted in the same loop).
     pub(super) fn take_aborts(&mut self, now: u64) {
@@ -100,13 +145,14 @@ impl Sched {
         }
         self.aborts.busy = true;
         while let Some(j) = self.aborts.pending.pop_front() {
-            self.abort(now, j);
+            self.abort(now, j, false);
         }
         self.aborts.busy = false;
     }
 
-    /// Enacts the abort of `j` (module doc, "Decision").
-    fn abort(&mut self, now: u64, j: JobId) {
+    /// Enacts the abort of `j` (module doc, "Decision"); `forced`: the engine's (`abort_late`),
+    /// which aborts non-abortable jobs too.
+    fn abort(&mut self, now: u64, j: JobId, forced: bool) {
         let task = j.task.0 as usize;
         let abortable = self.aborts.abortable.get(task).copied().unwrap_or(true);
         let op_cpu = self.op_cpu;
@@ -117,7 +163,7 @@ impl Sched {
         if live.aborting {
             return;
         }
-        if !abortable {
+        if !abortable && !forced {
             self.mech_error(format!(
                 "the policy aborted job {j:?} of a task with `abortable = false` (not aborted)"
             ));
@@ -187,6 +233,8 @@ impl Sched {
             return;
         };
         live.rec.aborted = true;
+        let (d, task, seq) = (live.rec.deadline_ns, live.rec.task, live.rec.seq);
+        self.unwatch_deadline(d, task, seq);
         if let Some((first_run, executed)) = ended {
             live.rec.start_ticks = (first_run != 0).then_some(first_run);
             live.rec.executed_ns = executed;
@@ -236,8 +284,6 @@ mod tests {
     #[derive(Default)]
     struct Script {
         held: Vec<JobId>,
-        /// Completions of jobs it does not hold (must stay 0: an aborted job is forgotten).
-        unknown: u32,
     }
 
     impl Policy for Script {
@@ -257,9 +303,12 @@ mod tests {
             self.held.push(job.id);
         }
         fn on_complete(&mut self, _: &Ctx<'_>, job: JobId, _: &mut Decisions) {
-            let before = self.held.len();
+            // An aborted job is never completed here: the tests' records say so.
+            assert!(
+                self.held.contains(&job),
+                "completion of a job it does not hold"
+            );
             self.held.retain(|j| *j != job);
-            self.unknown += u32::from(self.held.len() == before);
         }
         fn on_abort(&mut self, _: &Ctx<'_>, job: JobId, _: &mut Decisions) {
             self.held.retain(|j| *j != job);
@@ -407,5 +456,34 @@ mod tests {
         assert!(s.records.is_empty());
         assert_eq!(s.mech_errors.0, 1);
         assert!(f.kinds().is_empty());
+    }
+
+    /// `abort_late`: τ0 is released first and runs, τ1 waits (lower priority, never made
+    /// runnable). Both
+    /// deadlines are 10 ms, the state's next timer. At 10 ms the engine aborts both, by task
+    /// index: τ0 (running) keeps its CPU for its handler, its flag raised; τ1 (never ran) ends
+    /// at once.
+    #[test]
+    fn abort_late_aborts_at_the_deadline() {
+        let f = Fixture::new();
+        let mut s = f.sched(vec![true; 3]);
+        s.set_abort_late(true);
+        s.release(&f.em(), 0, 0, 0, 0);
+        assert!(f.step(&mut s));
+        s.release(&f.em(), 0, 1, 0, 0);
+        assert_eq!(s.next_timer(), Some(10 * MS));
+        s.fire_timers(&f.em(), 10 * MS - 1);
+        assert!(f.kinds().is_empty(), "nothing is due before the deadline");
+        s.fire_timers(&f.em(), 10 * MS);
+        assert_eq!(f.kinds(), vec![(Kind::Abort, 0), (Kind::Abort, 1)]);
+        assert!(f.ctls[0].abort_requested(0));
+        assert_eq!(s.records.len(), 1, "τ1 ended at once");
+        assert_eq!(s.next_timer(), None);
+        assert!(!f.step(&mut s), "τ0 keeps its CPU");
+        f.ctls[0].state.store(IDLE, Ordering::Release);
+        assert!(!f.step(&mut s), "nothing left to run");
+        assert_eq!(s.records.len(), 2);
+        assert!(s.records.iter().all(|r| r.aborted));
+        assert_eq!(s.mech_errors.0, 0);
     }
 }
