@@ -186,6 +186,16 @@ fn run_with(
     policy: &str,
     abort_late: bool,
 ) -> Option<(RunResult, Vec<Handler>)> {
+    run_placed(test, arch, policy, abort_late, None)
+}
+
+fn run_placed(
+    test: &str,
+    arch: &str,
+    policy: &str,
+    abort_late: bool,
+    placement: Option<Vec<u32>>,
+) -> Option<(RunResult, Vec<Handler>)> {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tasks = taskset();
     let cpus = machine(test)?;
@@ -199,6 +209,7 @@ fn run_with(
     );
     let mut c = c;
     c.abort_late = abort_late;
+    c.placement = placement.map(|p| schedlab_policy::Placement::new(p, 1));
     let r = run(&tasks, &c).unwrap();
     assert!(r.real_time, "{:?}", r.warnings);
     every_job_once(&r, &tasks);
@@ -270,4 +281,21 @@ fn abort_late_is_refused_under_message_passing() {
     c.abort_late = true;
     let e = run(&tasks, &c).unwrap_err().to_string();
     assert!(e.contains("abort-late") && e.contains("global-lock"), "{e}");
+}
+
+/// P-HVDF under `partitioned`, τ0–τ2 on CPU 0 and τ3, τ4 on CPU 1. By hand, every period on
+/// CPU 0: τ0 (densest) runs 0–3 ms and completes, τ1 runs from 3 ms and is aborted at its
+/// deadline 4 ms while running (handler 4–4.5 ms), τ2 never ran (aborted, no handler); on
+/// CPU 1: τ3 completes, τ4 is aborted running. Handlers stay on the tasks' CPUs.
+#[test]
+fn phvdf_partitioned_runs_handlers_on_the_tasks_cpus() {
+    let test = "phvdf_partitioned_runs_handlers_on_the_tasks_cpus";
+    let place = vec![0, 0, 0, 1, 1];
+    let Some((r, h)) = run_placed(test, "partitioned", "phvdf", false, Some(place.clone())) else {
+        return;
+    };
+    assert!(r.totals.aborted > 0 && !h.is_empty());
+    for e in r.trace.iter().filter(|e| e.kind == Kind::AbortHandlerBegin) {
+        assert_eq!(e.cpu, place[e.task as usize], "task {} handler", e.task);
+    }
 }
