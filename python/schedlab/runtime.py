@@ -74,8 +74,8 @@ def run(
     ``arch`` — the partition the overhead-aware analysis accepted (``schedlab run
     --overheads``; docs/overheads.md). ``abort_late``: abort every job unfinished at its
     deadline (``simulate(abort_late=True)``); a job that had started runs its task's abort
-    handler (``abort_cost``) on its CPU. Policies that abort (the utility-accrual ones) do so
-    for real in every user-space architecture but ``message-passing`` (docs/runtime.md).
+    handler (``abort_cost``) on its CPU (not under ``semi-partitioned``). Policies that abort
+    (the utility-accrual ones) do so for real, handlers included (docs/runtime.md, "Aborts").
 
     The result carries the simulator's fields plus ``arch``, ``overheads`` (per name:
     ``count``, ``min_ns``, ``mean_ns``, ``median_ns``, ``p99_ns``, ``p999_ns``, ``max_ns``),

@@ -221,7 +221,7 @@ pub struct RunConfig {
     pub inline_completion: bool,
     /// The engine aborts every job still unfinished at its deadline (as `schedlab simulate
     /// --abort-late`): the policy is told (`on_abort`), a job that had started runs its
-    /// abort handler (`crate::state`'s aborts). Under the dispatcher architectures.
+    /// abort handler (`crate::state`'s aborts). Not under `semi-partitioned` (refused).
     pub abort_late: bool,
 }
 

@@ -478,6 +478,9 @@ impl Sched {
                 _ => c += 1,
             }
         }
+        if self.mp {
+            self.handler_links(&mut a);
+        }
         for (c, &new) in a.iter().enumerate() {
             let Some(old) = self.assigned.get(c).copied() else {
                 continue;
@@ -486,6 +489,9 @@ impl Sched {
             if changed {
                 if self.mp {
                     self.account_link_change(old, new);
+                    if let Some(l) = new.and_then(|j| self.live_mut(j)) {
+                        l.last_cpu = Some(c);
+                    }
                 }
                 let cpu = self.base + c as u32;
                 match (old, new) {

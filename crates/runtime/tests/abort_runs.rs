@@ -197,7 +197,11 @@ fn run_placed(
     placement: Option<Vec<u32>>,
 ) -> Option<(RunResult, Vec<Handler>)> {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let tasks = taskset();
+    let mut tasks = taskset();
+    if arch == "message-passing" {
+        // One client CPU: τ0–τ2 (by hand as on CPU 0 of the partitioned run below).
+        tasks.truncate(3);
+    }
     let cpus = machine(test)?;
     let arch = Arch::named(arch, "ticket").unwrap();
     let c = RunConfig::new(
@@ -212,6 +216,12 @@ fn run_placed(
     c.placement = placement.map(|p| schedlab_policy::Placement::new(p, 1));
     let r = run(&tasks, &c).unwrap();
     assert!(r.real_time, "{:?}", r.warnings);
+    if arch.name() == "message-passing" {
+        assert!(
+            r.jobs.iter().all(|j| !j.cpus_used.contains(&0)),
+            "a job ran on the DSP"
+        );
+    }
     every_job_once(&r, &tasks);
     let par = check::parallel_execution(&r.trace);
     assert!(par.is_empty(), "{par:?}");
@@ -274,10 +284,10 @@ fn abort_late_runs_handlers_under_gedf() {
 
 /// `abort_late` is refused where it is not enacted.
 #[test]
-fn abort_late_is_refused_under_message_passing() {
+fn abort_late_is_refused_under_semi_partitioned() {
     let tasks = taskset();
-    let arch = Arch::named("message-passing", "ticket").unwrap();
-    let mut c = RunConfig::new(vec![0, 1], arch, "gedf", tasks.len(), Duration::from_ns(1));
+    let arch = Arch::named("semi-partitioned", "ticket").unwrap();
+    let mut c = RunConfig::new(vec![0, 1], arch, "pfp", tasks.len(), Duration::from_ns(1));
     c.abort_late = true;
     let e = run(&tasks, &c).unwrap_err().to_string();
     assert!(e.contains("abort-late") && e.contains("global-lock"), "{e}");
@@ -297,5 +307,23 @@ fn phvdf_partitioned_runs_handlers_on_the_tasks_cpus() {
     assert!(r.totals.aborted > 0 && !h.is_empty());
     for e in r.trace.iter().filter(|e| e.kind == Kind::AbortHandlerBegin) {
         assert_eq!(e.cpu, place[e.task as usize], "task {} handler", e.task);
+    }
+}
+
+/// G-HVDF under `message-passing` (the DSP on CPU 0, one client): the clients enact the
+/// handlers' links. By hand every period: τ0 completes, τ1 is aborted running (its handler on
+/// the client), τ2 is aborted before it ran. Also `abort_late` with G-EDF there.
+#[test]
+fn ghvdf_and_abort_late_under_message_passing_run_handlers_on_the_client() {
+    let test = "ghvdf_and_abort_late_under_message_passing_run_handlers_on_the_client";
+    for (policy, late) in [("ghvdf", false), ("gedf", true)] {
+        let Some((r, h)) = run_with(test, "message-passing", policy, late) else {
+            return;
+        };
+        assert!(r.totals.aborted > 0 && !h.is_empty(), "{policy}");
+        assert!(
+            h.iter().all(|&(_, _, _, cpu)| cpu == 1),
+            "{policy}: handler off the client"
+        );
     }
 }

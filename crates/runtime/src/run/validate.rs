@@ -105,7 +105,12 @@ pub(crate) fn validate<'a>(
 
 /// The architectures that enact the engine's aborts of late jobs (`RunConfig::abort_late`):
 /// those whose scheduling state is built by `Run::sched` and whose dispatchers run handlers.
-pub(crate) const ABORT_LATE_ARCHS: [&str; 3] = ["partitioned", "global-lock", "concurrent"];
+pub(crate) const ABORT_LATE_ARCHS: [&str; 4] = [
+    "partitioned",
+    "global-lock",
+    "concurrent",
+    "message-passing",
+];
 
 /// A switched-on option of another architecture is an error naming the ones that take it.
 fn misplaced_options(config: &RunConfig) -> Result<(), RuntimeError> {

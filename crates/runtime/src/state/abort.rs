@@ -32,9 +32,12 @@
 //!   record says aborted (no completion, no utility), the policy is not called (it forgot the
 //!   job when it aborted it), and the task's next job is handed over.
 //!
-//! Not enacted: under `message-passing` (the clients own the links: a parked aborted job is
-//! not given a client for its handler — counted as a mechanism error, the job stays
-//! unfinished) and for `semi-partitioned`'s shards (FP-TS never aborts).
+//! Under `message-passing` the clients enact the DSP's `assigned`, so there the handler's CPU
+//! is given by the links themselves: an aborting job stays linked to the client it runs on,
+//! a parked one is linked to its handler queue's client ahead of the policy's link
+//! ([`Sched::handler_links`]); its client reports its end like a completion. Not enacted
+//! for `semi-partitioned`'s shards (FP-TS never aborts: an abort of a parked job there is a
+//! mechanism error).
 //!
 //! Complexity: O(1) per abort besides the policy's callback and the O(k) handler-queue search
 //! of a scheduling step (k CPUs).
@@ -192,9 +195,9 @@ impl Sched {
         if self.scheduled.contains(&Some(j)) {
             return; // it runs: it keeps its CPU for the handler
         }
-        if self.mp || self.shard.is_some() {
+        if self.shard.is_some() {
             self.mech_error(format!(
-                "job {j:?} was aborted while preempted: this architecture does not run its handler"
+                "job {j:?} was aborted while preempted: semi-partitioned does not run its handler"
             ));
             return;
         }
@@ -245,6 +248,32 @@ impl Sched {
         }
         let cpu = self.op_cpu;
         self.hand_over_on(cpu, now, j.task.0);
+    }
+
+    /// `message-passing` (the clients enact `assigned`): an aborted job keeps the client it
+    /// runs on, and a parked one is linked to the client of its handler queue, ahead of the
+    /// policy's link there (which waits, unassigned, until the handler ends).
+    pub(super) fn handler_links(&self, a: &mut [Option<JobId>]) {
+        for c in 0..a.len() {
+            let running = self
+                .scheduled
+                .get(c)
+                .copied()
+                .flatten()
+                .filter(|&j| self.is_aborting(j));
+            let first = self.aborts.handlers.get(c).and_then(|q| q.front().copied());
+            let Some(h) = running.or(first) else {
+                continue;
+            };
+            if let Some(p) = a.iter().position(|x| *x == Some(h)) {
+                if let Some(x) = a.get_mut(p) {
+                    *x = None;
+                }
+            }
+            if let Some(x) = a.get_mut(c) {
+                *x = Some(h);
+            }
+        }
     }
 
     /// The job local CPU `c` must run next: the head of its handler queue, else its link.
@@ -484,6 +513,41 @@ mod tests {
         assert!(!f.step(&mut s), "nothing left to run");
         assert_eq!(s.records.len(), 2);
         assert!(s.records.iter().all(|r| r.aborted));
+        assert_eq!(s.mech_errors.0, 0);
+    }
+
+    /// `message-passing` (the clients enact `assigned`): τ1 runs on the client, τ0 preempts
+    /// it (the client parked it: its `scheduled` is τ0), τ2's release aborts the parked τ1. The
+    /// DSP links τ1 to the client ahead of τ0 (its handler); when the client reports τ1's end,
+    /// it is recorded aborted and τ0 is linked again.
+    #[test]
+    fn message_passing_links_the_handler_ahead_of_the_policy() {
+        use crate::mp::slot::token;
+        let f = Fixture::new();
+        let mut s = f.sched(vec![true; 3]);
+        s.set_message_passing();
+        s.release(&f.em(), 0, 1, 0, 0);
+        s.prepare_fresh(&f.ctls);
+        s.relink(&f.em());
+        assert_eq!(s.assigned, vec![Some(j(1))]);
+        s.view_scheduled(0, token(1, 0));
+        s.release(&f.em(), 1, 0, 0, 0);
+        s.prepare_fresh(&f.ctls);
+        s.relink(&f.em());
+        assert_eq!(s.assigned, vec![Some(j(0))]);
+        s.view_scheduled(0, token(0, 0));
+        s.release(&f.em(), 2, 2, 0, 0);
+        s.relink(&f.em());
+        assert_eq!(s.assigned, vec![Some(j(1))], "the handler comes first");
+        assert!(f.ctls[1].abort_requested(0));
+        s.view_scheduled(0, token(1, 0));
+        s.relink(&f.em());
+        assert_eq!(s.assigned, vec![Some(j(1))], "it keeps the client");
+        assert!(s.reported_complete(&f.em(), 3, 0, 1, 0, &f.ctls[1]));
+        s.view_scheduled(0, 0);
+        s.relink(&f.em());
+        assert_eq!(s.assigned, vec![Some(j(0))]);
+        assert!(s.records.len() == 1 && s.records[0].aborted);
         assert_eq!(s.mech_errors.0, 0);
     }
 }
