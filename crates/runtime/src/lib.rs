@@ -59,6 +59,7 @@ pub mod run;
 pub mod state;
 pub mod throttle;
 pub mod tick;
+pub mod timing;
 mod watchdog;
 
 pub use config::{Arch, Body, RtTask, RunConfig};
