@@ -167,4 +167,46 @@ mod tests {
         assert!(!s.need[0]);
         assert_eq!(s.mech_errors.0, 0);
     }
+
+    /// Hand-worked, `gnpedf` on 2 CPUs, everything at the one instant t = 5 (another CPU's
+    /// operation can carry the very nanosecond of a switch-in): CPU 1 releases τ2 (takes it
+    /// itself) and τ1 (goes to the idle CPU 0); both CPUs make their job runnable at t = 5.
+    /// CPU 0 then releases τ0 (same deadline, smaller task index: a smaller key). G-NP-EDF
+    /// may displace a job linked at this instant that has not started; both have been made
+    /// runnable, so both count as started: τ0 waits, nobody is unlinked, the guard stays quiet.
+    #[test]
+    fn a_job_made_runnable_is_never_displaced_at_the_same_nanosecond() {
+        let (buf, clock) = (TraceBuf::new(1024), TickClock::monotonic());
+        let em = |cpu| Emit {
+            buf: &buf,
+            clock: &clock,
+            cpu,
+        };
+        let ctls = ctls([0, 0, 1]);
+        let th = Threads {
+            ctls: &ctls,
+            phys: &[0, 1],
+        };
+        let d = schedlab_model::Duration::from_ns;
+        let tasks: Vec<PolicyTask> = (0..3)
+            .map(|i| PolicyTask::new(d(MS), d(10 * MS), d(10 * MS), i))
+            .collect();
+        let spec: Arc<[TaskSpec]> = (0..3)
+            .map(|_| TaskSpec {
+                wcet: MS,
+                deadline: 10 * MS,
+            })
+            .collect();
+        let mut s = Sched::new(build("gnpedf", &tasks, 2, None).unwrap(), 0, spec);
+        s.set_pull();
+        s.release(&em(1), 5, 2, 0, 0);
+        s.release(&em(1), 5, 1, 0, 0);
+        assert_eq!(s.assigned, vec![j(1), j(2)]);
+        assert!(s.schedule(&em(1), &th, 1, 5, 0));
+        assert!(s.schedule(&em(0), &th, 0, 5, 0));
+        s.release(&em(0), 5, 0, 0, 0);
+        assert_eq!(s.assigned, vec![j(1), j(2)]);
+        assert!(!s.schedule(&em(0), &th, 0, 5, 0));
+        assert_eq!(s.mech_errors.0, 0);
+    }
 }
