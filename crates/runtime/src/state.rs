@@ -313,6 +313,10 @@ impl Sched {
 
     fn call(&mut self, now: u64, f: impl FnOnce(&mut dyn Policy, &Ctx<'_>, &mut Decisions)) {
         self.policy_calls += 1;
+        // A dispatcher reads the clock before it waits for the lock, so another CPU's
+        // operation may have come in between with a later time: the policy's time never goes
+        // back (policies assume it, as the simulator's event order guarantees).
+        let now = now.max(self.last_now);
         self.last_now = now;
         let view = View {
             tasks: &self.tasks,
