@@ -202,6 +202,8 @@ pub struct Sched {
     last_now: u64,
     /// Scratch links of `remap`.
     scratch: Vec<Option<JobId>>,
+    /// Pull mode: the second scratch of `remap` (`state/pull.rs`).
+    pull_scratch: Vec<Option<JobId>>,
     /// Link swaps on (interchangeable CPUs; see the module doc).
     swaps: bool,
     /// `semi-partitioned`: this state is one CPU's shard of the policy (`state/shard.rs`).
@@ -268,6 +270,7 @@ impl Sched {
             fresh: Vec::new(),
             last_now: 0,
             scratch: Vec::with_capacity(k),
+            pull_scratch: Vec::with_capacity(k),
             swaps: true,
             shard: None,
             pull: false,
@@ -467,18 +470,23 @@ impl Sched {
         a.clear();
         let first = self.shard.as_ref().map_or(0, Shard::cpu);
         a.extend((0..k as u32).map(|c| self.policy.linked(CpuId(first + c))));
+        if self.pull {
+            self.pull_map(&mut a);
+        }
         // Link swaps: each swap settles one job on the CPU it is scheduled on (≤ k swaps).
-        let mut budget = if self.swaps { 2 * k + 2 } else { 0 };
+        let mut budget = if self.swaps && !self.pull {
+            2 * k + 2
+        } else {
+            0
+        };
         let mut c = 0;
         while c < k && budget > 0 {
             let here = a.get(c).copied().flatten();
             let elsewhere = here.and_then(|j| {
-                if self.pull {
-                    self.pull_home(&a, j)
-                } else {
-                    self.scheduled.iter().position(|s| *s == Some(j))
-                }
-                .filter(|&s| s != c)
+                self.scheduled
+                    .iter()
+                    .position(|s| *s == Some(j))
+                    .filter(|&s| s != c)
             });
             match elsewhere {
                 Some(s) if a.get(s).copied().flatten() != here => {

@@ -44,6 +44,7 @@ use crate::dispatch::Dispatcher;
 use crate::error::RuntimeError;
 use crate::mech::lock::{LockKind, Locked};
 use crate::state::{Sched, Threads};
+use schedlab_policy::{GlobalJlfp, Policy, PolicyTask, Preemption, Primary};
 use schedlab_trace::tracebuf::TraceBuf;
 use std::sync::Arc;
 
@@ -95,6 +96,30 @@ pub(crate) fn check_policy(policy: &str) -> Result<(), RuntimeError> {
     Ok(())
 }
 
+/// The policy instance of a `concurrent` run: the registry's, except G-FIFO, built
+/// non-preemptive. The registry's `gfifo` orders jobs by release time in preemptive mode,
+/// relying on a new job never having an earlier release than a linked one; a job handed to
+/// the policy late — behind its task's unfinished predecessor, or by a dispatcher the host
+/// kept off its CPU past later releases — breaks that, and it then preempts (seen in real
+/// runs here: the pull-mode guard fired). ChronOS's G-FIFO runs the head of the queue to
+/// completion [ChronOS §6.2, §5.6.4], which is G-FIFO in non-preemptive mode.
+pub(crate) fn policy(
+    name: &str,
+    tasks: &[PolicyTask],
+    m: u32,
+) -> Result<Box<dyn Policy>, RuntimeError> {
+    if name == "gfifo" {
+        return Ok(Box::new(GlobalJlfp::new(
+            "gfifo",
+            Primary::Release,
+            Preemption::NonPreemptive,
+            tasks.to_vec(),
+            m,
+        )));
+    }
+    Ok(schedlab_policy::build(name, tasks, m, None)?)
+}
+
 impl Architecture for Concurrent {
     type Worker = Dispatcher<LockedState>;
 
@@ -102,7 +127,8 @@ impl Architecture for Concurrent {
         let config = run.config;
         check_policy(&config.policy)?;
         let kind = config.arch.lock().unwrap_or(LockKind::Ticket);
-        let mut sched = run.sched(run.m, None, 0)?;
+        let policy = policy(&config.policy, &run.policy_tasks, run.m)?;
+        let mut sched = run.sched_with(policy, 0);
         sched.set_pull();
         let state = Arc::new(Locked::new(kind, run.m as usize, sched));
         let m = run.m;

@@ -318,12 +318,19 @@ impl Run<'_> {
         // Link swaps only where the domain's CPUs are interchangeable (crate::state).
         let swaps = placement.as_ref().is_none_or(|p| p.domain_size > 1);
         let policy = build(&self.config.policy, &self.policy_tasks, k, placement)?;
-        let mut s = Sched::new(policy, base, self.spec.clone());
+        let mut s = self.sched_with(policy, base);
         s.set_link_swaps(swaps);
+        Ok(s)
+    }
+
+    /// The scheduling state of `policy` (built by the caller) whose first logical CPU is
+    /// `base`, with the run's abort flags and engine aborts.
+    pub(crate) fn sched_with(&self, policy: Box<dyn schedlab_policy::Policy>, base: u32) -> Sched {
+        let mut s = Sched::new(policy, base, self.spec.clone());
         let abortable = self.tasks.iter().map(|t| t.abortable).collect();
         s.set_aborts(self.abort_words.clone(), abortable);
         s.set_abort_late(self.config.abort_late);
-        Ok(s)
+        s
     }
 
     /// The number of CPUs the policy schedules (the job CPUs); an error naming `what` (the

@@ -17,10 +17,12 @@
 //! (the thesis's scheduling IPI to an idle processor, the `T7` case of Fig. 5.8). A busy CPU
 //! is never rung.
 //!
-//! The caller preference and the link swaps of [`Sched`] make the CPUs a permutation of the
-//! policy's: a job stays on the CPU it was first assigned (and scheduled) to whatever CPU the
-//! policy names later (`Sched::remap`'s swaps, here against `assigned` as well as
-//! `scheduled`).
+//! Which real CPU a linked job is on is pull mode's own (`Sched::pull_map`), not the policy's
+//! CPU index: a running job stays on its CPU, a job assigned and not yet made runnable stays
+//! where it was assigned, and a job linked anew goes to the caller if it is idle, else to an
+//! idle CPU. (An earlier version permuted the policy's CPUs with link swaps against both
+//! `scheduled` and `assigned`; the two rules can contradict each other — a swap cycle ended
+//! only by the swap budget, leaving a job assigned to one CPU while it runs on another.)
 //!
 //! # Guard
 //! A policy that unlinks a *running* job under pull mode broke the non-preemptive contract:
@@ -28,7 +30,7 @@
 //! error (the run warns) and the linked job waits for the CPU. `concurrent` refuses every
 //! policy outside its list, so this is a guard, not a path.
 //!
-//! Complexity: the caller preference adds O(k) per remapped CPU (k CPUs of the domain).
+//! Complexity: O(k²) per decision for k CPUs (`Sched::pull_map`; k is small: the CPUs of a run).
 
 use super::Sched;
 use schedlab_policy::JobId;
@@ -37,7 +39,6 @@ impl Sched {
     /// Switches this state to pull mode (see the module doc).
     pub(crate) fn set_pull(&mut self) {
         self.pull = true;
-        self.swaps = true;
     }
 
     /// Notes the calling dispatcher's CPU before a decision (the CPU that records an abort;
@@ -51,20 +52,55 @@ impl Sched {
             .filter(|&c| c < k);
     }
 
-    /// Pull mode: where the job the policy linked to local CPU `c` in `a` must stay — the CPU
-    /// it is scheduled on, else the CPU it was assigned to, else (a job linked anew) the
-    /// calling CPU if that one is idle and free in `a`. `None`: where the policy put it.
-    pub(super) fn pull_home(&self, a: &[Option<JobId>], here: JobId) -> Option<usize> {
-        if let Some(s) = self.scheduled.iter().position(|s| *s == Some(here)) {
-            return Some(s);
+    /// Pull mode: maps the policy's linked jobs `a` (by the policy's CPU) onto the real CPUs
+    /// in place (module doc): (1) a job running on a CPU stays there; (2) a job already
+    /// assigned to a CPU and not yet made runnable stays there; (3) each job linked anew goes
+    /// to the calling CPU if it is idle and free, else to the first idle free CPU, else to the
+    /// first free one. The set of linked jobs is the policy's; O(k²) for k CPUs.
+    pub(super) fn pull_map(&mut self, a: &mut [Option<JobId>]) {
+        let k = a.len();
+        let mut out = std::mem::take(&mut self.pull_scratch);
+        out.clear();
+        out.resize(k, None);
+        let linked = |j: JobId| a.contains(&Some(j));
+        for (c, slot) in out.iter_mut().enumerate() {
+            if let Some(j) = self
+                .scheduled
+                .get(c)
+                .copied()
+                .flatten()
+                .filter(|&j| linked(j))
+            {
+                *slot = Some(j);
+            }
         }
-        if let Some(s) = self.assigned.iter().position(|s| *s == Some(here)) {
-            return Some(s);
+        for c in 0..k {
+            let pending = self.assigned.get(c).copied().flatten();
+            if let Some(j) = pending.filter(|&j| linked(j) && !out.contains(&Some(j))) {
+                if let Some(slot) = out.get_mut(c).filter(|s| s.is_none()) {
+                    *slot = Some(j);
+                }
+            }
         }
-        let me = self.caller?;
-        let idle = self.scheduled.get(me).is_some_and(Option::is_none)
-            && a.get(me).is_some_and(Option::is_none);
-        idle.then_some(me)
+        for j in a.iter().copied().flatten() {
+            if out.contains(&Some(j)) {
+                continue;
+            }
+            let idle = |c: usize| {
+                out.get(c).is_some_and(Option::is_none)
+                    && self.scheduled.get(c).is_some_and(Option::is_none)
+            };
+            let target = self
+                .caller
+                .filter(|&c| idle(c))
+                .or_else(|| (0..k).find(|&c| idle(c)))
+                .or_else(|| (0..k).find(|&c| out.get(c).is_some_and(Option::is_none)));
+            if let Some(slot) = target.and_then(|t| out.get_mut(t)) {
+                *slot = Some(j);
+            }
+        }
+        a.copy_from_slice(&out);
+        self.pull_scratch = out;
     }
 
     /// Whether local CPU `c`, whose link just changed (`changed`) or not, must be marked for
@@ -207,6 +243,58 @@ mod tests {
         s.release(&em(0), 5, 0, 0, 0);
         assert_eq!(s.assigned, vec![j(1), j(2)]);
         assert!(!s.schedule(&em(0), &th, 0, 5, 0));
+        assert_eq!(s.mech_errors.0, 0);
+    }
+
+    /// Replays a real run's guard error (`gfifo` under `concurrent`): CPU 0 runs τ0 and
+    /// releases τ1, which goes to the idle CPU 1 (rung, but the host keeps CPU 1's dispatcher
+    /// off its CPU); τ2 (released at 150) waits; τ0 completes on CPU 0 at t = 200 and CPU 0
+    /// pulls τ2. CPU 1 then hands over τ3, released at 50 — before τ2. The registry's G-FIFO
+    /// (preemptive by release time) displaced the running τ2 here; `concurrent`'s G-FIFO is
+    /// non-preemptive (`arch::concurrent::policy`): τ3 waits, nothing runnable is displaced.
+    #[test]
+    fn a_stale_release_displaces_nothing() {
+        let (buf, clock) = (TraceBuf::new(1024), TickClock::monotonic());
+        let em = |cpu| Emit {
+            buf: &buf,
+            clock: &clock,
+            cpu,
+        };
+        let ctls: Vec<Arc<JobCtl>> = (0..4)
+            .map(|i| {
+                let c = JobCtl::new(i, 64, TickClock::monotonic(), &[0, 1]);
+                c.pinned
+                    .store(if i == 1 { 1 } else { 0 }, Ordering::Relaxed);
+                Arc::new(c)
+            })
+            .collect();
+        let th = Threads {
+            ctls: &ctls,
+            phys: &[0, 1],
+        };
+        let d = schedlab_model::Duration::from_ns;
+        let tasks: Vec<PolicyTask> = (0..4)
+            .map(|i| PolicyTask::new(d(MS), d(10 * MS), d(10 * MS), i))
+            .collect();
+        let spec: Arc<[TaskSpec]> = (0..4)
+            .map(|_| TaskSpec {
+                wcet: MS,
+                deadline: 10 * MS,
+            })
+            .collect();
+        let policy = crate::arch::concurrent::policy("gfifo", &tasks, 2).unwrap();
+        let mut s = Sched::new(policy, 0, spec);
+        s.set_pull();
+        s.release(&em(0), 0, 0, 0, 0);
+        assert!(s.schedule(&em(0), &th, 0, 0, 0));
+        s.release(&em(0), 100, 1, 0, 100);
+        assert_eq!(s.assigned, vec![j(0), j(1)]);
+        s.release(&em(0), 150, 2, 0, 150);
+        ctls[0].state.store(IDLE, Ordering::Release);
+        assert!(s.schedule(&em(0), &th, 0, 200, 0));
+        assert_eq!(s.scheduled, vec![j(2), None]);
+        s.release(&em(1), 50, 3, 0, 50);
+        assert_eq!(s.assigned, vec![j(2), j(1)]);
         assert_eq!(s.mech_errors.0, 0);
     }
 }
