@@ -37,9 +37,9 @@ def us(ns):
     return "—" if ns is None else f"{ns / 1000:,.1f}"
 
 
-def run(ts, arch, policy, duration, timeout):
+def run(ts, arch, policy, duration, timeout, trace=None):
     cmd = ["timeout", str(timeout), BIN, "run", ts, "--cpus", "2", "--arch", arch, "--policy", policy,
-           "--duration", duration, "--format", "json"]
+           "--duration", duration, "--format", "json"] + (["--trace", trace] if trace else [])
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         return None, (out.stderr.strip().splitlines() or [str(out.returncode)])[-1]
@@ -61,6 +61,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--duration", default="5s")
     ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--keep-bad", help="directory: keep the trace of every run that missed more "
+                    "than 10 %% of its deadlines (for a post-mortem)")
     args = ap.parse_args()
     secs = float(args.duration.rstrip("s"))
     timeout = int(secs) + 30
@@ -77,7 +79,13 @@ def main():
                 for k in range(args.pairs):
                     order = ["concurrent", "global-lock"] if k % 2 == 0 else ["global-lock", "concurrent"]
                     for arch in order:
-                        r, err = run(ts, arch, policy, args.duration, timeout)
+                        trace = os.path.join(d, "run.trace") if args.keep_bad else None
+                        r, err = run(ts, arch, policy, args.duration, timeout, trace)
+                        if r is not None and trace and r["deadline_misses"] > r["jobs"] // 10:
+                            os.makedirs(args.keep_bad, exist_ok=True)
+                            kept = os.path.join(args.keep_bad, f"{arch}-{policy}-set{i}-pair{k + 1}.trace")
+                            os.replace(trace, kept)
+                            print(f"kept {kept} ({r['deadline_misses']} misses)", file=sys.stderr)
                         if r is None:
                             print(f"| {set_name} | {policy} | {arch} | {k + 1} | failed: {err} |")
                             continue
