@@ -129,6 +129,14 @@ fn concurrent(test: &str, policy: &str) {
         .jobs
         .iter()
         .all(|j| j.cpus_used.len() <= 1 && j.migrations == 0));
+    // Both CPUs ran jobs: six jobs are released together at time zero on two idle CPUs, so
+    // each pulls one at once. (A ring that came before a dispatcher woke at time zero used to
+    // be swallowed, and CPU 0 then never ran a job in a whole run.)
+    let used: std::collections::BTreeSet<u32> = check::cpus_per_task(&r.trace)
+        .into_values()
+        .flatten()
+        .collect();
+    assert_eq!(used.into_iter().collect::<Vec<_>>(), vec![0, 1]);
     // A CPU rings another only to wake it for a job it was linked (never to preempt).
     let rings = r.trace.iter().filter(|e| e.kind == Kind::IpiSend).count();
     eprintln!("  ipi-send {rings} for {} jobs", r.totals.jobs);
