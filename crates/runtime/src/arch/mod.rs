@@ -49,15 +49,12 @@
 //! Built: [`partitioned`], [`semi_partitioned`] (RTPS: per-CPU shards of the policy, local
 //! sleep queues and timers, per-CPU locked migration queues; the engine's budgets end a split
 //! task's part, `crate::state`), [`global_lock`] (with the dedicated interrupt CPU option),
+//! [`concurrent`] (ChronOS application-concurrent: the locked `Sched` in pull mode, each CPU
+//! enacting only its own link, `crate::state`),
 //! [`message_passing`], [`linux_deadline`], [`linux_fifo`]. Each file opens with its
 //! *Protocol*: who owns each field, what protects it, the numbered dispatch and preemption
 //! steps. Planned (DESIGN.md), with the piece of the interface each one supplies:
 //!
-//! - `concurrent` (ChronOS application-concurrent; G-FIFO, G-NP-EDF): `prepare` builds one
-//!   `Sched` behind a `Locked` as `global_lock` does, plus per-CPU "idle" flags; its workers
-//!   are per-CPU dispatchers whose domain takes the lock only to *pick their own* next job
-//!   (pop the head of the shared ready queue) — a `Domain` implementation whose scheduling
-//!   step links only its own CPU, so no IPIs are sent; releases ring one idle CPU.
 //! - `work-stealing` (RTWS): `prepare` builds the global EDF queue behind a lock and one
 //!   crossbeam-style deque per CPU for the strands of parallel jobs; workers are per-CPU
 //!   dispatchers that run the top job's strands from their own deque and steal from others
