@@ -171,15 +171,3 @@ fn concurrent_refuses_preemptive_policies() {
         );
     }
 }
-
-/// `gnphvdf` runs when the policy registry has it; otherwise the error names what is missing.
-#[test]
-fn concurrent_gnphvdf_is_run_or_named_missing() {
-    let tasks = taskset();
-    let c = config(vec![0], "gnphvdf", tasks.len(), 1);
-    if schedlab_policy::NAMES.contains(&"gnphvdf") {
-        return; // runs: covered by the real run below when present
-    }
-    let e = run(&tasks, &c).unwrap_err().to_string();
-    assert!(e.contains("gnphvdf") && e.contains("registry"), "{e}");
-}
