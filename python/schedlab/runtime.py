@@ -35,6 +35,7 @@ def run(
     overheads: Union[PathLike, Dict[str, Any], None] = None,
     overhead_stat: str = "max",
     granularity: Optional[Duration] = None,
+    abort_late: bool = False,
 ) -> Dict[str, Any]:
     """Runs ``taskset`` for real (one thread per task, each job burning its WCET of CPU time)
     and returns the fields of ``schedlab run --format json``.
@@ -42,7 +43,9 @@ def run(
     ``cpus``/``cpu_list``: the number of CPUs and/or the physical CPUs (default: the first
     ``cpus`` CPUs this process may use). ``arch``: ``partitioned`` (``pedf``, ``pfp``),
     ``global-lock`` (``gedf``, ``gnpedf``, ``gfp``, ``gfifo``, ``edzl``) with ``lock``
-    ``ticket``, ``mcs`` or ``mutex``, or ``message-passing`` (the same global policies; CPU 0
+    ``ticket``, ``mcs`` or ``mutex``, ``concurrent`` (ChronOS application-concurrent: the
+    non-preemptive ``gfifo``, ``gnpedf``, ``gnphvdf``; each idle CPU pulls its own next job;
+    ``lock`` as global-lock), or ``message-passing`` (the same global policies; CPU 0
     schedules, the others run jobs), or the kernel baselines ``linux-deadline`` and
     ``linux-fifo`` — see ``docs/runtime.md``. ``policy``: default ``"gedf"`` for the
     user-space architectures; the kernel baselines take none (naming one is an error, as
@@ -69,7 +72,10 @@ def run(
     overhead file's path or a dict, with ``overhead_stat`` and ``granularity``; ``pedf``,
     ``pfp``, ``cedf`` only): place the tasks as ``analyze(…, overheads=, arch=)`` does for this
     ``arch`` — the partition the overhead-aware analysis accepted (``schedlab run
-    --overheads``; docs/overheads.md).
+    --overheads``; docs/overheads.md). ``abort_late``: abort every job unfinished at its
+    deadline (``simulate(abort_late=True)``); a job that had started runs its task's abort
+    handler (``abort_cost``) on its CPU (not under ``semi-partitioned``). Policies that abort
+    (the utility-accrual ones) do so for real, handlers included (docs/runtime.md, "Aborts").
 
     The result carries the simulator's fields plus ``arch``, ``overheads`` (per name:
     ``count``, ``min_ns``, ``mean_ns``, ``median_ns``, ``p99_ns``, ``p999_ns``, ``max_ns``),
@@ -82,6 +88,6 @@ def run(
         duration, priorities, partition, dedicated_irq_cpu, release_spin, allow_non_rt,
         jobs is not None, trace,
         background_load, dsp_poll, dl_margin, dl_cpuset, inline_completion, gantt, perfetto,
-        jobs_csv, overheads, overhead_stat, granularity,
+        jobs_csv, overheads, overhead_stat, granularity, abort_late,
     )
     return _attach_jobs(out, jobs)

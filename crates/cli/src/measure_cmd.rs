@@ -5,7 +5,11 @@
 //!   [--max-time 10s]`: the cache-related preemption and migration delay as a function of the
 //!   working-set size ([RTPS §VI-B], [ChronOS §9.2]; `schedlab_runtime::cpmd`), merged into
 //!   the file's `[cpmd.*]` sections;
-//! - `curves` ([`crate::curves_cmd`]): overheads as functions of n [MP Fig. 7].
+//! - `curves` ([`crate::curves_cmd`]): overheads as functions of n [MP Fig. 7];
+//! - `timing [--model per-task|per-job|both] [--intervals 10us,…] [--samples N] [--cpu C]
+//!   [--allow-non-rt]`: the timing accuracy of the threading models [ChronOS §3.3, §9.4]
+//!   (`schedlab_runtime::timing`): how late a job's code starts after its release, by
+//!   release interval.
 
 use crate::output::outln;
 use anyhow::{anyhow, bail, Result};
@@ -45,11 +49,111 @@ pub(crate) enum MeasureCommand {
     },
     /// Overhead curves as functions of n at fixed m [MP Fig. 7]: real runs, plots, a fitted file.
     Curves(crate::curves_cmd::Args),
+    /// Timing accuracy of the threading models [ChronOS §9.4]: release-to-start error by
+    /// release interval, thread-per-task and thread-per-job.
+    Timing {
+        /// per-task, per-job or both.
+        #[arg(long, default_value = "both")]
+        model: String,
+        /// Release intervals (comma-separated, with units).
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "10us,50us,100us,500us,1ms,10ms,100ms"
+        )]
+        intervals: Vec<String>,
+        /// Samples per interval.
+        #[arg(long, default_value_t = 200)]
+        samples: u32,
+        /// The CPU to measure on (default: the last one this process may use).
+        #[arg(long)]
+        cpu: Option<u32>,
+        /// Without permission for SCHED_FIFO, measure under SCHED_OTHER (flagged).
+        #[arg(long)]
+        allow_non_rt: bool,
+    },
+}
+
+/// `schedlab measure timing` (see the module doc): one table row per model and interval.
+fn timing(
+    model: &str,
+    intervals: &[String],
+    samples: u32,
+    cpu: Option<u32>,
+    allow_non_rt: bool,
+) -> Result<()> {
+    use schedlab_runtime::timing::{measure, Model, TimingConfig};
+    let models = match model {
+        "both" => vec![Model::PerTask, Model::PerJob],
+        m => vec![Model::parse(m)
+            .ok_or_else(|| anyhow!("--model: per-task, per-job or both, not `{m}`"))?],
+    };
+    let intervals_ns = intervals
+        .iter()
+        .map(|i| {
+            schedlab_model::time::parse_duration_with_unit(i.trim())
+                .map(|d| d.as_ns())
+                .map_err(|e| anyhow!("--intervals: {e}"))
+        })
+        .collect::<Result<Vec<u64>>>()?;
+    let cpu = match cpu {
+        Some(c) => c,
+        None => *allowed_cpus()?
+            .last()
+            .ok_or_else(|| anyhow!("no CPU this process may use"))?,
+    };
+    outln!(
+        "  {:>9} {:>10} {:>7} {:>10} {:>10} {:>10} {:>10}  (error: start − release, µs)",
+        "model",
+        "interval",
+        "samples",
+        "mean",
+        "median",
+        "p99",
+        "max"
+    )?;
+    for model in models {
+        let cfg = TimingConfig {
+            model,
+            intervals_ns: intervals_ns.clone(),
+            samples,
+            cpu,
+            allow_non_rt,
+        };
+        let t = measure(&cfg)?;
+        if !t.real_time {
+            eprintln!("warning: SCHED_FIFO not permitted: measured under SCHED_OTHER");
+        }
+        for row in &t.rows {
+            let Some(s) = schedlab_trace::OverheadStats::of(&row.errors_ns) else {
+                continue;
+            };
+            let us = |x: f64| x / 1000.0;
+            outln!(
+                "  {:>9} {:>10} {:>7} {:>10.2} {:>10.2} {:>10.2} {:>10.2}",
+                model.name(),
+                schedlab_model::Duration::from_ns(row.interval_ns).to_string(),
+                s.count,
+                us(s.mean_ns),
+                us(s.median_ns as f64),
+                us(s.p99_ns as f64),
+                us(s.max_ns as f64)
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// Runs a `measure` subcommand.
 pub(crate) fn run(cmd: MeasureCommand) -> Result<()> {
     match cmd {
+        MeasureCommand::Timing {
+            model,
+            intervals,
+            samples,
+            cpu,
+            allow_non_rt,
+        } => timing(&model, &intervals, samples, cpu, allow_non_rt),
         MeasureCommand::Cpmd {
             out,
             wss,

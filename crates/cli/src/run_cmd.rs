@@ -1,5 +1,6 @@
 //! `schedlab run FILE --cpus M [--cpu-list 0-1] --policy P --arch A (the runtime's registry:
-//! partitioned, semi-partitioned, global-lock, message-passing, linux-deadline, linux-fifo) [--lock ticket|mcs|mutex]
+//! partitioned, semi-partitioned, global-lock, concurrent, message-passing, linux-deadline, linux-fifo)
+//! [--lock ticket|mcs|mutex] [--abort-late]
 //! [--dedicated-irq-cpu] [--dl-margin 500us] --duration 10s [--priorities dm|rm|given]
 //! [--partition H] [--release-spin 20us] [--trace F] [--jobs-csv F] [--gantt F]
 //! [--perfetto F] [--format table|json] [--allow-non-rt]`: runs a task set for real on Linux
@@ -90,6 +91,10 @@ pub(crate) struct Args {
     /// Without permission for SCHED_FIFO, run under SCHED_OTHER (with a warning).
     #[arg(long)]
     allow_non_rt: bool,
+    /// Abort every job still unfinished at its deadline (as `simulate --abort-late`): a job
+    /// that had started runs its task's abort handler (`abort_cost`) on its CPU.
+    #[arg(long)]
+    abort_late: bool,
     /// Write per-job records as CSV.
     #[arg(long)]
     jobs_csv: Option<PathBuf>,
@@ -212,6 +217,7 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
         dsp_poll: !a.no_dsp_poll,
         inline_completion: !a.no_inline_completion,
         background_load,
+        abort_late: a.abort_late,
     };
     let placement_overheads = match &a.overheads {
         None => None,

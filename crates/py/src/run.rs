@@ -68,7 +68,8 @@ fn physical_cpus(m: u32, cpu_list: Option<Vec<u32>>) -> PyResult<Vec<u32>> {
                     release_spin=None, allow_non_rt=false, jobs=true, trace=None,
                     background_load=None, dsp_poll=true, dl_margin=None,
                     dl_cpuset=false, inline_completion=true, gantt=None, perfetto=None,
-                    jobs_csv=None, overheads=None, overhead_stat="max", granularity=None))]
+                    jobs_csv=None, overheads=None, overhead_stat="max", granularity=None,
+                    abort_late=false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run<'py>(
     py: Python<'py>,
@@ -97,6 +98,7 @@ pub(crate) fn run<'py>(
     overheads: Option<&Bound<'py, PyAny>>,
     overhead_stat: &str,
     granularity: Option<&Bound<'py, PyAny>>,
+    abort_late: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     // Overhead-aware placement (the partition `analyze(…, overheads=, arch=)` accepts): the
     // run's own architecture pays the overheads.
@@ -146,6 +148,7 @@ pub(crate) fn run<'py>(
         dsp_poll,
         inline_completion,
         background_load,
+        abort_late,
     };
     let plan = request.plan(tasks).map_err(|e| err(python_names(&e)))?;
     let inputs = policy_inputs(

@@ -4,7 +4,7 @@
 
 pub use crate::arch::Arch;
 use crate::error::RuntimeError;
-use schedlab_model::{Duration, Task};
+use schedlab_model::{Duration, Task, Tuf};
 use schedlab_policy::Placement;
 use std::sync::Arc;
 
@@ -36,12 +36,21 @@ pub struct JobCtx<'a> {
     /// Job sequence number.
     pub seq: u64,
     pub(crate) stop: &'a dyn Fn() -> bool,
+    pub(crate) aborted: &'a dyn Fn() -> bool,
 }
 
 impl JobCtx<'_> {
     /// The run is ending: return soon.
     pub fn stop_requested(&self) -> bool {
         (self.stop)()
+    }
+
+    /// The policy aborted this job [ChronOS §3.5]: an *abort point*. The body should undo
+    /// what it must and return soon; the runtime then runs the task's abort handler (its
+    /// `abort_cost` of CPU time) and the job ends as aborted. Checking it costs one atomic
+    /// load.
+    pub fn aborted(&self) -> bool {
+        (self.aborted)()
     }
 }
 
@@ -78,6 +87,16 @@ pub struct RtTask {
     pub wss: Option<u64>,
     /// The job body.
     pub body: Body,
+    /// Utility of a job completed by its deadline (utility-accrual policies; `None`: 1).
+    pub utility: Option<f64>,
+    /// Time/utility function (`None`: the step of `utility`), as the model's
+    /// `Task::effective_tuf`.
+    pub tuf: Option<Tuf>,
+    /// Whether a policy may abort its jobs [ChronOS §3.5].
+    pub abortable: bool,
+    /// CPU time its abort handler burns (the built-in body's handler; a custom body's
+    /// handler is its own code) [ChronOS §3.5].
+    pub abort_cost: Duration,
 }
 
 impl RtTask {
@@ -90,7 +109,25 @@ impl RtTask {
             offset: Duration::ZERO,
             wss: None,
             body: Body::Burn,
+            utility: None,
+            tuf: None,
+            abortable: true,
+            abort_cost: Duration::ZERO,
         }
+    }
+
+    /// What a policy knows about the task (with its fixed-priority rank): timing, utility,
+    /// TUF, abortability and abort cost.
+    pub fn policy_task(&self, rank: u32) -> schedlab_policy::PolicyTask {
+        let mut p = schedlab_policy::PolicyTask::new(self.wcet, self.deadline, self.period, rank);
+        p.utility = self.utility;
+        p.tuf = self
+            .tuf
+            .clone()
+            .or_else(|| self.utility.map(|value| Tuf::Step { value }));
+        p.abortable = self.abortable;
+        p.abort_cost = self.abort_cost;
+        p
     }
 }
 
@@ -103,6 +140,10 @@ impl From<&Task> for RtTask {
             offset: t.offset,
             wss: t.wss,
             body: Body::Burn,
+            utility: t.utility,
+            tuf: t.tuf.clone(),
+            abortable: t.abortable,
+            abort_cost: t.abort_cost,
         }
     }
 }
@@ -178,6 +219,10 @@ pub struct RunConfig {
     /// dispatcher: one context switch per job-to-job hand-off instead of two
     /// ([`crate::mp::client::complete_inline`]). On by default.
     pub inline_completion: bool,
+    /// The engine aborts every job still unfinished at its deadline (as `schedlab simulate
+    /// --abort-late`): the policy is told (`on_abort`), a job that had started runs its
+    /// abort handler (`crate::state`'s aborts). Not under `semi-partitioned` (refused).
+    pub abort_late: bool,
 }
 
 impl RunConfig {
@@ -206,6 +251,7 @@ impl RunConfig {
             dsp_poll: true,
             dl_cpuset: false,
             inline_completion: true,
+            abort_late: false,
         }
     }
 
@@ -263,6 +309,19 @@ pub(crate) fn validate_tasks(tasks: &[RtTask]) -> Result<(), RuntimeError> {
         }
         if t.wss.is_some_and(|w| w > (1 << 32)) {
             return bad("wss", "is larger than 4 GiB");
+        }
+        // The model's rules (`schedlab_model::Task::validate`), for tasks built in code.
+        if t.abort_cost >= t.period {
+            return bad("abort_cost", "must be below the period");
+        }
+        if !t.abortable && !t.abort_cost.is_zero() {
+            return bad(
+                "abort_cost",
+                "a task with `abortable = false` is never aborted",
+            );
+        }
+        if let Some(p) = t.tuf.as_ref().and_then(Tuf::problem) {
+            return bad("tuf", &p);
         }
     }
     Ok(())

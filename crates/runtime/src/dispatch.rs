@@ -399,9 +399,13 @@ impl<D: Domain> Dispatcher<D> {
             need_self: false,
             budget_at: None,
         };
+        // The doorbell's value before time zero: a ring from another CPU that came before
+        // this thread woke from the sleep below is then still seen. (Read after the sleep, it
+        // was swallowed: under `concurrent`, where an idle CPU is rung only when its link
+        // changes, CPU 0 then never ran its first job — a whole run with one CPU.)
+        let mut last_seen = bell.word.load(Ordering::Acquire);
         // Nothing happens before time zero.
         crate::mech::clock::sleep_until(t0);
-        let mut last_seen = bell.word.load(Ordering::Acquire);
         while !shared.stop.load(Ordering::Acquire) {
             let seen = bell.word.load(Ordering::Acquire);
             if seen != last_seen {

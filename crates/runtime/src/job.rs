@@ -88,6 +88,8 @@ pub struct JobCtl {
     /// Physical CPU of each logical CPU (for the check above).
     phys: Vec<u32>,
     clock: TickClock,
+    /// The run's abort flags (`crate::state`'s aborts): this task's names the job to abort.
+    pub(crate) aborts: crate::state::AbortWords,
 }
 
 impl JobCtl {
@@ -111,7 +113,15 @@ impl JobCtl {
             misplaced: AtomicU64::new(0),
             phys: phys.to_vec(),
             clock,
+            aborts: crate::state::abort_words(0),
         }
+    }
+
+    /// Whether the policy aborted job `seq` of this thread's task (its abort flag).
+    pub fn abort_requested(&self, seq: u64) -> bool {
+        self.aborts
+            .get(self.task as usize)
+            .is_some_and(|w| w.load(Ordering::Acquire) == seq.wrapping_add(1))
     }
 
     /// Whether the thread recorded a `switch-in` since it was last made runnable, clearing
@@ -193,6 +203,8 @@ pub struct JobEnv<'a> {
     pub wcet_ns: u64,
     /// Working-set size in bytes.
     pub wss: Option<u64>,
+    /// CPU time of the abort handler (ns; the task's `abort_cost`).
+    pub abort_cost_ns: u64,
     /// Called after the thread committed a completion on a logical CPU: the architecture
     /// handles it in this thread (`crate::arch::Architecture::complete_inline`) or the
     /// CPU's doorbell is rung.
@@ -209,7 +221,8 @@ pub(crate) fn control_blocks(
     (0..run.n())
         .map(|i| {
             let cap = run.capacity.task.get(i).copied().unwrap_or(1024);
-            let ctl = JobCtl::new(i as u32, cap, clock, &run.config.cpus);
+            let mut ctl = JobCtl::new(i as u32, cap, clock, &run.config.cpus);
+            ctl.aborts = run.abort_words.clone();
             if let Some(c) = pinned.get(i).copied().flatten() {
                 ctl.pinned.store(c, Ordering::Relaxed);
             }
@@ -244,7 +257,7 @@ pub(crate) fn start<A: Architecture>(
         };
         let arch = arch.clone();
         let body = t.body.clone();
-        let (wcet_ns, wss) = (t.wcet.as_ns(), t.wss);
+        let (wcet_ns, wss, abort_cost_ns) = (t.wcet.as_ns(), t.wss, t.abort_cost.as_ns());
         let spawned = threads.spawn(format!("sl-task{i}"), move |cx| {
             ctl.tid.store(sched::gettid(), Ordering::Relaxed);
             let setup = sched::set_affinity(0, &affinity)
@@ -263,6 +276,7 @@ pub(crate) fn start<A: Architecture>(
                 body: &body,
                 wcet_ns,
                 wss,
+                abort_cost_ns,
                 completed: &completed,
             };
             if let Err(msg) = job_loop(&ctl, &env) {
@@ -289,6 +303,17 @@ pub fn job_loop(ctl: &JobCtl, env: &JobEnv<'_>) -> Result<(), String> {
             s = ctl.wait_while(s);
         }
         let seq = ctl.seq.load(Ordering::Acquire);
+        if ctl.abort_requested(seq) {
+            // Aborted before it ever executed: nothing to undo, no handler (`crate::state`'s
+            // aborts).
+            ctl.executed.store(0, Ordering::Relaxed);
+            ctl.done_ticks.store(ctl.clock.ticks(), Ordering::Relaxed);
+            if !commit(ctl) {
+                return Ok(());
+            }
+            (env.completed)(ctl, ctl.cpu.load(Ordering::Acquire));
+            continue;
+        }
         ctl.in_job.store(true, Ordering::Relaxed);
         let cpu0 = thread_cputime_ns();
         // `migrate` is per job (docs/traces.md): a new job starting on another CPU than the
@@ -296,21 +321,28 @@ pub fn job_loop(ctl: &JobCtl, env: &JobEnv<'_>) -> Result<(), String> {
         ctl.last_cpu.store(NONE, Ordering::Relaxed);
         let t = ctl.switched_in(seq);
         ctl.first_run.store(t, Ordering::Relaxed);
-        let stop = || ctl.stopping();
+        // The abort points: the burn loop's passes, a custom body's `JobCtx::aborted`.
+        let stop = || ctl.stopping() || ctl.abort_requested(seq);
+        let aborted = || ctl.abort_requested(seq);
         let outcome = match env.body {
             Body::Burn => {
                 burn(env.wcet_ns, ws.as_mut(), stop);
                 Ok(())
             }
             Body::Custom(f) => {
+                let stopping = || ctl.stopping();
                 let jc = JobCtx {
                     task: ctl.task,
                     seq,
-                    stop: &stop,
+                    stop: &stopping,
+                    aborted: &aborted,
                 };
                 run_custom(f, &jc)
             }
         };
+        if outcome.is_ok() && aborted() && !ctl.stopping() {
+            abort_handler(ctl, seq, env.abort_cost_ns, ws.as_mut());
+        }
         let executed = thread_cputime_ns().saturating_sub(cpu0);
         let end = ctl.clock.ticks();
         let cpu = ctl.cpu.load(Ordering::Acquire);
@@ -323,16 +355,40 @@ pub fn job_loop(ctl: &JobCtl, env: &JobEnv<'_>) -> Result<(), String> {
         ctl.done_ticks.store(end, Ordering::Relaxed);
         ctl.ran.store(false, Ordering::Relaxed);
         // Commit: the dispatcher of `cpu` sees IDLE and processes the completion.
-        if ctl
-            .state
-            .compare_exchange(RUN, IDLE, Ordering::AcqRel, Ordering::Acquire)
-            .is_err()
-        {
+        if !commit(ctl) {
             return Ok(()); // STOP arrived meanwhile
         }
         ctl.in_job.store(false, Ordering::Relaxed);
         (env.completed)(ctl, cpu);
     }
+}
+
+/// Commits the end of the thread's job (`RUN → IDLE`); false if the run stopped meanwhile.
+fn commit(ctl: &JobCtl) -> bool {
+    ctl.state
+        .compare_exchange(RUN, IDLE, Ordering::AcqRel, Ordering::Acquire)
+        .is_ok()
+}
+
+/// The abort handler of job `seq` [ChronOS §3.5]: `cost_ns` of CPU time on the CPU the job
+/// runs on (it is not preempted meanwhile: `crate::state`'s aborts), between
+/// `abort-handler-begin` (arg: the cost) and `abort-handler-end`; only the run's stop ends it
+/// early.
+fn abort_handler(ctl: &JobCtl, seq: u64, cost_ns: u64, ws: Option<&mut WorkingSet>) {
+    let cpu = ctl.cpu.load(Ordering::Acquire);
+    let task = ctl.task;
+    ctl.buf.record(
+        ctl.clock.ticks(),
+        Kind::AbortHandlerBegin,
+        cpu,
+        task,
+        seq,
+        cost_ns,
+    );
+    burn(cost_ns, ws, || ctl.stopping());
+    let cpu = ctl.cpu.load(Ordering::Acquire);
+    ctl.buf
+        .record(ctl.clock.ticks(), Kind::AbortHandlerEnd, cpu, task, seq, 0);
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@
 //! - `global-lock`: one lock (ticket, MCS or futex mutex, [ChronOS §7]) guards the policy
 //!   state; every CPU schedules for the system (GSN-EDF, ChronOS stop-the-world, [MP §II-B]);
 //!   optionally CPU 0 takes every release and runs no job (GSN-EDF-DI, [MP §IV]);
+//! - `concurrent`: ChronOS application-concurrent [ChronOS §5.6.4] — one locked global
+//!   queue, each CPU pulls its own next job, no preemption (G-FIFO, G-NP-EDF, G-NP-HVDF);
 //! - `message-passing`: G-EDF-MP [MP §III] — a dedicated scheduling processor owns all
 //!   state without locks, clients report through wait-free mailboxes and enact the links;
 //! - kernel baselines `linux-deadline` (SCHED_DEADLINE) and `linux-fifo` (SCHED_FIFO), the
@@ -24,7 +26,7 @@
 //!   enforced preemption, locks, signals, cpusets) — the only `unsafe` code;
 //! - [`config`]: what to run ([`RtTask`], [`RunConfig`], [`Arch`]);
 //! - [`state`]: the scheduling state an architecture drives the policy with (links, hand-over,
-//!   job records);
+//!   job records, policy aborts and their handlers [ChronOS §3.5]);
 //! - [`job`]: the job threads; [`dispatch`]: the per-CPU dispatcher loop of `partitioned`
 //!   and `global-lock` and the doorbells;
 //! - [`mp`]: the DSP and client threads of `message-passing` and their shared slots;
@@ -32,7 +34,7 @@
 //! - [`throttle`]: warnings about the kernel's RT throttling limit; [`background`]: the
 //!   cache-thrashing background load; [`cpmd`]: measuring the cache-related
 //!   preemption/migration delay; [`tick`]: the kernel's tick period and measuring the tick's
-//!   cost Δtck;
+//!   cost Δtck; [`timing`]: the timing accuracy of the threading models [ChronOS §9.4];
 //! - [`front`]: from a task set to a result, its JSON and its trace metadata.
 //!
 //! Trace buffers, statistics, overhead samples and their fit, and the checks of a schedule
@@ -59,6 +61,7 @@ pub mod run;
 pub mod state;
 pub mod throttle;
 pub mod tick;
+pub mod timing;
 mod watchdog;
 
 pub use config::{Arch, Body, RtTask, RunConfig};

@@ -60,6 +60,8 @@ pub struct RunRequest<'a> {
     pub inline_completion: bool,
     /// Size of the cache-thrashing background load per CPU, in bytes.
     pub background_load: Option<u64>,
+    /// The engine aborts jobs unfinished at their deadline (`RunConfig::abort_late`).
+    pub abort_late: bool,
 }
 
 /// A checked request: what to compute ranks and the placement for, then the configuration.
@@ -133,6 +135,7 @@ impl RunRequest<'_> {
         config.inline_completion = self.inline_completion;
         config.dl_margin = self.dl_margin;
         config.background_load = self.background_load;
+        config.abort_late = self.abort_late;
         let pinned = tasks.iter().any(|t| t.cpu.is_some());
         let placement_policy = match arch.def().partitioned_with {
             Some(p) if self.partition.is_some() || pinned => p.to_string(),
@@ -208,6 +211,7 @@ mod tests {
             dsp_poll: true,
             inline_completion: true,
             background_load: None,
+            abort_late: false,
         };
         let e = request.clone().plan(&tasks).unwrap_err();
         assert!(

@@ -42,10 +42,13 @@ use schedlab_trace::{Kind, Op};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 
+mod abort;
 mod budget;
 mod mp;
+mod pull;
 mod shard;
 
+pub use abort::{abort_words, AbortWords};
 pub(crate) use budget::MIN_SLEEP_NS as BUDGET_MIN_SLEEP_NS;
 pub(crate) use shard::{Migrant, Shard};
 
@@ -76,6 +79,8 @@ pub struct RawRecord {
     pub completion_ticks: Option<u64>,
     /// CPU time it consumed (ns).
     pub executed_ns: u64,
+    /// Aborted by the policy (`state/abort.rs`): no completion.
+    pub aborted: bool,
 }
 
 #[derive(Debug)]
@@ -92,6 +97,10 @@ struct Live {
     /// Budget exhaustions reported for the job so far (a shard that receives the job
     /// replays them, `state/shard.rs`).
     exhaustions: u32,
+    /// The policy aborted it; its thread runs (or will run) its handler (`state/abort.rs`).
+    aborting: bool,
+    /// The local CPU it was last made runnable on.
+    last_cpu: Option<usize>,
 }
 
 #[derive(Debug, Default)]
@@ -143,6 +152,7 @@ pub struct Threads<'a> {
 /// The record of a job that did not complete, with the CPU time its thread reported if it
 /// ran.
 fn unfinished_record(mut live: Live, ctl: Option<&std::sync::Arc<JobCtl>>) -> RawRecord {
+    live.rec.aborted = live.aborting;
     if let (true, Some(ctl)) = (live.dispatched, ctl) {
         // Reset to 0 when the job was dispatched: non-zero only if it ran.
         let fr = ctl.first_run.load(Ordering::Relaxed);
@@ -192,10 +202,20 @@ pub struct Sched {
     last_now: u64,
     /// Scratch links of `remap`.
     scratch: Vec<Option<JobId>>,
+    /// Pull mode: the second scratch of `remap` (`state/pull.rs`).
+    pull_scratch: Vec<Option<JobId>>,
     /// Link swaps on (interchangeable CPUs; see the module doc).
     swaps: bool,
     /// `semi-partitioned`: this state is one CPU's shard of the policy (`state/shard.rs`).
     shard: Option<Shard>,
+    /// `concurrent`: pull mode, every CPU enacts only its own link (`state/pull.rs`).
+    pull: bool,
+    /// Pull mode: the calling dispatcher's local CPU during a decision.
+    caller: Option<usize>,
+    /// The logical CPU whose dispatcher makes the current decision (trace events of aborts).
+    op_cpu: u32,
+    /// Policy aborts (`state/abort.rs`).
+    aborts: abort::Aborts,
 }
 
 struct View<'a> {
@@ -204,16 +224,22 @@ struct View<'a> {
 }
 
 impl Progress for View<'_> {
-    /// Dispatcher-side estimate: time between switch-in and switch-out decisions.
+    /// Dispatcher-side estimate: time between switch-in and switch-out decisions. A job made
+    /// runnable counts as having executed (at least 1 ns) from that instant: its dispatcher
+    /// cannot tell whether its code ran yet, and a non-preemptive policy must not take its
+    /// CPU back. (The policies' "linked at this instant and not started" refinement is for
+    /// simultaneous events of the simulator; here another CPU's operation can carry the very
+    /// nanosecond of a switch-in, and G-FIFO then displaced a job already running under
+    /// `concurrent`: found by its guard, 1 in 9 506 jobs.)
     fn executed(&self, job: JobId) -> Duration {
         match self
             .tasks
             .get(job.task.0 as usize)
             .and_then(|t| t.current.as_ref())
         {
-            Some(l) if l.rec.seq == job.seq => {
-                Duration::from_ns(l.acc_ns + l.since_ns.map_or(0, |s| self.now.saturating_sub(s)))
-            }
+            Some(l) if l.rec.seq == job.seq => Duration::from_ns(
+                l.acc_ns + l.since_ns.map_or(0, |s| self.now.saturating_sub(s).max(1)),
+            ),
             _ => Duration::ZERO,
         }
     }
@@ -244,8 +270,13 @@ impl Sched {
             fresh: Vec::new(),
             last_now: 0,
             scratch: Vec::with_capacity(k),
+            pull_scratch: Vec::with_capacity(k),
             swaps: true,
             shard: None,
+            pull: false,
+            caller: None,
+            op_cpu: base,
+            aborts: abort::Aborts::new(k),
         }
     }
 
@@ -268,6 +299,7 @@ impl Sched {
             em.buf.record(t, kind, cpu, task, seq, arg);
         }
         self.staged.clear();
+        self.raise_aborts();
     }
 
     /// Number of CPUs of the domain.
@@ -275,13 +307,19 @@ impl Sched {
         self.assigned.len() as u32
     }
 
-    /// The earliest armed policy timer (ns since time zero).
+    /// The earliest armed policy timer, or watched deadline under `abort_late` (ns since
+    /// time zero).
     pub fn next_timer(&self) -> Option<u64> {
-        self.timers.keys().next().map(|(at, _)| *at)
+        let policy = self.timers.keys().next().map(|(at, _)| *at);
+        [policy, self.next_deadline()].into_iter().flatten().min()
     }
 
     fn call(&mut self, now: u64, f: impl FnOnce(&mut dyn Policy, &Ctx<'_>, &mut Decisions)) {
         self.policy_calls += 1;
+        // A dispatcher reads the clock before it waits for the lock, so another CPU's
+        // operation may have come in between with a later time: the policy's time never goes
+        // back (policies assume it, as the simulator's event order guarantees).
+        let now = now.max(self.last_now);
         self.last_now = now;
         let view = View {
             tasks: &self.tasks,
@@ -306,6 +344,8 @@ impl Sched {
             self.out.clear();
             self.policy.on_abort(&ctx, j, &mut self.out);
         }
+        // The policy's aborts, after its links (`state/abort.rs`).
+        self.take_aborts(now);
         // The links themselves are read back from the policy by `remap`.
     }
 
@@ -335,6 +375,7 @@ impl Sched {
     /// A job of `task` arrived (intended release `release_ns`): hand it over now or queue it
     /// behind the task's unfinished job.
     pub fn release(&mut self, em: &Emit<'_>, now: u64, task: u32, seq: u64, release_ns: u64) {
+        self.enter(em.cpu);
         let add = self.shard_op_begin(em, Op::ReadyAddLocal, JobId::new(TaskId(task), seq));
         if let Some(t) = self.tasks.get_mut(task as usize) {
             t.backlog.push_back((seq, release_ns));
@@ -346,6 +387,12 @@ impl Sched {
     }
 
     fn hand_over(&mut self, em: &Emit<'_>, now: u64, task: u32) {
+        self.hand_over_on(em.cpu, now, task);
+    }
+
+    /// Hands `task`'s next waiting job to the policy (if its previous one ended), recorded
+    /// on logical CPU `cpu`.
+    fn hand_over_on(&mut self, cpu: u32, now: u64, task: u32) {
         let Some(spec) = self.spec.get(task as usize).copied() else {
             return;
         };
@@ -380,8 +427,11 @@ impl Sched {
             since_ns: None,
             budget: None,
             exhaustions: 0,
+            aborting: false,
+            last_cpu: None,
         });
-        self.stage(Kind::Ready, em.cpu, task, seq, release_ns);
+        self.stage(Kind::Ready, cpu, task, seq, release_ns);
+        self.watch_deadline(deadline_ns, task, seq);
         if self.mp {
             self.fresh.push(task);
         }
@@ -396,6 +446,9 @@ impl Sched {
 
     /// Fires the policy timers due at `now`.
     pub fn fire_timers(&mut self, em: &Emit<'_>, now: u64) {
+        self.enter(em.cpu);
+        // The engine's aborts of late jobs come first at an instant (the simulator's order).
+        self.abort_late_jobs(now);
         while let Some((&(at, serial), &id)) = self.timers.iter().next() {
             if at > now {
                 break;
@@ -417,8 +470,15 @@ impl Sched {
         a.clear();
         let first = self.shard.as_ref().map_or(0, Shard::cpu);
         a.extend((0..k as u32).map(|c| self.policy.linked(CpuId(first + c))));
+        if self.pull {
+            self.pull_map(&mut a);
+        }
         // Link swaps: each swap settles one job on the CPU it is scheduled on (≤ k swaps).
-        let mut budget = if self.swaps { 2 * k + 2 } else { 0 };
+        let mut budget = if self.swaps && !self.pull {
+            2 * k + 2
+        } else {
+            0
+        };
         let mut c = 0;
         while c < k && budget > 0 {
             let here = a.get(c).copied().flatten();
@@ -436,13 +496,20 @@ impl Sched {
                 _ => c += 1,
             }
         }
+        if self.mp {
+            self.handler_links(&mut a);
+        }
         for (c, &new) in a.iter().enumerate() {
             let Some(old) = self.assigned.get(c).copied() else {
                 continue;
             };
-            if old != new {
+            let changed = old != new;
+            if changed {
                 if self.mp {
                     self.account_link_change(old, new);
+                    if let Some(l) = new.and_then(|j| self.live_mut(j)) {
+                        l.last_cpu = Some(c);
+                    }
                 }
                 let cpu = self.base + c as u32;
                 match (old, new) {
@@ -454,7 +521,7 @@ impl Sched {
                     *slot = new;
                 }
             }
-            let differs = self.scheduled.get(c).copied() != Some(new);
+            let differs = self.scheduled.get(c).copied() != Some(new) && self.may_ring(c, changed);
             if let Some(n) = self.need.get_mut(c) {
                 *n |= differs;
             }
@@ -468,6 +535,15 @@ impl Sched {
         let Some(j) = self.scheduled.get_mut(c).and_then(Option::take) else {
             return;
         };
+        if self.is_aborting(j) {
+            let ended = (
+                ctl.first_run.load(Ordering::Relaxed),
+                ctl.executed.load(Ordering::Relaxed),
+            );
+            self.end_aborted(now, j, Some(ended));
+            self.remap();
+            return;
+        }
         let Some(mut live) = self
             .tasks
             .get_mut(j.task.0 as usize)
@@ -481,6 +557,7 @@ impl Sched {
         live.rec.executed_ns = ctl.executed.load(Ordering::Relaxed);
         let cpu = self.base + c as u32;
         self.stage(Kind::Complete, cpu, j.task.0, j.seq, done);
+        self.unwatch_deadline(live.rec.deadline_ns, j.task.0, j.seq);
         self.records.push(live.rec);
         let take = self.shard_op_begin(em, Op::ReadyTake, j);
         if let Some(sh) = self.shard.as_mut() {
@@ -505,6 +582,7 @@ impl Sched {
         now: u64,
         wake_ticks: u64,
     ) -> bool {
+        self.enter(em.cpu);
         let switched = self.schedule_step(em, th, c, now, wake_ticks);
         self.flush(em);
         switched
@@ -536,11 +614,23 @@ impl Sched {
             self.complete(em, now, c, ctl);
         }
         let old = self.scheduled.get(c).copied().flatten();
-        let new = self.assigned.get(c).copied().flatten();
+        // An aborted job's handler comes before the link (`state/abort.rs`).
+        let new = self.next_on(c);
         if old == new {
             return false;
         }
         if let Some(a) = old {
+            if self.is_aborting(a) {
+                // It runs its handler: it keeps the CPU until its thread ends it.
+                return false;
+            }
+            if self.pull {
+                // Nobody preempts under `concurrent` (`state/pull.rs`, "Guard").
+                self.mech_error(format!(
+                    "the policy unlinked running job {a:?} under a non-preemptive architecture"
+                ));
+                return false;
+            }
             if let Some(ctl) = th.ctls.get(a.task.0 as usize) {
                 match ctl
                     .state
@@ -612,6 +702,7 @@ impl Sched {
             live.dispatched = true;
         }
         live.since_ns = Some(now);
+        live.last_cpu = Some(c);
         self.arm_budget(em, c, b, ctl.tid.load(Ordering::Relaxed), now);
         ctl.cpu.store(cpu, Ordering::Release);
         let prev = ctl.state.swap(RUN, Ordering::AcqRel);

@@ -84,6 +84,13 @@ pub(crate) struct LockedState {
     slot: usize,
 }
 
+impl LockedState {
+    /// Caller `slot`'s way to `state` (also `concurrent`'s).
+    pub(crate) fn new(state: Arc<Locked<Sched>>, slot: usize) -> LockedState {
+        LockedState { state, slot }
+    }
+}
+
 impl Domain for LockedState {
     fn with<R>(
         &mut self,

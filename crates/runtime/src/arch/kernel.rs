@@ -182,6 +182,7 @@ fn task_loop(w: &mut TaskThread, cx: &Cx<'_>) -> Result<(), String> {
             start_ticks: Some(job.start),
             completion_ticks: finished.then_some(job.end),
             executed_ns: job.executed_ns,
+            ..RawRecord::default()
         });
         seq += 1;
         rel = rel.saturating_add(period);
@@ -262,10 +263,12 @@ fn run_job(w: &TaskThread, cx: &Cx<'_>, seq: u64, ws: Option<&mut WorkingSet>) -
         }
         // Custom bodies are not observed inside: one interval on the CPU they started on.
         Body::Custom(f) => {
+            // The kernel schedules: no policy, nothing aborts.
             let jc = JobCtx {
                 task,
                 seq,
                 stop: &stopping,
+                aborted: &|| false,
             };
             let outcome = run_custom(f, &jc);
             (sh.clock.ticks(), outcome)

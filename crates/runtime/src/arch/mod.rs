@@ -49,15 +49,12 @@
 //! Built: [`partitioned`], [`semi_partitioned`] (RTPS: per-CPU shards of the policy, local
 //! sleep queues and timers, per-CPU locked migration queues; the engine's budgets end a split
 //! task's part, `crate::state`), [`global_lock`] (with the dedicated interrupt CPU option),
+//! [`concurrent`] (ChronOS application-concurrent: the locked `Sched` in pull mode, each CPU
+//! enacting only its own link, `crate::state`),
 //! [`message_passing`], [`linux_deadline`], [`linux_fifo`]. Each file opens with its
 //! *Protocol*: who owns each field, what protects it, the numbered dispatch and preemption
 //! steps. Planned (DESIGN.md), with the piece of the interface each one supplies:
 //!
-//! - `concurrent` (ChronOS application-concurrent; G-FIFO, G-NP-EDF): `prepare` builds one
-//!   `Sched` behind a `Locked` as `global_lock` does, plus per-CPU "idle" flags; its workers
-//!   are per-CPU dispatchers whose domain takes the lock only to *pick their own* next job
-//!   (pop the head of the shared ready queue) — a `Domain` implementation whose scheduling
-//!   step links only its own CPU, so no IPIs are sent; releases ring one idle CPU.
 //! - `work-stealing` (RTWS): `prepare` builds the global EDF queue behind a lock and one
 //!   crossbeam-style deque per CPU for the strands of parallel jobs; workers are per-CPU
 //!   dispatchers that run the top job's strands from their own deque and steal from others
@@ -121,6 +118,7 @@ registry! {
     partitioned,
     semi_partitioned,
     global_lock,
+    concurrent,
     message_passing,
     linux_deadline,
     linux_fifo,
@@ -286,6 +284,9 @@ pub(crate) struct Run<'a> {
     /// Events each task's thread buffers, and each scheduler thread (within the trace
     /// budget, [`crate::run::MAX_TRACE_BYTES`]).
     pub(crate) capacity: Capacity,
+    /// The tasks' abort flags, shared by the scheduling states and the job threads
+    /// (`crate::state`'s aborts).
+    pub(crate) abort_words: crate::state::AbortWords,
 }
 
 /// Trace buffer capacities of a run (events).
@@ -314,9 +315,19 @@ impl Run<'_> {
         // Link swaps only where the domain's CPUs are interchangeable (crate::state).
         let swaps = placement.as_ref().is_none_or(|p| p.domain_size > 1);
         let policy = build(&self.config.policy, &self.policy_tasks, k, placement)?;
-        let mut s = Sched::new(policy, base, self.spec.clone());
+        let mut s = self.sched_with(policy, base);
         s.set_link_swaps(swaps);
         Ok(s)
+    }
+
+    /// The scheduling state of `policy` (built by the caller) whose first logical CPU is
+    /// `base`, with the run's abort flags and engine aborts.
+    pub(crate) fn sched_with(&self, policy: Box<dyn schedlab_policy::Policy>, base: u32) -> Sched {
+        let mut s = Sched::new(policy, base, self.spec.clone());
+        let abortable = self.tasks.iter().map(|t| t.abortable).collect();
+        s.set_aborts(self.abort_words.clone(), abortable);
+        s.set_abort_late(self.config.abort_late);
+        s
     }
 
     /// The number of CPUs the policy schedules (the job CPUs); an error naming `what` (the

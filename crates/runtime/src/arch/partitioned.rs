@@ -1,4 +1,7 @@
-//! `partitioned`: one independent scheduler per CPU, no shared state (P-EDF, P-FP).
+//! `partitioned`: one independent scheduler per CPU, no shared state (P-EDF, P-FP, and the
+//! partitioned utility-accrual policies P-HVDF, P-LBESA, P-DASA [ChronOS §8.5]: each a
+//! uniprocessor policy per CPU; their aborts run their handlers on the task's CPU,
+//! `crate::state`'s aborts).
 //!
 //! # Protocol
 //!
@@ -32,10 +35,13 @@ use crate::state::{Emit, Sched, Threads};
 use schedlab_policy::Placement;
 use schedlab_trace::tracebuf::TraceBuf;
 
+/// The policies it runs: one uniprocessor instance per CPU (a placement of domain size 1).
+pub const POLICIES: &[&str] = &["pedf", "pfp", "phvdf", "plbesa", "pdasa"];
+
 /// Its registry entry.
 pub(crate) static DEF: ArchDef = ArchDef {
     name: "partitioned",
-    summary: "one independent scheduler per CPU, no shared state (pedf, pfp)",
+    summary: "one independent scheduler per CPU, no shared state (pedf, pfp, phvdf, plbesa, pdasa)",
     kernel: false,
     options: &[],
     partitioned_with: None,
@@ -77,11 +83,12 @@ impl Architecture for Partitioned {
                 ),
             });
         };
-        if !matches!(policy, "pedf" | "pfp") {
+        if !POLICIES.contains(&policy) {
             return Err(RuntimeError::InvalidConfig {
                 field: "policy",
                 message: format!(
-                    "`partitioned` runs `pedf` or `pfp`, not `{policy}` (use --arch global-lock for global policies)"
+                    "`partitioned` runs {}, not `{policy}` (use --arch global-lock for global policies)",
+                    POLICIES.join(", ")
                 ),
             });
         }

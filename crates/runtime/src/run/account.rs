@@ -3,7 +3,7 @@
 
 use crate::config::RtTask;
 use crate::state::RawRecord;
-use schedlab_model::{Duration, Time};
+use schedlab_model::{Duration, Time, Tuf};
 use schedlab_trace::counts::{context_switches, job_counts, JobCounts};
 use schedlab_trace::metrics::{summarize, JobRecord, TaskAcc, TaskMetrics, Totals};
 use schedlab_trace::Event;
@@ -33,7 +33,8 @@ pub(crate) fn account(
         .filter(|r| r.release_ns < horizon_ns)
         .map(|r| {
             let c = counts.remove(&(r.task, r.seq)).unwrap_or_default();
-            to_record(r, c, conv, horizon_ns)
+            let task = tasks.get(r.task as usize);
+            to_record(r, c, conv, horizon_ns, task)
         })
         .collect();
     let mut released = vec![0u64; n];
@@ -67,17 +68,55 @@ pub(crate) fn account(
             a.add(j, horizon);
         }
     }
-    let (per_task, totals) = summarize(&accs, &vec![None; n], context_switches(trace));
+    let tufs: Vec<Option<Tuf>> = tasks.iter().map(effective_tuf).collect();
+    let (per_task, totals) = summarize(&accs, &tufs, context_switches(trace));
     (jobs, per_task, totals)
 }
 
-/// A job record from the architecture's raw record and the job's counters from the trace.
-fn to_record(r: RawRecord, c: JobCounts, conv: &impl Fn(u64) -> u64, horizon: u64) -> JobRecord {
-    let completion = r.completion_ticks.map(conv).filter(|&c| c <= horizon);
+/// A task's time/utility function: its `tuf`, else the step of its `utility` (the model's
+/// `Task::effective_tuf`).
+fn effective_tuf(t: &RtTask) -> Option<Tuf> {
+    t.tuf
+        .clone()
+        .or_else(|| t.utility.map(|value| Tuf::Step { value }))
+}
+
+/// A job record from the architecture's raw record, the job's counters from the trace and
+/// its task (for its TUF: the utility a completed job accrued, its termination time — the
+/// simulator's rules, `schedlab_trace::metrics`). An aborted job has no completion, accrues
+/// nothing and has no tardiness (as in the simulator).
+fn to_record(
+    r: RawRecord,
+    c: JobCounts,
+    conv: &impl Fn(u64) -> u64,
+    horizon: u64,
+    task: Option<&RtTask>,
+) -> JobRecord {
+    let completion = r
+        .completion_ticks
+        .map(conv)
+        .filter(|&c| c <= horizon && !r.aborted);
     let tardiness = match completion {
         Some(c) => c.saturating_sub(r.deadline_ns),
+        None if r.aborted => 0,
         None if r.deadline_ns <= horizon => horizon - r.deadline_ns,
         None => 0,
+    };
+    let tuf = task.and_then(effective_tuf);
+    let rel_deadline = Duration::from_ns(r.deadline_ns.saturating_sub(r.release_ns));
+    let utility = match (&tuf, completion) {
+        (Some(t), Some(c)) => t.value_at(
+            Duration::from_ns(c.saturating_sub(r.release_ns)),
+            rel_deadline,
+        ),
+        _ => 0.0,
+    };
+    let termination = match &tuf {
+        Some(t) if !t.is_step() => Time::from_ns(
+            r.release_ns
+                .saturating_add(t.termination(rel_deadline).as_ns()),
+        ),
+        _ => Time::from_ns(r.deadline_ns),
     };
     JobRecord {
         task: r.task,
@@ -91,11 +130,10 @@ fn to_record(r: RawRecord, c: JobCounts, conv: &impl Fn(u64) -> u64, horizon: u6
         migrations: c.migrations,
         executed: Duration::from_ns(r.executed_ns),
         tardiness: Duration::from_ns(tardiness),
-        aborted: false,
-        // Defaults (JobRecord's doc): this accounting passes no TUFs to `summarize`, so no
-        // job accrues utility and the termination time is the deadline.
-        utility: 0.0,
-        termination: Time::from_ns(r.deadline_ns),
+        aborted: r.aborted,
+        utility,
+        termination,
+        // The runtime models no resources yet: no job blocks.
         blocked: Duration::ZERO,
     }
 }
@@ -115,6 +153,7 @@ mod tests {
             start_ticks: done.then_some(release_ns + 1),
             completion_ticks: done.then_some(release_ns + 2),
             executed_ns: if done { 1 } else { 0 },
+            aborted: false,
         }
     }
 

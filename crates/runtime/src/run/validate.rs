@@ -22,7 +22,6 @@ use crate::config::{validate_tasks, RtTask, RunConfig};
 use crate::error::RuntimeError;
 use crate::mech::sched;
 use crate::state::TaskSpec;
-use schedlab_policy::PolicyTask;
 use schedlab_trace::file::RECORD_SIZE;
 use std::sync::Arc;
 
@@ -83,7 +82,7 @@ pub(crate) fn validate<'a>(
     let policy_tasks = tasks
         .iter()
         .zip(&config.ranks)
-        .map(|(t, &rank)| PolicyTask::new(t.wcet, t.deadline, t.period, rank))
+        .map(|(t, &rank)| t.policy_task(rank))
         .collect();
     let spec: Arc<[TaskSpec]> = tasks
         .iter()
@@ -100,11 +99,31 @@ pub(crate) fn validate<'a>(
         spec,
         jobs,
         capacity,
+        abort_words: crate::state::abort_words(n),
     })
 }
 
+/// The architectures that enact the engine's aborts of late jobs (`RunConfig::abort_late`):
+/// those whose scheduling state is built by `Run::sched` and whose dispatchers run handlers.
+pub(crate) const ABORT_LATE_ARCHS: [&str; 4] = [
+    "partitioned",
+    "global-lock",
+    "concurrent",
+    "message-passing",
+];
+
 /// A switched-on option of another architecture is an error naming the ones that take it.
 fn misplaced_options(config: &RunConfig) -> Result<(), RuntimeError> {
+    if config.abort_late && !ABORT_LATE_ARCHS.contains(&config.arch.name()) {
+        return Err(RuntimeError::invalid(
+            "abort-late",
+            format!(
+                "applies to --arch {} only, not `{}`",
+                ABORT_LATE_ARCHS.join(", "),
+                config.arch.name()
+            ),
+        ));
+    }
     let on = [
         ("dedicated-irq-cpu", config.dedicated_irq_cpu),
         ("dl-cpuset", config.dl_cpuset),

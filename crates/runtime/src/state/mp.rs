@@ -91,10 +91,25 @@ impl Sched {
         if t.current.as_ref().is_none_or(|l| l.rec.seq != seq) {
             return false;
         }
+        let j = JobId::new(schedlab_policy::TaskId(task), seq);
+        if self.is_aborting(j) {
+            // Its handler ran (or it never started): it ends aborted (`state/abort.rs`).
+            for s in self.scheduled.iter_mut().filter(|s| **s == Some(j)) {
+                *s = None;
+            }
+            let ended = (
+                ctl.first_run.load(Ordering::Relaxed),
+                ctl.executed.load(Ordering::Relaxed),
+            );
+            self.end_aborted(now, j, Some(ended));
+            return true;
+        }
+        let Some(t) = self.tasks.get_mut(task as usize) else {
+            return false;
+        };
         let Some(mut live) = t.current.take() else {
             return false;
         };
-        let j = JobId::new(schedlab_policy::TaskId(task), seq);
         for s in self.scheduled.iter_mut() {
             if *s == Some(j) {
                 *s = None;
