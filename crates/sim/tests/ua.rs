@@ -288,18 +288,27 @@ fn resource_set() -> impl Strategy<Value = TaskSet> {
                     if abortable {
                         task.abort_cost = Duration::from_ns(u64::from(u) % 3);
                     }
-                    task.critical_sections = cs
-                        .into_iter()
-                        .map(|(resource, s, l)| {
-                            let start = s % c;
-                            let length = 1 + l % (c - start);
-                            schedlab_model::extensions::CriticalSection {
-                                resource,
-                                start: Duration::from_ns(start),
-                                length: Duration::from_ns(length),
-                            }
-                        })
-                        .collect();
+                    let sections = cs.into_iter().map(|(resource, s, l)| {
+                        let start = s % c;
+                        let length = 1 + l % (c - start);
+                        schedlab_model::extensions::CriticalSection {
+                            resource,
+                            start: Duration::from_ns(start),
+                            length: Duration::from_ns(length),
+                        }
+                    });
+                    // A job cannot lock a resource it already holds (the model refuses
+                    // overlapping sections of one resource): keep the first of such a pair.
+                    for section in sections {
+                        let overlaps = task.critical_sections.iter().any(|k| {
+                            k.resource == section.resource
+                                && k.start < section.start + section.length
+                                && section.start < k.start + k.length
+                        });
+                        if !overlaps {
+                            task.critical_sections.push(section);
+                        }
+                    }
                     task
                 })
                 .collect(),
