@@ -354,3 +354,265 @@ pub(crate) fn section_ids<'a>(tasks: impl Iterator<Item = &'a crate::config::RtT
         .flat_map(|t| t.critical_sections.iter().map(|s| s.resource))
         .collect()
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    //! The lock bookkeeping without real CPUs, on one CPU: a scripted preemptive fixed-priority
+    //! policy by task index that unlinks blocked jobs (no inheritance: not needed here) and
+    //! aborts the jobs it is told to at the next release. No thread runs: a lock request is
+    //! the control word set to `LOCK`, a job's end the word set to `IDLE`.
+    use super::*;
+    use crate::job::IDLE;
+    use crate::mech::clock::TickClock;
+    use crate::state::{abort_words, TaskSpec};
+    use schedlab_policy::{CpuId, Decisions, Policy, TaskId};
+    use schedlab_trace::tracebuf::TraceBuf;
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Default)]
+    struct Seen {
+        /// (blocked job, its blocker from `Ctx::blocker`) at each `on_block`.
+        blocks: Vec<(JobId, Option<JobId>)>,
+        resumed: Vec<JobId>,
+        /// Jobs to abort at the next release.
+        abort: Vec<JobId>,
+    }
+
+    struct Script {
+        held: Vec<JobId>,
+        blocked: Vec<JobId>,
+        seen: Arc<Mutex<Seen>>,
+    }
+
+    impl Policy for Script {
+        fn name(&self) -> &str {
+            "script"
+        }
+        fn cpus(&self) -> u32 {
+            1
+        }
+        fn on_release(&mut self, _: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
+            for a in std::mem::take(&mut self.seen.lock().unwrap().abort) {
+                out.abort(a);
+                self.held.retain(|j| *j != a);
+                self.blocked.retain(|j| *j != a);
+            }
+            self.held.push(job.id);
+        }
+        fn on_complete(&mut self, _: &Ctx<'_>, job: JobId, _: &mut Decisions) {
+            self.held.retain(|j| *j != job);
+        }
+        fn on_abort(&mut self, _: &Ctx<'_>, job: JobId, _: &mut Decisions) {
+            self.held.retain(|j| *j != job);
+        }
+        fn on_block(&mut self, ctx: &Ctx<'_>, job: JobId, _: &mut Decisions) {
+            self.blocked.push(job);
+            self.seen
+                .lock()
+                .unwrap()
+                .blocks
+                .push((job, ctx.blocker(job)));
+        }
+        fn on_resume(&mut self, _: &Ctx<'_>, job: &JobInfo, _: &mut Decisions) {
+            self.blocked.retain(|j| *j != job.id);
+            self.seen.lock().unwrap().resumed.push(job.id);
+        }
+        fn linked(&self, _: CpuId) -> Option<JobId> {
+            self.held
+                .iter()
+                .copied()
+                .filter(|j| !self.blocked.contains(j))
+                .min_by_key(|j| j.task.0)
+        }
+    }
+
+    fn j(task: u32) -> JobId {
+        JobId::new(TaskId(task), 0)
+    }
+
+    struct Fixture {
+        buf: TraceBuf,
+        clock: TickClock,
+        ctls: Vec<Arc<JobCtl>>,
+        seen: Arc<Mutex<Seen>>,
+    }
+
+    impl Fixture {
+        fn new() -> (Fixture, Sched) {
+            let words = abort_words(3);
+            let ctls: Vec<Arc<JobCtl>> = (0..3)
+                .map(|i| {
+                    let mut c = JobCtl::new(i, 64, TickClock::monotonic(), &[0]);
+                    c.pinned.store(0, Ordering::Relaxed);
+                    c.tid.store(i32::MAX, Ordering::Relaxed);
+                    c.aborts = words.clone();
+                    Arc::new(c)
+                })
+                .collect();
+            let seen = Arc::new(Mutex::new(Seen::default()));
+            let spec: Arc<[TaskSpec]> = (0..3)
+                .map(|_| TaskSpec {
+                    wcet: 1_000_000,
+                    deadline: 10_000_000,
+                })
+                .collect();
+            let policy = Script {
+                held: Vec::new(),
+                blocked: Vec::new(),
+                seen: seen.clone(),
+            };
+            let mut s = Sched::new(Box::new(policy), 0, spec);
+            s.set_aborts(words, vec![true; 3]);
+            s.set_resources(vec![5], &[]);
+            let f = Fixture {
+                buf: TraceBuf::new(1024),
+                clock: TickClock::monotonic(),
+                ctls,
+                seen,
+            };
+            (f, s)
+        }
+        fn em(&self) -> Emit<'_> {
+            Emit {
+                buf: &self.buf,
+                clock: &self.clock,
+                cpu: 0,
+            }
+        }
+        fn step(&self, s: &mut Sched, now: u64) {
+            let th = Threads {
+                ctls: &self.ctls,
+                phys: &[0],
+            };
+            s.schedule(&self.em(), &th, 0, now, 0);
+        }
+        /// Task `t`'s thread asks for resource 5 (lock or unlock).
+        fn ask(&self, t: usize, unlock: bool) {
+            let op = 5 | if unlock { UNLOCK_BIT } else { 0 };
+            self.ctls[t].lock_op.store(op, Ordering::Relaxed);
+            self.ctls[t].lock_reply.store(0, Ordering::Relaxed);
+            self.ctls[t].state.store(LOCK, Ordering::Release);
+        }
+        fn state(&self, t: usize) -> u32 {
+            self.ctls[t].state.load(Ordering::Acquire)
+        }
+        fn lock_events(&self) -> Vec<(Kind, u32)> {
+            self.buf
+                .events()
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e.kind,
+                        Kind::LockRequest
+                            | Kind::LockAcquire
+                            | Kind::LockRelease
+                            | Kind::Block
+                            | Kind::Resume
+                    )
+                })
+                .map(|e| (e.kind, e.task))
+                .collect()
+        }
+    }
+
+    /// By hand: τ1 runs and locks 5 (free: granted at once). τ0 arrives, preempts τ1 and
+    /// requests 5: blocked (parked), `on_block` sees τ1 as its blocker, τ1 runs again. τ1
+    /// unlocks at 5 ms: τ0 is granted 5 (owner, `resume`, `on_resume`) and preempts τ1; τ0
+    /// was blocked 3 ms (from 2 ms to 5 ms). τ0 ends at 6 ms still holding 5: an error of the
+    /// run, 5 released; τ1 runs again.
+    #[test]
+    fn block_grant_resume_and_a_resource_never_released() {
+        let (f, mut s) = Fixture::new();
+        s.release(&f.em(), 0, 1, 0, 0);
+        f.step(&mut s, 0);
+        assert_eq!(f.state(1), RUN);
+        f.ask(1, false);
+        f.step(&mut s, 1_000_000);
+        assert_eq!(f.state(1), RUN);
+        assert_eq!(f.ctls[1].lock_reply.load(Ordering::Relaxed), GRANTED);
+        s.release(&f.em(), 2_000_000, 0, 0, 2_000_000);
+        f.step(&mut s, 2_000_000);
+        assert_eq!((f.state(0), f.state(1)), (RUN, PARK));
+        f.ask(0, false);
+        f.step(&mut s, 2_000_000);
+        assert_eq!((f.state(0), f.state(1)), (PARK, RUN), "τ0 blocked, τ1 runs");
+        assert_eq!(f.seen.lock().unwrap().blocks, vec![(j(0), Some(j(1)))]);
+        assert!(s.blocked_job(j(0)));
+        f.ask(1, true);
+        f.step(&mut s, 5_000_000);
+        assert_eq!(f.ctls[1].lock_reply.load(Ordering::Relaxed), GRANTED);
+        assert_eq!(
+            (f.state(0), f.state(1)),
+            (RUN, PARK),
+            "τ0 granted, preempts"
+        );
+        assert_eq!(f.seen.lock().unwrap().resumed, vec![j(0)]);
+        assert_eq!(s.locks.owner, vec![Some(j(0))]);
+        f.ctls[0].state.store(IDLE, Ordering::Release);
+        f.step(&mut s, 6_000_000);
+        assert_eq!(f.state(1), RUN);
+        assert_eq!(s.locks.owner, vec![None]);
+        assert_eq!(s.records[0].blocked_ns, 3_000_000);
+        assert_eq!(
+            s.job_errors(),
+            vec!["job τ0#0 ended holding resource `5`: a resource never released"]
+        );
+        use Kind::*;
+        assert_eq!(
+            f.lock_events(),
+            vec![
+                (LockRequest, 1),
+                (LockAcquire, 1),
+                (LockRequest, 0),
+                (Block, 0),
+                (LockRelease, 1),
+                (LockAcquire, 0),
+                (Resume, 0),
+                (LockRelease, 0),
+            ]
+        );
+    }
+
+    /// τ1 holds 5, τ0 blocks on it; τ2's release aborts the blocked τ0 (a deadlock breaker's
+    /// decision): τ0 leaves the waiters, runs its handler (made runnable although it was
+    /// blocked), and τ1's unlock grants nothing. A second lock of 5 by its owner and an
+    /// unlock by a job that does not hold it are refused.
+    #[test]
+    fn an_aborted_waiter_is_granted_nothing_and_misuse_is_refused() {
+        let (f, mut s) = Fixture::new();
+        s.release(&f.em(), 0, 1, 0, 0);
+        f.step(&mut s, 0);
+        f.ask(1, false);
+        f.step(&mut s, 0);
+        f.ask(1, false);
+        f.step(&mut s, 0);
+        assert_eq!(f.ctls[1].lock_reply.load(Ordering::Relaxed), MISUSE);
+        s.release(&f.em(), 1_000_000, 0, 0, 1_000_000);
+        f.step(&mut s, 1_000_000);
+        f.ask(0, false);
+        f.step(&mut s, 1_000_000);
+        assert_eq!(f.state(0), PARK);
+        f.seen.lock().unwrap().abort.push(j(0));
+        s.release(&f.em(), 2_000_000, 2, 0, 2_000_000);
+        f.step(&mut s, 2_000_000);
+        assert!(!s.blocked_job(j(0)));
+        assert!(s.locks.waiters[0].is_empty());
+        assert_eq!(f.state(0), RUN, "τ0 runs its handler");
+        f.ctls[0].state.store(IDLE, Ordering::Release);
+        f.step(&mut s, 3_000_000);
+        assert!(s.records[0].aborted);
+        assert_eq!(s.records[0].blocked_ns, 1_000_000);
+        // τ1 runs (τ2 is lower) and unlocks: nobody waits; a second unlock is misuse.
+        assert_eq!(f.state(1), RUN);
+        f.ask(1, true);
+        f.step(&mut s, 4_000_000);
+        assert_eq!(s.locks.owner, vec![None]);
+        f.ask(1, true);
+        f.step(&mut s, 4_000_000);
+        assert_eq!(f.ctls[1].lock_reply.load(Ordering::Relaxed), MISUSE);
+        assert_eq!(f.state(1), RUN);
+        assert!(f.seen.lock().unwrap().resumed.is_empty());
+        assert!(s.job_errors().is_empty());
+    }
+}
