@@ -164,6 +164,12 @@ impl Sched {
             answer(ctl, MISUSE);
             return true;
         }
+        if self.is_aborting(j) {
+            // Aborted while its request was on its way: it must not block now (it would
+            // never run its handler); no answer, so its thread sees the abort flag.
+            answer(ctl, crate::locks::PENDING);
+            return true;
+        }
         self.stage(Kind::LockRequest, cpu, j.task.0, j.seq, u64::from(id));
         match self.locks.owner.get(r as usize).copied().flatten() {
             None => {
@@ -614,5 +620,28 @@ mod tests {
         assert_eq!(f.state(1), RUN);
         assert!(f.seen.lock().unwrap().resumed.is_empty());
         assert!(s.job_errors().is_empty());
+    }
+
+    /// τ1 holds 5; τ0 preempts it and requests 5, but τ2's release aborts τ0 before τ0's
+    /// dispatcher sees the request: the request is answered without a block (τ0 keeps its
+    /// CPU for its handler, its thread sees the abort flag), τ0 is nobody's waiter.
+    #[test]
+    fn a_request_of_a_job_aborted_meanwhile_does_not_block() {
+        let (f, mut s) = Fixture::new();
+        s.release(&f.em(), 0, 1, 0, 0);
+        f.step(&mut s, 0);
+        f.ask(1, false);
+        f.step(&mut s, 0);
+        s.release(&f.em(), 1_000_000, 0, 0, 1_000_000);
+        f.step(&mut s, 1_000_000);
+        f.ask(0, false);
+        f.seen.lock().unwrap().abort.push(j(0));
+        s.release(&f.em(), 1_000_000, 2, 0, 1_000_000);
+        f.step(&mut s, 1_000_000);
+        assert_eq!(f.state(0), RUN);
+        assert_eq!(f.ctls[0].lock_reply.load(Ordering::Relaxed), 0);
+        assert!(f.ctls[0].abort_requested(0));
+        assert!(s.locks.waiters[0].is_empty());
+        assert!(f.seen.lock().unwrap().blocks.is_empty());
     }
 }
