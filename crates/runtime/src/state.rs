@@ -782,8 +782,13 @@ impl Sched {
     /// their threads reported.
     pub fn unfinished(&mut self, ctls: &[std::sync::Arc<JobCtl>]) -> Vec<RawRecord> {
         let mut out = Vec::new();
+        // A job still blocked: blocked until the horizon, as the simulator counts it.
+        let horizon = self.locks.horizon_ns;
         for (i, t) in self.tasks.iter_mut().enumerate() {
-            if let Some(live) = t.current.take() {
+            if let Some(mut live) = t.current.take() {
+                if let Some((_, since)) = self.locks.blocked.get_mut(i).and_then(Option::take) {
+                    live.rec.blocked_ns += horizon.saturating_sub(since);
+                }
                 out.push(unfinished_record(live, ctls.get(i)));
             }
             let spec = self.spec.get(i).copied();

@@ -330,7 +330,7 @@ impl Run<'_> {
         // Every resource of the run (a partitioned domain narrows them to its own tasks').
         let mut ids = crate::state::section_ids(self.tasks.iter());
         ids.extend(0..self.config.resources.len() as u32);
-        s.set_resources(ids, &self.config.resources);
+        s.set_resources(ids, &self.config.resources, self.config.duration.as_ns());
         s
     }
 

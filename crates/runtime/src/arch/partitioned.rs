@@ -105,7 +105,11 @@ impl Architecture for Partitioned {
             let mut sched = run.sched(1, Some(local.clone()), cpu)?;
             // Its resources: those its own tasks' sections use (`local_resources`).
             let mine = releases.iter().filter_map(|&i| run.tasks.get(i as usize));
-            sched.set_resources(crate::state::section_ids(mine), &run.config.resources);
+            sched.set_resources(
+                crate::state::section_ids(mine),
+                &run.config.resources,
+                run.config.duration.as_ns(),
+            );
             workers.push(Dispatcher {
                 cpu,
                 base: cpu,

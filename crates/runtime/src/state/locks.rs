@@ -44,7 +44,9 @@ pub(super) struct Mutexes {
     /// Per task: the dense resources its current job holds.
     held: Vec<Vec<u32>>,
     /// Per task: what its current job is blocked on (dense) and since when (ns).
-    blocked: Vec<Option<(u32, u64)>>,
+    pub(super) blocked: Vec<Option<(u32, u64)>>,
+    /// The run's horizon (ns): a job blocked at the end was blocked until then.
+    pub(super) horizon_ns: u64,
     /// Errors of the run (a resource never released), in order.
     pub(super) errors: Vec<String>,
 }
@@ -104,8 +106,9 @@ fn answer(ctl: &JobCtl, reply: u32) {
 }
 
 impl Sched {
-    /// The resources of this domain: `ids` (any order, duplicates allowed) named by `names`.
-    pub(crate) fn set_resources(&mut self, mut ids: Vec<u32>, names: &[String]) {
+    /// The resources of this domain: `ids` (any order, duplicates allowed) named by `names`;
+    /// `horizon_ns`: the run's end (blocked time of a job still blocked then).
+    pub(crate) fn set_resources(&mut self, mut ids: Vec<u32>, names: &[String], horizon_ns: u64) {
         ids.sort_unstable();
         ids.dedup();
         let (r, n) = (ids.len(), self.tasks.len());
@@ -116,6 +119,7 @@ impl Sched {
             waiters: vec![Vec::new(); r],
             held: vec![Vec::new(); n],
             blocked: vec![None; n],
+            horizon_ns,
             errors: Vec::new(),
         };
     }
@@ -470,7 +474,7 @@ mod tests {
             };
             let mut s = Sched::new(Box::new(policy), 0, spec);
             s.set_aborts(words, vec![true; 3]);
-            s.set_resources(vec![5], &[]);
+            s.set_resources(vec![5], &[], 10_000_000);
             let f = Fixture {
                 buf: TraceBuf::new(1024),
                 clock: TickClock::monotonic(),
@@ -643,5 +647,25 @@ mod tests {
         assert!(f.ctls[0].abort_requested(0));
         assert!(s.locks.waiters[0].is_empty());
         assert!(f.seen.lock().unwrap().blocks.is_empty());
+    }
+
+    /// τ0 blocks at 2 ms on τ1's resource and is still blocked when the run (horizon 10 ms)
+    /// ends: its record counts 8 ms blocked, as the simulator's.
+    #[test]
+    fn a_job_blocked_at_the_end_is_blocked_until_the_horizon() {
+        let (f, mut s) = Fixture::new();
+        s.release(&f.em(), 0, 1, 0, 0);
+        f.step(&mut s, 0);
+        f.ask(1, false);
+        f.step(&mut s, 0);
+        s.release(&f.em(), 2_000_000, 0, 0, 2_000_000);
+        f.step(&mut s, 2_000_000);
+        f.ask(0, false);
+        f.step(&mut s, 2_000_000);
+        assert_eq!(f.state(0), PARK);
+        let recs = s.unfinished(&f.ctls);
+        let r0 = recs.iter().find(|r| r.task == 0).unwrap();
+        assert_eq!(r0.blocked_ns, 8_000_000);
+        assert_eq!(recs.iter().find(|r| r.task == 1).unwrap().blocked_ns, 0);
     }
 }
