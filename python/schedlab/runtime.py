@@ -79,7 +79,10 @@ def run(
 
     The result carries the simulator's fields plus ``arch``, ``overheads`` (per name:
     ``count``, ``min_ns``, ``mean_ns``, ``median_ns``, ``p99_ns``, ``p999_ns``, ``max_ns``),
-    ``real_time``, ``interrupted``, ``dropped_events``, ``warnings`` and more. The GIL is
+    ``real_time``, ``interrupted``, ``dropped_events``, ``warnings``, ``job_errors`` (a job
+    that ended holding a resource) and more. Tasks' ``critical_sections`` are run as
+    scheduler-managed mutexes under ``arch="global-lock"`` and ``"partitioned"`` (local
+    resources only) and refused elsewhere (docs/runtime.md, "Resources"). The GIL is
     released while the run lasts; the call returns after ``duration`` (plus setup).
     """
     _check_jobs(jobs)

@@ -4,6 +4,7 @@
 
 pub use crate::arch::Arch;
 use crate::error::RuntimeError;
+use schedlab_model::extensions::CriticalSection;
 use schedlab_model::{Duration, Task, Tuf};
 use schedlab_policy::Placement;
 use std::sync::Arc;
@@ -37,9 +38,14 @@ pub struct JobCtx<'a> {
     pub seq: u64,
     pub(crate) stop: &'a dyn Fn() -> bool,
     pub(crate) aborted: &'a dyn Fn() -> bool,
+    /// Locks (`false`) or unlocks (`true`) a resource through the scheduling state
+    /// (`crate::locks`); `None` where the architecture has no scheduler-managed mutexes.
+    pub(crate) lock: Option<&'a dyn Fn(u32, bool) -> crate::locks::Reply>,
+    /// The run's resource names, by id.
+    pub(crate) names: &'a [String],
 }
 
-impl JobCtx<'_> {
+impl<'a> JobCtx<'a> {
     /// The run is ending: return soon.
     pub fn stop_requested(&self) -> bool {
         (self.stop)()
@@ -51,6 +57,80 @@ impl JobCtx<'_> {
     /// load.
     pub fn aborted(&self) -> bool {
         (self.aborted)()
+    }
+
+    /// Locks the scheduler-managed resource `resource` (an id of the run's resources:
+    /// [`RunConfig::resources`] or a task's critical sections) [ChronOS §3.6]: returns at once
+    /// if it is free, else the job *blocks* — the scheduling state records it, the policy
+    /// (`on_block`) unlinks it and its CPU runs something else — until the resource is granted
+    /// to it (`grant`, `on_resume`) and the policy links it again. The guard unlocks it when
+    /// dropped (or call [`ResourceGuard::unlock`]). A job that ends holding a resource is an
+    /// error of the run (`RunResult::job_errors`); the runtime releases the resource.
+    pub fn lock(&self, resource: u32) -> Result<ResourceGuard<'_, 'a>, crate::locks::LockError> {
+        let name = || crate::locks::resource_name(self.names, resource);
+        let Some(f) = self.lock else {
+            return Err(crate::locks::LockError::Unsupported);
+        };
+        match f(resource, false) {
+            crate::locks::Reply::Granted => Ok(ResourceGuard {
+                ctx: self,
+                resource,
+                held: true,
+            }),
+            r => Err(crate::locks::LockError::from_reply(r, name())),
+        }
+    }
+
+    /// [`JobCtx::lock`] by the resource's name (`RunConfig::resources`).
+    pub fn lock_named(&self, name: &str) -> Result<ResourceGuard<'_, 'a>, crate::locks::LockError> {
+        match self.names.iter().position(|n| n == name) {
+            Some(id) => self.lock(id as u32),
+            None => Err(crate::locks::LockError::Unknown(name.to_string())),
+        }
+    }
+
+    /// Unlocks `resource` (held by this job), granting it to a waiter the policy picks.
+    pub fn unlock(&self, resource: u32) -> Result<(), crate::locks::LockError> {
+        let Some(f) = self.lock else {
+            return Err(crate::locks::LockError::Unsupported);
+        };
+        match f(resource, true) {
+            crate::locks::Reply::Granted => Ok(()),
+            r => Err(crate::locks::LockError::from_reply(
+                r,
+                crate::locks::resource_name(self.names, resource),
+            )),
+        }
+    }
+}
+
+/// A held scheduler-managed resource ([`JobCtx::lock`]); unlocks it when dropped.
+pub struct ResourceGuard<'c, 'a> {
+    ctx: &'c JobCtx<'a>,
+    resource: u32,
+    held: bool,
+}
+
+impl ResourceGuard<'_, '_> {
+    /// The resource id.
+    pub fn resource(&self) -> u32 {
+        self.resource
+    }
+
+    /// Unlocks now (an error if the run stopped meanwhile).
+    pub fn unlock(mut self) -> Result<(), crate::locks::LockError> {
+        self.held = false;
+        self.ctx.unlock(self.resource)
+    }
+}
+
+impl Drop for ResourceGuard<'_, '_> {
+    fn drop(&mut self) {
+        if self.held {
+            // Only the run's stop or an abort can make the unlock fail; the job's end then
+            // releases the resource anyway.
+            let _ = self.ctx.unlock(self.resource);
+        }
     }
 }
 
@@ -97,6 +177,10 @@ pub struct RtTask {
     /// CPU time its abort handler burns (the built-in body's handler; a custom body's
     /// handler is its own code) [ChronOS §3.5].
     pub abort_cost: Duration,
+    /// Critical sections [ChronOS §3.6]: the built-in body locks `resource` when it has
+    /// executed `start` and unlocks it at `start + length` (scheduler-managed mutexes,
+    /// `crate::locks`); a custom body locks through [`JobCtx::lock`] instead.
+    pub critical_sections: Vec<CriticalSection>,
 }
 
 impl RtTask {
@@ -113,6 +197,7 @@ impl RtTask {
             tuf: None,
             abortable: true,
             abort_cost: Duration::ZERO,
+            critical_sections: Vec::new(),
         }
     }
 
@@ -144,6 +229,7 @@ impl From<&Task> for RtTask {
             tuf: t.tuf.clone(),
             abortable: t.abortable,
             abort_cost: t.abort_cost,
+            critical_sections: t.critical_sections.clone(),
         }
     }
 }
@@ -223,6 +309,9 @@ pub struct RunConfig {
     /// --abort-late`): the policy is told (`on_abort`), a job that had started runs its
     /// abort handler (`crate::state`'s aborts). Not under `semi-partitioned` (refused).
     pub abort_late: bool,
+    /// Names of the run's resources by id (a task set's `TaskSet::resources`), for
+    /// [`JobCtx::lock_named`] and messages; ids beyond them are known by number only.
+    pub resources: Vec<String>,
 }
 
 impl RunConfig {
@@ -252,6 +341,7 @@ impl RunConfig {
             dl_cpuset: false,
             inline_completion: true,
             abort_late: false,
+            resources: Vec::new(),
         }
     }
 

@@ -59,7 +59,8 @@ pub fn run_taskset(tasks: &TaskSet, config: &RunConfig) -> Result<(RunResult, Me
 /// `background_load_bytes`, `overheads` (see [`schedlab_trace::overheads`]), `real_time`,
 /// `interrupted`, `dropped_events`, `tsc`, `tick_hz`, `invariant` (architectures of global
 /// scheduling — global-lock, and message-passing on the DSP's view —: fraction of the run
-/// the global scheduling invariant held, worst window) and `warnings`. The trace metadata
+/// the global scheduling invariant held, worst window), `warnings` and `job_errors` (a job
+/// that ended holding a resource, `RunResult::job_errors`). The trace metadata
 /// ([`run_taskset`]) carries `architecture`, the same architecture fields, and `kernel_hz`
 /// with `kernel_hz_source` (the kernel's tick rate from its configuration,
 /// [`crate::tick::configured_tick`], when readable).
@@ -106,6 +107,7 @@ pub fn summary_json(r: &RunResult, config: &RunConfig, primary: &dyn Fn(u32, u64
             );
         }
         map.insert("warnings".into(), json!(r.warnings));
+        map.insert("job_errors".into(), json!(r.job_errors));
     }
     Value::Object(map)
 }

@@ -9,7 +9,10 @@
 //! - `RUN`: execute job `seq` on logical CPU `cpu` (the dispatcher pinned the thread there);
 //! - `PARK`: unlinked while unfinished: the dispatcher sent the preemption signal and the
 //!   handler ([`JobCtl::on_signal`]) waits on the futex until `RUN` again;
-//! - `STOP`: the run is over.
+//! - `STOP`: the run is over;
+//! - `LOCK`: the job asked its CPU's dispatcher to lock or unlock a resource and waits for
+//!   the answer (`crate::locks`): `LOCK → RUN` (done) or `LOCK → PARK` (blocked, made `RUN`
+//!   again when granted and linked) by the dispatcher.
 //!
 //! Transitions: a dispatcher (under `message-passing`: the client that owns the job) moves
 //! `IDLE → RUN` (new job), `RUN → PARK` (preemption, by compare-and-swap) and `PARK → RUN`
@@ -46,6 +49,8 @@ pub const RUN: u32 = 1;
 pub const PARK: u32 = 2;
 /// The run is over.
 pub const STOP: u32 = 3;
+/// A lock operation waits for the dispatcher of its CPU (`crate::locks`).
+pub const LOCK: u32 = 4;
 
 /// "No CPU" in the CPU fields.
 pub const NONE: u32 = u32::MAX;
@@ -90,6 +95,10 @@ pub struct JobCtl {
     clock: TickClock,
     /// The run's abort flags (`crate::state`'s aborts): this task's names the job to abort.
     pub(crate) aborts: crate::state::AbortWords,
+    /// The pending lock operation (`crate::locks`): resource id, top bit for an unlock.
+    pub(crate) lock_op: AtomicU64,
+    /// The dispatcher's answer to it (`crate::locks::GRANTED`, …).
+    pub(crate) lock_reply: AtomicU32,
 }
 
 impl JobCtl {
@@ -114,6 +123,21 @@ impl JobCtl {
             phys: phys.to_vec(),
             clock,
             aborts: crate::state::abort_words(0),
+            lock_op: AtomicU64::new(0),
+            lock_reply: AtomicU32::new(0),
+        }
+    }
+
+    /// Waits while the state is `from` (a lock operation's wait, `crate::locks`).
+    pub(crate) fn wait_until_not(&self, from: u32) -> u32 {
+        self.wait_while(from)
+    }
+
+    /// The thread continues job `seq` after it blocked on a resource: a switch-in, unless
+    /// its preemption handler recorded it already.
+    pub(crate) fn resumed(&self, seq: u64) {
+        if !self.ran.load(Ordering::Acquire) {
+            self.switched_in(seq);
         }
     }
 
@@ -209,6 +233,13 @@ pub struct JobEnv<'a> {
     /// handles it in this thread (`crate::arch::Architecture::complete_inline`) or the
     /// CPU's doorbell is rung.
     pub completed: &'a (dyn Fn(&JobCtl, u32) + Sync),
+    /// Rings a logical CPU's dispatcher (a lock operation, `crate::locks`); `None`: the
+    /// architecture manages no resources.
+    pub ring: Option<&'a (dyn Fn(u32) + Sync)>,
+    /// The lock and unlock points of the built-in body (`crate::locks::milestones`).
+    pub milestones: &'a [crate::locks::Milestone],
+    /// The run's resource names, by id.
+    pub names: &'a [String],
 }
 
 /// The control blocks of a run's job threads (task i's buffer sized by the run's trace
@@ -258,6 +289,8 @@ pub(crate) fn start<A: Architecture>(
         let arch = arch.clone();
         let body = t.body.clone();
         let (wcet_ns, wss, abort_cost_ns) = (t.wcet.as_ns(), t.wss, t.abort_cost.as_ns());
+        let milestones = crate::locks::milestones(&t.critical_sections);
+        let names = run.config.resources.clone();
         let spawned = threads.spawn(format!("sl-task{i}"), move |cx| {
             ctl.tid.store(sched::gettid(), Ordering::Relaxed);
             let setup = sched::set_affinity(0, &affinity)
@@ -272,12 +305,20 @@ pub(crate) fn start<A: Architecture>(
                     }
                 }
             };
+            let ring = |cpu: u32| {
+                if let Some(b) = cx.shared.bells.get(cpu as usize) {
+                    b.ring();
+                }
+            };
             let env = JobEnv {
                 body: &body,
                 wcet_ns,
                 wss,
                 abort_cost_ns,
                 completed: &completed,
+                ring: A::RESOURCES.then_some(&ring as &(dyn Fn(u32) + Sync)),
+                milestones: &milestones,
+                names: &names,
             };
             if let Err(msg) = job_loop(&ctl, &env) {
                 cx.shared.fail(msg);
@@ -324,11 +365,12 @@ pub fn job_loop(ctl: &JobCtl, env: &JobEnv<'_>) -> Result<(), String> {
         // The abort points: the burn loop's passes, a custom body's `JobCtx::aborted`.
         let stop = || ctl.stopping() || ctl.abort_requested(seq);
         let aborted = || ctl.abort_requested(seq);
+        let lock = |r: u32, unlock: bool| match env.ring {
+            Some(ring) => crate::locks::request(ctl, ring, r, unlock),
+            None => crate::locks::Reply::Unknown,
+        };
         let outcome = match env.body {
-            Body::Burn => {
-                burn(env.wcet_ns, ws.as_mut(), stop);
-                Ok(())
-            }
+            Body::Burn => burn_sections(env, ws.as_mut(), cpu0, &stop, &lock),
             Body::Custom(f) => {
                 let stopping = || ctl.stopping();
                 let jc = JobCtx {
@@ -336,6 +378,8 @@ pub fn job_loop(ctl: &JobCtl, env: &JobEnv<'_>) -> Result<(), String> {
                     seq,
                     stop: &stopping,
                     aborted: &aborted,
+                    lock: env.ring.map(|_| &lock as &dyn Fn(u32, bool) -> _),
+                    names: env.names,
                 };
                 run_custom(f, &jc)
             }
@@ -361,6 +405,37 @@ pub fn job_loop(ctl: &JobCtl, env: &JobEnv<'_>) -> Result<(), String> {
         ctl.in_job.store(false, Ordering::Relaxed);
         (env.completed)(ctl, cpu);
     }
+}
+
+/// The built-in body: `wcet_ns` of CPU time (counted from `cpu0`, the thread's CPU time at
+/// the job's start), locking and unlocking at the task's milestones (`crate::locks`). An
+/// abort or the run's stop ends it early; a lock the dispatcher refuses is an error.
+fn burn_sections(
+    env: &JobEnv<'_>,
+    mut ws: Option<&mut WorkingSet>,
+    cpu0: u64,
+    stop: &dyn Fn() -> bool,
+    lock: &dyn Fn(u32, bool) -> crate::locks::Reply,
+) -> Result<(), String> {
+    use crate::locks::Reply;
+    for m in env.milestones {
+        let done = thread_cputime_ns().saturating_sub(cpu0);
+        burn(m.offset.saturating_sub(done), ws.as_deref_mut(), stop);
+        if stop() {
+            return Ok(());
+        }
+        match lock(m.resource, m.unlock) {
+            Reply::Granted => {}
+            Reply::Aborted | Reply::Stopped => return Ok(()),
+            r => {
+                let name = crate::locks::resource_name(env.names, m.resource);
+                return Err(format!("critical section on resource `{name}`: {r:?}"));
+            }
+        }
+    }
+    let done = thread_cputime_ns().saturating_sub(cpu0);
+    burn(env.wcet_ns.saturating_sub(done), ws, stop);
+    Ok(())
 }
 
 /// Commits the end of the thread's job (`RUN → IDLE`); false if the run stopped meanwhile.

@@ -52,6 +52,7 @@ pub mod dispatch;
 pub mod error;
 pub mod front;
 pub mod job;
+pub mod locks;
 pub mod mailbox;
 #[allow(unsafe_code)]
 pub mod mech;

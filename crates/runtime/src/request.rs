@@ -136,6 +136,7 @@ impl RunRequest<'_> {
         config.dl_margin = self.dl_margin;
         config.background_load = self.background_load;
         config.abort_late = self.abort_late;
+        config.resources = tasks.resources().to_vec();
         let pinned = tasks.iter().any(|t| t.cpu.is_some());
         let placement_policy = match arch.def().partitioned_with {
             Some(p) if self.partition.is_some() || pinned => p.to_string(),

@@ -84,6 +84,10 @@ pub struct RunResult {
     pub wall_seconds: f64,
     /// Problems that did not stop the run (the result is still valid, but look).
     pub warnings: Vec<String>,
+    /// Errors of jobs that did not stop the run: a job that ended holding a resource ("job
+    /// τi#k ended holding resource `bus`: a resource never released"; the runtime released
+    /// it). Each is also a warning.
+    pub job_errors: Vec<String>,
 }
 
 /// A periodic task's release timing.
@@ -318,6 +322,7 @@ pub(crate) fn run_with<A: Architecture>(
         misplaced += c.misplaced.load(Ordering::Relaxed);
     }
     drain_warnings(&mut h, misplaced, &mut warnings);
+    let job_errors = std::mem::take(&mut h.job_errors);
     let mut clock = shared.clock;
     clock.refit();
     let conv = |ticks: u64| clock.to_mono_ns(ticks).saturating_sub(t0);
@@ -342,6 +347,7 @@ pub(crate) fn run_with<A: Architecture>(
         tsc: clock.is_tsc(),
         wall_seconds: started.elapsed().as_secs_f64(),
         warnings,
+        job_errors,
     })
 }
 
@@ -358,6 +364,9 @@ fn drain_warnings(h: &mut Harvest, misplaced: u64, warnings: &mut Vec<String>) {
             "{} trace events were dropped (full buffers): overheads, trace checks and the preemption, migration and context-switch counts are incomplete; raise the trace capacity",
             h.dropped
         ));
+    }
+    for e in &h.job_errors {
+        warnings.push(format!("error: {e}"));
     }
     if h.mech_errors.0 > 0 {
         warnings.push(format!(

@@ -44,12 +44,14 @@ use std::sync::atomic::Ordering;
 
 mod abort;
 mod budget;
+mod locks;
 mod mp;
 mod pull;
 mod shard;
 
 pub use abort::{abort_words, AbortWords};
 pub(crate) use budget::MIN_SLEEP_NS as BUDGET_MIN_SLEEP_NS;
+pub(crate) use locks::section_ids;
 pub(crate) use shard::{Migrant, Shard};
 
 /// Static facts of a task.
@@ -81,6 +83,8 @@ pub struct RawRecord {
     pub executed_ns: u64,
     /// Aborted by the policy (`state/abort.rs`): no completion.
     pub aborted: bool,
+    /// Time blocked on resources (ns, `state/locks.rs`).
+    pub blocked_ns: u64,
 }
 
 #[derive(Debug)]
@@ -216,11 +220,14 @@ pub struct Sched {
     op_cpu: u32,
     /// Policy aborts (`state/abort.rs`).
     aborts: abort::Aborts,
+    /// Scheduler-managed mutexes (`state/locks.rs`).
+    locks: locks::Mutexes,
 }
 
 struct View<'a> {
     tasks: &'a [TaskRun],
     now: u64,
+    locks: &'a locks::Mutexes,
 }
 
 impl Progress for View<'_> {
@@ -277,6 +284,7 @@ impl Sched {
             caller: None,
             op_cpu: base,
             aborts: abort::Aborts::new(k),
+            locks: locks::Mutexes::default(),
         }
     }
 
@@ -324,8 +332,13 @@ impl Sched {
         let view = View {
             tasks: &self.tasks,
             now,
+            locks: &self.locks,
         };
-        let ctx = Ctx::new(schedlab_model::Time::from_ns(now), &view);
+        let ctx = Ctx {
+            now: schedlab_model::Time::from_ns(now),
+            progress: &view,
+            resources: &view,
+        };
         self.out.clear();
         f(&mut *self.policy, &ctx, &mut self.out);
         // A shard forgets the jobs its policy moved to other CPUs (`state/shard.rs`), each
@@ -338,8 +351,13 @@ impl Sched {
             let view = View {
                 tasks: &self.tasks,
                 now,
+                locks: &self.locks,
             };
-            let ctx = Ctx::new(schedlab_model::Time::from_ns(now), &view);
+            let ctx = Ctx {
+                now: schedlab_model::Time::from_ns(now),
+                progress: &view,
+                resources: &view,
+            };
             self.policy_calls += 1;
             self.out.clear();
             self.policy.on_abort(&ctx, j, &mut self.out);
@@ -544,6 +562,10 @@ impl Sched {
             self.remap();
             return;
         }
+        let cpu = self.base + c as u32;
+        // A job that ends holding a resource: an error of the run; released before
+        // `on_complete`, as the simulator does (`state/locks.rs`).
+        self.release_held(now, j, cpu, true);
         let Some(mut live) = self
             .tasks
             .get_mut(j.task.0 as usize)
@@ -555,7 +577,6 @@ impl Sched {
         live.rec.completion_ticks = Some(done);
         live.rec.start_ticks = Some(ctl.first_run.load(Ordering::Relaxed));
         live.rec.executed_ns = ctl.executed.load(Ordering::Relaxed);
-        let cpu = self.base + c as u32;
         self.stage(Kind::Complete, cpu, j.task.0, j.seq, done);
         self.unwatch_deadline(live.rec.deadline_ns, j.task.0, j.seq);
         self.records.push(live.rec);
@@ -613,6 +634,8 @@ impl Sched {
             }
             self.complete(em, now, c, ctl);
         }
+        // A lock operation of the job running here (`state/locks.rs`); it may block the job.
+        self.lock_op(em, th, c, now);
         let old = self.scheduled.get(c).copied().flatten();
         // An aborted job's handler comes before the link (`state/abort.rs`).
         let new = self.next_on(c);
@@ -648,6 +671,12 @@ impl Sched {
                         self.complete(em, now, c, ctl);
                         return self.schedule_step(em, th, c, now, wake_ticks);
                     }
+                    Err(crate::job::LOCK) => {
+                        // A lock operation came in meanwhile (same: not while this
+                        // dispatcher holds the CPU): answer it and start over.
+                        self.lock_op(em, th, c, now);
+                        return self.schedule_step(em, th, c, now, wake_ticks);
+                    }
                     Err(_) => {}
                 }
             }
@@ -678,6 +707,13 @@ impl Sched {
         let Some(b) = new else {
             return false;
         };
+        // A blocked job runs only when granted (or aborted, for its handler).
+        if self.blocked_job(b) {
+            self.mech_error(format!(
+                "the policy linked {b:?} while it is blocked on a resource (not enacted)"
+            ));
+            return false;
+        }
         // Still scheduled on another CPU of the domain: that CPU parks it first and rings
         // this one (module doc).
         if self.scheduled.contains(&Some(b)) {
@@ -746,8 +782,13 @@ impl Sched {
     /// their threads reported.
     pub fn unfinished(&mut self, ctls: &[std::sync::Arc<JobCtl>]) -> Vec<RawRecord> {
         let mut out = Vec::new();
+        // A job still blocked: blocked until the horizon, as the simulator counts it.
+        let horizon = self.locks.horizon_ns;
         for (i, t) in self.tasks.iter_mut().enumerate() {
-            if let Some(live) = t.current.take() {
+            if let Some(mut live) = t.current.take() {
+                if let Some((_, since)) = self.locks.blocked.get_mut(i).and_then(Option::take) {
+                    live.rec.blocked_ns += horizon.saturating_sub(since);
+                }
                 out.push(unfinished_record(live, ctls.get(i)));
             }
             let spec = self.spec.get(i).copied();

@@ -106,6 +106,8 @@ impl Domain for LockedState {
 }
 
 impl Architecture for GlobalLock {
+    const RESOURCES: bool = true;
+
     type Worker = Dispatcher<LockedState>;
 
     fn prepare(run: &Run<'_>, _warnings: &mut Vec<String>) -> Result<Setup<Self>, RuntimeError> {

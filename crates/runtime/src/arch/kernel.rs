@@ -269,6 +269,8 @@ fn run_job(w: &TaskThread, cx: &Cx<'_>, seq: u64, ws: Option<&mut WorkingSet>) -
                 seq,
                 stop: &stopping,
                 aborted: &|| false,
+                lock: None,
+                names: &[],
             };
             let outcome = run_custom(f, &jc);
             (sh.clock.ticks(), outcome)

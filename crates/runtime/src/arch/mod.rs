@@ -327,6 +327,10 @@ impl Run<'_> {
         let abortable = self.tasks.iter().map(|t| t.abortable).collect();
         s.set_aborts(self.abort_words.clone(), abortable);
         s.set_abort_late(self.config.abort_late);
+        // Every resource of the run (a partitioned domain narrows them to its own tasks').
+        let mut ids = crate::state::section_ids(self.tasks.iter());
+        ids.extend(0..self.config.resources.len() as u32);
+        s.set_resources(ids, &self.config.resources, self.config.duration.as_ns());
         s
     }
 
@@ -444,6 +448,8 @@ pub(crate) struct Harvest {
     pub(crate) policy_calls: u64,
     /// Failed mechanism calls: count and the first message.
     pub(crate) mech_errors: (u64, Option<String>),
+    /// Errors of jobs (a resource never released, `crate::state`'s locks).
+    pub(crate) job_errors: Vec<String>,
 }
 
 impl Harvest {
@@ -459,6 +465,7 @@ impl Harvest {
         self.records.append(&mut s.records);
         self.records.extend(s.unfinished(th.ctls));
         self.policy_calls += s.policy_calls;
+        self.job_errors.extend(s.job_errors());
         let (count, first) = std::mem::take(&mut s.mech_errors);
         self.mech_errors(count, first);
     }
@@ -482,6 +489,11 @@ pub(crate) trait Architecture: Sized + Send + Sync + 'static {
     /// SCHED_FIFO priority of the watchdog (the caller's thread while the run lasts): above
     /// every thread of the architecture.
     const WATCHDOG_PRIORITY: u8 = PRIO_MAIN;
+
+    /// Whether its dispatchers manage resources (scheduler-managed mutexes, `crate::locks`):
+    /// a job thread's lock operation rings its CPU's dispatcher. Runs with critical sections
+    /// are refused elsewhere (`crate::run::validate`).
+    const RESOURCES: bool = false;
 
     /// What its workers are called in the warnings of the end of a run (a worker that
     /// panicked or was left running).

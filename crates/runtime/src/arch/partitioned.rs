@@ -71,6 +71,8 @@ impl Domain for Own {
 }
 
 impl Architecture for Partitioned {
+    const RESOURCES: bool = true;
+
     type Worker = Dispatcher<Own>;
 
     fn prepare(run: &Run<'_>, _warnings: &mut Vec<String>) -> Result<Setup<Self>, RuntimeError> {
@@ -92,6 +94,7 @@ impl Architecture for Partitioned {
                 ),
             });
         }
+        local_resources(run, place)?;
         // Each CPU's policy instance sees its tasks on its one CPU (domain 0).
         let local = Placement::new(vec![0; run.n()], 1);
         let mut workers = Vec::with_capacity(run.m as usize);
@@ -99,6 +102,14 @@ impl Architecture for Partitioned {
             let releases: Vec<u32> = (0..run.n() as u32)
                 .filter(|&i| place.get(i as usize) == Some(&cpu))
                 .collect();
+            let mut sched = run.sched(1, Some(local.clone()), cpu)?;
+            // Its resources: those its own tasks' sections use (`local_resources`).
+            let mine = releases.iter().filter_map(|&i| run.tasks.get(i as usize));
+            sched.set_resources(
+                crate::state::section_ids(mine),
+                &run.config.resources,
+                run.config.duration.as_ns(),
+            );
             workers.push(Dispatcher {
                 cpu,
                 base: cpu,
@@ -106,7 +117,7 @@ impl Architecture for Partitioned {
                 releases,
                 timer_owner: cpu,
                 timers: true,
-                domain: Own(Box::new(run.sched(1, Some(local.clone()), cpu)?)),
+                domain: Own(Box::new(sched)),
                 buf: TraceBuf::new(run.capacity.scheduler),
             });
         }
@@ -137,4 +148,29 @@ impl Architecture for Partitioned {
             h.sched(&mut d.domain.0, th);
         }
     }
+}
+
+/// Resources are local under `partitioned` (each CPU's state owns the mutexes of its own
+/// tasks' critical sections): a resource used by tasks on two CPUs would need a
+/// multiprocessor locking protocol (MPCP, MSRP), which is not built — refused, naming it.
+/// A custom body locks the resources of its CPU's tasks' sections.
+fn local_resources(run: &Run<'_>, place: &[u32]) -> Result<(), RuntimeError> {
+    let mut cpu_of: std::collections::BTreeMap<u32, u32> = std::collections::BTreeMap::new();
+    for (i, t) in run.tasks.iter().enumerate() {
+        let Some(&cpu) = place.get(i) else { continue };
+        for s in &t.critical_sections {
+            let first = *cpu_of.entry(s.resource).or_insert(cpu);
+            if first != cpu {
+                let name = crate::locks::resource_name(&run.config.resources, s.resource);
+                return Err(RuntimeError::InvalidTask {
+                    task: i,
+                    field: "critical_sections",
+                    message: format!(
+                        "resource `{name}` is used by tasks on CPUs {first} and {cpu}: --arch partitioned manages local resources only (no multiprocessor locking protocol); use --arch global-lock"
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
 }

@@ -133,8 +133,8 @@ fn to_record(
         aborted: r.aborted,
         utility,
         termination,
-        // The runtime models no resources yet: no job blocks.
-        blocked: Duration::ZERO,
+        // Block to grant (or abort), `state/locks.rs`.
+        blocked: Duration::from_ns(r.blocked_ns),
     }
 }
 
@@ -154,6 +154,7 @@ mod tests {
             completion_ticks: done.then_some(release_ns + 2),
             executed_ns: if done { 1 } else { 0 },
             aborted: false,
+            blocked_ns: 0,
         }
     }
 

@@ -77,6 +77,7 @@ pub(crate) fn validate<'a>(
         ));
     }
     misplaced_options(config)?;
+    resources(tasks, config)?;
     let jobs = jobs_per_task(tasks, duration)?;
     let capacity = capacities(&jobs, config.m(), config.trace_capacity)?;
     let policy_tasks = tasks
@@ -111,6 +112,52 @@ pub(crate) const ABORT_LATE_ARCHS: [&str; 4] = [
     "concurrent",
     "message-passing",
 ];
+
+/// The architectures whose dispatchers manage resources (`crate::locks`).
+pub(crate) const RESOURCE_ARCHS: [&str; 2] = ["global-lock", "partitioned"];
+
+/// Most resource names a run takes (input-controlled size bound).
+const MAX_RESOURCES: usize = 1 << 16;
+
+/// Critical sections run only where the dispatchers manage resources; each task's sections
+/// are checked as the model checks them (a section beyond the WCET would never be released).
+fn resources(tasks: &[RtTask], config: &RunConfig) -> Result<(), RuntimeError> {
+    if config.resources.len() > MAX_RESOURCES {
+        return Err(RuntimeError::invalid(
+            "resources",
+            format!("{} names, at most {MAX_RESOURCES}", config.resources.len()),
+        ));
+    }
+    for (i, t) in tasks.iter().enumerate() {
+        if t.critical_sections.is_empty() {
+            continue;
+        }
+        let arch = config.arch.name();
+        if !RESOURCE_ARCHS.contains(&arch) {
+            return Err(RuntimeError::InvalidTask {
+                task: i,
+                field: "critical_sections",
+                message: format!(
+                    "--arch {arch} does not manage resources (scheduler-managed mutexes run under --arch {})",
+                    RESOURCE_ARCHS.join(" or ")
+                ),
+            });
+        }
+        let problem = schedlab_model::task::critical_sections_problem(
+            &t.critical_sections,
+            t.wcet,
+            &config.resources,
+        );
+        if let Some(message) = problem {
+            return Err(RuntimeError::InvalidTask {
+                task: i,
+                field: "critical_sections",
+                message,
+            });
+        }
+    }
+    Ok(())
+}
 
 /// A switched-on option of another architecture is an error naming the ones that take it.
 fn misplaced_options(config: &RunConfig) -> Result<(), RuntimeError> {

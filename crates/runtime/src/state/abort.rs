@@ -174,6 +174,11 @@ impl Sched {
         }
         live.aborting = true;
         let dispatched = live.dispatched;
+        // A blocked job is granted nothing any more (`state/locks.rs`).
+        self.leave_waiters(now, j);
+        let Some(live) = self.live_mut(j) else {
+            return;
+        };
         let last = live.last_cpu;
         let cpu = last.map_or(op_cpu, |c| base + c as u32);
         self.stage(Kind::Abort, cpu, j.task.0, j.seq, 0);
@@ -228,6 +233,12 @@ impl Sched {
     /// thread ended it. Records it, hands the task's next job
     /// over. The policy is not called: it forgot the job when it aborted it.
     pub(super) fn end_aborted(&mut self, now: u64, j: JobId, ended: Option<(u64, u64)>) {
+        // The handler's end releases the job's resources (`state/locks.rs`).
+        let cpu = self
+            .live_mut(j)
+            .and_then(|l| l.last_cpu)
+            .map_or(self.op_cpu, |c| self.base + c as u32);
+        self.release_held(now, j, cpu, false);
         let Some(mut live) = self
             .tasks
             .get_mut(j.task.0 as usize)
