@@ -30,7 +30,12 @@
 //!   running: it keeps its CPU and nobody is preempted.
 //! - **End**: the dispatcher of the CPU sees the thread's commit as for a completion; the
 //!   record says aborted (no completion, no utility), the policy is not called (it forgot the
-//!   job when it aborted it), and the task's next job is handed over.
+//!   job when it aborted it), and the task's next job is handed over. A race the simulator
+//!   does not have (there a completion at the abort's instant comes first): a thread may have
+//!   finished the job's whole body and committed just before the abort is decided, while its
+//!   dispatcher has not yet taken the completion in. It never sees the flag and runs no
+//!   handler (nothing to undo); the job is still recorded aborted, as the policy decided, with
+//!   the executed time of its whole body.
 //!
 //! Under `message-passing` the clients enact the DSP's `assigned`, so there the handler's CPU
 //! is given by the links themselves: an aborting job stays linked to the client it runs on,
