@@ -19,7 +19,8 @@
 //! from the run's JSON: `policy_cost` (the policy callback alone, timed by the runtime around
 //! each call, `schedlab_runtime::state::Sched`: ChronOS's measurement) and `schedule` (Δsch:
 //! a dispatcher's scheduling step, lock wait and link enactment included; docs/traces.md).
-//! Output: `OUT/NAME.csv` (one row per run; NAME `chronos-sched-cost` by default) and three figures (traditional
+//! `--replot` draws the figures again from the CSV without running. Output: `OUT/NAME.csv`
+//! (one row per run; NAME `chronos-sched-cost` by default) and three figures, SVG and PNG (traditional
 //! global, UA global, partitioned), each the mean policy cost and the mean Δsch against n,
 //! the median over the rounds.
 
@@ -27,7 +28,7 @@ use crate::output::outln;
 use anyhow::{anyhow, bail, Context, Result};
 use schedlab_analysis::placement::for_policy;
 use schedlab_analysis::Priorities;
-use schedlab_exp::plot::{svg_row, LineChart};
+use schedlab_exp::plot::{png_row, svg_row, LineChart};
 use schedlab_gen::util_vec::VecMethod;
 use schedlab_gen::{GenSpec, PeriodDist, Shape, UtilityDist};
 use schedlab_model::file::{self, Format, TaskFile};
@@ -97,6 +98,9 @@ pub(crate) struct Args {
     /// Run under SCHED_OTHER when SCHED_FIFO is not permitted (results flagged).
     #[arg(long)]
     allow_non_rt: bool,
+    /// Run nothing: draw the figures again from OUT/NAME.csv.
+    #[arg(long)]
+    replot: bool,
 }
 
 /// The architecture of `policy` in ChronOS [Table 6.3].
@@ -218,7 +222,12 @@ fn median(mut v: Vec<f64>) -> f64 {
         return f64::NAN;
     }
     v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+    let k = v.len() / 2;
+    if v.len() % 2 == 0 {
+        (v[k - 1] + v[k]) / 2.0
+    } else {
+        v[k]
+    }
 }
 
 /// Runs the command.
@@ -231,6 +240,18 @@ pub(crate) fn run(a: &Args) -> Result<()> {
     } else {
         a.policies.clone()
     };
+    if a.replot {
+        let path = a.out.join(format!("{}.csv", a.name));
+        let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
+        let by = from_csv(&text)?;
+        plots(a, &policies, &by)?;
+        outln!(
+            "figures of {} drawn again in {}",
+            path.display(),
+            a.out.display()
+        )?;
+        return Ok(());
+    }
     if let Some(&n) = a.tasks.iter().find(|&&n| n == 0 || n > MAX_TASKS) {
         bail!("--tasks: {n} is not in 1..={MAX_TASKS}");
     }
@@ -308,6 +329,34 @@ pub(crate) fn run(a: &Args) -> Result<()> {
     Ok(())
 }
 
+/// The costs of a CSV written by [`run`], by (policy, n); at most [`MAX_RUNS`] rows.
+fn from_csv(text: &str) -> Result<BTreeMap<(String, usize), Vec<Costs>>> {
+    let mut by: BTreeMap<(String, usize), Vec<Costs>> = BTreeMap::new();
+    for (i, line) in text.lines().enumerate().skip(1).take(MAX_RUNS) {
+        let f: Vec<&str> = line.split(',').collect();
+        let num = |k: usize| -> Result<f64> {
+            f.get(k)
+                .and_then(|x| x.trim().parse::<f64>().ok())
+                .ok_or_else(|| anyhow!("line {}: field {k} is not a number", i + 1))
+        };
+        let n = f
+            .get(1)
+            .and_then(|x| x.parse::<usize>().ok())
+            .ok_or_else(|| anyhow!("line {}: no n", i + 1))?;
+        let policy = f
+            .get(2)
+            .ok_or_else(|| anyhow!("line {}: no policy", i + 1))?;
+        by.entry((policy.to_string(), n)).or_default().push(Costs {
+            policy_mean: num(10)?,
+            policy_median: num(11)?,
+            policy_max: num(12)?,
+            sched_mean: num(13)?,
+            sched_median: num(14)?,
+        });
+    }
+    Ok(by)
+}
+
 type Series = Vec<(String, Vec<(f64, f64)>)>;
 
 /// One figure per group: mean policy cost and mean Δsch against n, median over rounds (µs).
@@ -352,6 +401,8 @@ fn plots(a: &Args, policies: &[String], by: &BTreeMap<(String, usize), Vec<Costs
             &a.out.join(format!("{}-{group}.svg", a.name)),
             svg.as_bytes(),
         )?;
+        let png = png_row(&charts).map_err(|e| anyhow!("plot {group}: {e}"))?;
+        write(&a.out.join(format!("{}-{group}.png", a.name)), &png)?;
     }
     Ok(())
 }
@@ -407,6 +458,7 @@ mod tests {
     #[test]
     fn median_skips_missing_values() {
         assert_eq!(median(vec![3.0, f64::NAN, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0]), 2.5);
         assert!(median(vec![f64::NAN]).is_nan());
     }
 }
