@@ -36,6 +36,7 @@ def run(
     overhead_stat: str = "max",
     granularity: Optional[Duration] = None,
     abort_late: bool = False,
+    cluster_size: Optional[int] = None,
 ) -> Dict[str, Any]:
     """Runs ``taskset`` for real (one thread per task, each job burning its WCET of CPU time)
     and returns the fields of ``schedlab run --format json``.
@@ -76,11 +77,14 @@ def run(
     deadline (``simulate(abort_late=True)``); a job that had started runs its task's abort
     handler (``abort_cost``) on its CPU (not under ``semi-partitioned``). Policies that abort
     (the utility-accrual ones) do so for real, handlers included (docs/runtime.md, "Aborts").
+    ``cluster_size``: ``cedf``'s CPUs per cluster (dividing the CPUs that run jobs; as
+    ``simulate(cluster_size=)`` and ``schedlab run --cluster-size``).
 
     The result carries the simulator's fields plus ``arch``, ``overheads`` (per name:
     ``count``, ``min_ns``, ``mean_ns``, ``median_ns``, ``p99_ns``, ``p999_ns``, ``max_ns``),
-    ``real_time``, ``interrupted``, ``dropped_events``, ``warnings``, ``job_errors`` (a job
-    that ended holding a resource) and more. Tasks' ``critical_sections`` are run as
+    ``policy_cost`` (the policy callbacks alone, the same statistics; None under the kernel
+    baselines), ``real_time``, ``interrupted``, ``dropped_events``, ``warnings``, ``job_errors``
+    (a job that ended holding a resource) and more. Tasks' ``critical_sections`` are run as
     scheduler-managed mutexes under ``arch="global-lock"`` and ``"partitioned"`` (local
     resources only) and refused elsewhere (docs/runtime.md, "Resources"). The GIL is
     released while the run lasts; the call returns after ``duration`` (plus setup).
@@ -91,6 +95,6 @@ def run(
         duration, priorities, partition, dedicated_irq_cpu, release_spin, allow_non_rt,
         jobs is not None, trace,
         background_load, dsp_poll, dl_margin, dl_cpuset, inline_completion, gantt, perfetto,
-        jobs_csv, overheads, overhead_stat, granularity, abort_late,
+        jobs_csv, overheads, overhead_stat, granularity, abort_late, cluster_size,
     )
     return _attach_jobs(out, jobs)

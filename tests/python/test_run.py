@@ -183,3 +183,15 @@ def test_overhead_aware_placement_errors():
     with pytest.raises(schedlab.Error, match="overhead_stat= needs overheads="):
         schedlab.run(FOUR, cpus=2, policy="pedf", arch="partitioned", duration="100ms",
                      overhead_stat="avg")
+
+
+@pytest.mark.skipif(not two_cpus(), reason="needs two CPUs")
+def test_cedf_cluster_size_reaches_the_placement():
+    # A cluster size that does not divide the 2 CPUs is refused before any thread starts;
+    # clusters of 1 run (C-EDF = one G-EDF domain per CPU), with the policy's own cost reported.
+    with pytest.raises(schedlab.Error, match="cluster size 3"):
+        schedlab.run(SET, cpus=2, policy="cedf", cluster_size=3, allow_non_rt=True)
+    r = schedlab.run(SET, cpus=2, policy="cedf", cluster_size=1, duration="300ms",
+                     allow_non_rt=True, jobs=None)
+    assert r["policy"] == "cedf" and r["policy_cost"]["count"] > 0
+    assert r["policy_cost"]["min_ns"] <= r["policy_cost"]["max_ns"]

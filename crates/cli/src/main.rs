@@ -15,6 +15,7 @@ mod overheads_cmd;
 mod report;
 mod run_cmd;
 mod run_files;
+mod sched_cost_cmd;
 mod showcase;
 mod simulate;
 mod tests_cmd;

@@ -6,6 +6,8 @@
 //!   working-set size ([RTPS §VI-B], [ChronOS §9.2]; `schedlab_runtime::cpmd`), merged into
 //!   the file's `[cpmd.*]` sections;
 //! - `curves` ([`crate::curves_cmd`]): overheads as functions of n [MP Fig. 7];
+//! - `sched-cost` ([`crate::sched_cost_cmd`]): per-algorithm scheduling cost against n
+//!   [ChronOS §9.1];
 //! - `timing [--model per-task|per-job|both] [--intervals 10us,…] [--samples N] [--cpu C]
 //!   [--allow-non-rt]`: the timing accuracy of the threading models [ChronOS §3.3, §9.4]
 //!   (`schedlab_runtime::timing`): how late a job's code starts after its release, by
@@ -49,6 +51,22 @@ pub(crate) enum MeasureCommand {
     },
     /// Overhead curves as functions of n at fixed m [MP Fig. 7]: real runs, plots, a fitted file.
     Curves(crate::curves_cmd::Args),
+    /// Scheduling cost per algorithm against n [ChronOS §9.1, Figs. 9.1–9.3]: real runs of
+    /// every policy under its ChronOS architecture, the policy callback and Δsch.
+    SchedCost(crate::sched_cost_cmd::Args),
+    /// System-call, clock, futex and lock costs of the runtime's primitives [ChronOS §9.3,
+    /// Fig. 9.14], and the load at which per-job system calls fill the machine (Table 9.2).
+    Syscalls {
+        /// The measuring CPU and the second one (default: the first two allowed CPUs).
+        #[arg(long, value_delimiter = ',')]
+        cpus: Vec<u32>,
+        /// Batches per primitive (median and minimum over them).
+        #[arg(long, default_value_t = 200)]
+        samples: u32,
+        /// Calls per batch.
+        #[arg(long, default_value_t = 1000)]
+        batch: u32,
+    },
     /// Timing accuracy of the threading models [ChronOS §9.4]: release-to-start error by
     /// release interval, thread-per-task and thread-per-job.
     Timing {
@@ -72,6 +90,57 @@ pub(crate) enum MeasureCommand {
         #[arg(long)]
         allow_non_rt: bool,
     },
+}
+
+/// `schedlab measure syscalls`: one row per primitive (`schedlab_runtime::syscost`), then
+/// the per-job cost of the runtime's system calls and the load at which it fills m CPUs for
+/// some mean execution times ([ChronOS Table 9.2]: there `begin_rt_seg` + `end_rt_seg` per
+/// job; here a job costs a park/unpark round trip — the dispatcher wakes the job thread, the
+/// thread wakes it back at completion —, one `sched_setaffinity` re-pin and two
+/// CLOCK_MONOTONIC reads). Each job then occupies C + c_sys, so the load L = ΣC/T at which
+/// ΣC(1 + c_sys/C)/T = m is m·C̄/(C̄ + c_sys) for a mean execution time C̄.
+fn syscalls(cpus: Vec<u32>, samples: u32, batch: u32) -> Result<()> {
+    let cpus = if cpus.is_empty() {
+        allowed_cpus()?.into_iter().take(2).collect()
+    } else {
+        cpus
+    };
+    let costs =
+        std::thread::spawn(move || schedlab_runtime::syscost::measure(&cpus, samples, batch))
+            .join()
+            .map_err(|_| anyhow!("the measuring thread panicked"))?;
+    outln!(
+        "  {:<46} {:>12} {:>12}",
+        "primitive",
+        "median (ns)",
+        "min (ns)"
+    )?;
+    for c in &costs {
+        outln!("  {:<46} {:>12.1} {:>12.1}", c.name, c.median_ns, c.min_ns)?;
+    }
+    let get = |prefix: &str| {
+        costs
+            .iter()
+            .find(|c| c.name.starts_with(prefix))
+            .map_or(0.0, |c| c.median_ns)
+    };
+    let per_job =
+        get("futex park/unpark") + get("sched_setaffinity") + 2.0 * get("clock_gettime(MONOTONIC)");
+    outln!("  per-job system-call cost c_sys = {per_job:.0} ns")?;
+    for (label, mean_c) in [
+        ("C̄ = 100 µs", 100_000.0),
+        ("C̄ = 1 ms", 1_000_000.0),
+        ("C̄ = 2.78 ms (ChronOS BLU)", 2_780_000.0),
+    ] {
+        let full = |m: f64| m * mean_c / (mean_c + per_job);
+        outln!(
+            "  {label:<28} fully loaded at L = {:.3} (m = 2), {:.2} (m = 8), {:.2} (m = 48)",
+            full(2.0),
+            full(8.0),
+            full(48.0)
+        )?;
+    }
+    Ok(())
 }
 
 /// `schedlab measure timing` (see the module doc): one table row per model and interval.
@@ -250,5 +319,11 @@ pub(crate) fn run(cmd: MeasureCommand) -> Result<()> {
             Ok(())
         }
         MeasureCommand::Curves(args) => crate::curves_cmd::run(&args),
+        MeasureCommand::SchedCost(args) => crate::sched_cost_cmd::run(&args),
+        MeasureCommand::Syscalls {
+            cpus,
+            samples,
+            batch,
+        } => syscalls(cpus, samples, batch),
     }
 }

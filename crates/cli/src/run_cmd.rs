@@ -2,7 +2,7 @@
 //! partitioned, semi-partitioned, global-lock, concurrent, message-passing, linux-deadline, linux-fifo)
 //! [--lock ticket|mcs|mutex] [--abort-late]
 //! [--dedicated-irq-cpu] [--dl-margin 500us] --duration 10s [--priorities dm|rm|given]
-//! [--partition H] [--release-spin 20us] [--trace F] [--jobs-csv F] [--gantt F]
+//! [--partition H] [--cluster-size K] [--release-spin 20us] [--trace F] [--jobs-csv F] [--gantt F]
 //! [--perfetto F] [--format table|json] [--allow-non-rt]`: runs a task set for real on Linux
 //! (`schedlab-runtime`, docs/runtime.md). Ranks and the placement are computed like
 //! `schedlab simulate` does (the analysis crate's placement heuristics or the file's `cpu`
@@ -74,6 +74,9 @@ pub(crate) struct Args {
     /// linux-fifo it makes the run partitioned.
     #[arg(long)]
     partition: Option<String>,
+    /// cedf: CPUs per cluster (dividing the CPUs that run jobs; default: as `simulate`).
+    #[arg(long)]
+    cluster_size: Option<u32>,
     /// Wake this long before each release and spin until it (e.g. 20us; default 0; the DSP
     /// of message-passing spins 150us by default, or this if longer, and its clients spin
     /// only with this).
@@ -236,7 +239,7 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
         tasks,
         plan.job_cpus(),
         plan.heuristic(),
-        None,
+        a.cluster_size,
         priorities,
         placement_overheads.as_ref(),
     )

@@ -155,3 +155,37 @@ fn every_ua_policy_runs_overload_from_the_command_line() {
         UA_POLICIES.len()
     );
 }
+
+/// `run --cluster-size` reaches C-EDF's placement (checked before any thread starts, so no
+/// real-time permission is needed): a cluster size that does not divide the CPUs that run
+/// jobs is an error naming it — 3 on 2 CPUs under `global-lock`, 2 on message-passing's one
+/// client CPU of 2.
+#[test]
+fn run_cluster_size_reaches_cedf_placement() {
+    let set = file(
+        "cedf-run.json",
+        r#"{"tasks": [{"wcet": "1ms", "period": "10ms"}, {"wcet": "1ms", "period": "10ms"}]}"#,
+    );
+    for (arch, k, cpus) in [("global-lock", "3", "2"), ("message-passing", "2", "1")] {
+        let o = schedlab(&[
+            "run",
+            &set,
+            "--cpus",
+            "2",
+            "--arch",
+            arch,
+            "--policy",
+            "cedf",
+            "--cluster-size",
+            k,
+            "--duration",
+            "10ms",
+        ]);
+        assert!(!o.status.success(), "{arch} k={k}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            e.contains(&format!("cluster size {k}")) && e.contains(&format!("CPU count {cpus}")),
+            "{arch}: {e}"
+        );
+    }
+}

@@ -69,7 +69,7 @@ fn physical_cpus(m: u32, cpu_list: Option<Vec<u32>>) -> PyResult<Vec<u32>> {
                     background_load=None, dsp_poll=true, dl_margin=None,
                     dl_cpuset=false, inline_completion=true, gantt=None, perfetto=None,
                     jobs_csv=None, overheads=None, overhead_stat="max", granularity=None,
-                    abort_late=false))]
+                    abort_late=false, cluster_size=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run<'py>(
     py: Python<'py>,
@@ -99,6 +99,7 @@ pub(crate) fn run<'py>(
     overhead_stat: &str,
     granularity: Option<&Bound<'py, PyAny>>,
     abort_late: bool,
+    cluster_size: Option<u32>,
 ) -> PyResult<Bound<'py, PyAny>> {
     // Overhead-aware placement (the partition `analyze(…, overheads=, arch=)` accepts): the
     // run's own architecture pays the overheads.
@@ -156,7 +157,7 @@ pub(crate) fn run<'py>(
         tasks,
         plan.job_cpus(),
         plan.heuristic(),
-        None,
+        cluster_size,
         priorities,
         placement_overheads.as_ref(),
     )

@@ -87,6 +87,10 @@ pub fn summary_json(r: &RunResult, config: &RunConfig, primary: &dyn Fn(u32, u64
             json!(config.background_load),
         );
         map.insert("overheads".into(), r.overheads.to_json());
+        map.insert(
+            "policy_cost".into(),
+            r.policy_cost.as_ref().map_or(Value::Null, |s| s.to_json()),
+        );
         map.insert("real_time".into(), json!(r.real_time));
         map.insert("interrupted".into(), json!(r.interrupted));
         map.insert("dropped_events".into(), json!(r.dropped_events));

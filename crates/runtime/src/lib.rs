@@ -60,6 +60,7 @@ pub mod mp;
 pub mod request;
 pub mod run;
 pub mod state;
+pub mod syscost;
 pub mod throttle;
 pub mod tick;
 pub mod timing;

@@ -68,6 +68,10 @@ pub struct RunResult {
     pub overheads: Overheads,
     /// Policy callbacks made.
     pub events_processed: u64,
+    /// The policy callbacks' own cost (ns, the callback alone: no lock wait, no link
+    /// enactment; up to `state::MAX_COST_SAMPLES` per scheduling state), the scheduling
+    /// cost [ChronOS §9.1] times; `None` under the kernel baselines (no user-space policy).
+    pub policy_cost: Option<schedlab_trace::overheads::OverheadStats>,
     /// The horizon (the run's duration).
     pub horizon: Time,
     /// Whether threads ran under SCHED_FIFO (false: `allow_non_rt` fallback).
@@ -339,6 +343,7 @@ pub(crate) fn run_with<A: Architecture>(
         trace,
         overheads,
         events_processed: h.policy_calls,
+        policy_cost: schedlab_trace::overheads::OverheadStats::of(&h.policy_ns),
         horizon: Time::from_ns(horizon_ns),
         real_time,
         interrupted,

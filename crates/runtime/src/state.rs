@@ -187,6 +187,11 @@ pub struct Sched {
 
     /// Policy callbacks made.
     pub policy_calls: u64,
+    /// Wall time of each policy callback (ns, CLOCK_MONOTONIC around the call alone, lock
+    /// wait and link enactment excluded: what [ChronOS §9.1] times around its scheduling
+    /// algorithm), the first [`MAX_COST_SAMPLES`] of the run's calls on this state
+    /// (preallocated: recording never allocates).
+    pub policy_ns: Vec<u64>,
     /// Mechanism failures (e.g. a failed `sched_setaffinity`), counted, first message kept.
     pub mech_errors: (u64, Option<String>),
     /// Local CPUs whose dispatcher must reschedule (filled by the methods, drained by the
@@ -223,6 +228,9 @@ pub struct Sched {
     /// Scheduler-managed mutexes (`state/locks.rs`).
     locks: locks::Mutexes,
 }
+
+/// Policy-callback timings kept per scheduling state (8 bytes each: 512 KiB per state).
+pub const MAX_COST_SAMPLES: usize = 1 << 16;
 
 struct View<'a> {
     tasks: &'a [TaskRun],
@@ -270,6 +278,7 @@ impl Sched {
             timer_serial: 0,
             records: Vec::new(),
             policy_calls: 0,
+            policy_ns: Vec::with_capacity(MAX_COST_SAMPLES),
             mech_errors: (0, None),
             need: vec![false; k],
             staged: Vec::with_capacity(64 + 4 * k),
@@ -340,7 +349,12 @@ impl Sched {
             resources: &view,
         };
         self.out.clear();
+        let t0 = crate::mech::clock::monotonic_ns();
         f(&mut *self.policy, &ctx, &mut self.out);
+        if self.policy_ns.len() < MAX_COST_SAMPLES {
+            let dt = crate::mech::clock::monotonic_ns().saturating_sub(t0);
+            self.policy_ns.push(dt);
+        }
         // A shard forgets the jobs its policy moved to other CPUs (`state/shard.rs`), each
         // with a callback of its own, whose decisions are taken in too.
         for _ in 0..=self.tasks.len() {

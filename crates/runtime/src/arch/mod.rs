@@ -446,6 +446,8 @@ pub(crate) struct Harvest {
     pub(crate) records: Vec<RawRecord>,
     /// Policy callbacks made.
     pub(crate) policy_calls: u64,
+    /// Wall time of policy callbacks (ns; `Sched::policy_ns` of every state).
+    pub(crate) policy_ns: Vec<u64>,
     /// Failed mechanism calls: count and the first message.
     pub(crate) mech_errors: (u64, Option<String>),
     /// Errors of jobs (a resource never released, `crate::state`'s locks).
@@ -466,6 +468,7 @@ impl Harvest {
         self.records.extend(s.unfinished(th.ctls));
         self.policy_calls += s.policy_calls;
         self.job_errors.extend(s.job_errors());
+        self.policy_ns.append(&mut s.policy_ns);
         let (count, first) = std::mem::take(&mut s.mech_errors);
         self.mech_errors(count, first);
     }
