@@ -914,7 +914,9 @@ mod tests {
         // Two bursts (80 + 20 ms) of spinning.
         assert_eq!(one.raw.spans.len(), 2);
         let spun: u64 = one.raw.spans.iter().map(|s| s.1 - s.0).sum();
-        assert!(spun >= 100_000_000, "{spun}");
+        // The bursts spin until the thread's clock says so; the spans are TSC readings
+        // converted to ns, which may round a few ns short (seen: 99,999,990): allow 0.1%.
+        assert!(spun >= 99_900_000, "{spun}");
         assert!(one.raw.gaps.iter().all(|g| g.len_ns > 0));
         let a = &one.analysis;
         assert_eq!(a.period_ns, r.tick.period.as_ns());
