@@ -165,3 +165,44 @@ fn samples_override_is_recorded_and_hashed() {
     assert!(Store::check_resumable(&dir, &file).is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The ChronOS §8.7–§8.11 files (docs/reproductions.md): 6 distributions × m = 8, 16, 48,
+/// each valid, with the 16 algorithms, 1,000 sets per load, loads 1 … 2m, 1 s per set, the
+/// six metric plots, task utilities, and `abort_late` nowhere (§8.3: the non-UA algorithms
+/// did not abort; the UA ones abort by themselves).
+#[test]
+fn the_chronos_ua_files_are_the_thesis_setup() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/experiments/chronos-ua");
+    let mut n = 0;
+    for d in ["bhu", "bmu", "blu", "bhb", "bmb", "blb"] {
+        for m in [8u32, 16, 48] {
+            let e = schema::load(&dir.join(format!("{d}-m{m}.toml"))).unwrap();
+            assert_eq!((e.samples, e.cpus.clone()), (1000, vec![m]), "{d}-m{m}");
+            let expected: Vec<f64> = (1..=2 * m).map(f64::from).collect();
+            assert_eq!(e.points, expected, "{d}-m{m}");
+            assert_eq!(e.generator.utility.as_deref(), Some("chronos"));
+            assert_eq!(e.plots.len(), 6);
+            let mut policies: Vec<&str> = Vec::new();
+            for ev in &e.evaluations {
+                let schedlab_exp::EvalKind::Simulation {
+                    policy,
+                    duration,
+                    abort_late,
+                    ..
+                } = &ev.kind
+                else {
+                    panic!("{d}-m{m}: {} is not a simulation", ev.label)
+                };
+                assert_eq!(duration, "1s");
+                assert!(!abort_late, "{d}-m{m}: {}", ev.label);
+                policies.push(policy);
+            }
+            policies.sort_unstable();
+            policies.dedup();
+            assert_eq!(e.evaluations.len(), 16);
+            assert_eq!(policies.len(), 15, "SCHED_FIFO and G-RMS share `gfp`");
+            n += 1;
+        }
+    }
+    assert_eq!(n, 18);
+}
