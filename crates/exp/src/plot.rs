@@ -114,12 +114,21 @@ fn same_as(series: &[&[(f64, f64)]]) -> Vec<Option<usize>> {
 }
 
 /// Draws `series` (label, points) in order: colours, markers, lanes and legend notes.
+/// With `spread`, coinciding points are drawn in lanes ([`lanes`]); without, every point is
+/// at its true value (the metric plots other than acceptance: with 16 series, as in the
+/// [ChronOS §8] files, lanes would move a curve by up to 20 px, which on a tardiness or count
+/// axis reads as a value).
 fn draw_all<DB: DrawingBackend>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
     series: &[(String, Vec<(f64, f64)>)],
+    spread: bool,
 ) -> Result<(), String> {
     let points: Vec<&[(f64, f64)]> = series.iter().map(|s| s.1.as_slice()).collect();
-    let lanes = lanes(&points);
+    let lanes = if spread {
+        lanes(&points)
+    } else {
+        points.iter().map(|p| vec![0; p.len()]).collect()
+    };
     let same = same_as(&points);
     // Data units per pixel on the y axis, to turn a lane's pixel offset into an offset of y.
     let (y0, y1) = {
@@ -245,7 +254,7 @@ fn draw<DB: DrawingBackend>(
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(err)?;
-    draw_all(&mut chart, &lines)?;
+    draw_all(&mut chart, &lines, metric == Metric::Acceptance)?;
     // Ratio curves start near 1 on the left and fall to the right: the lower left corner is
     // the part of the plot they cross last. Counts and times grow with the load: upper left.
     let position = if metric.is_ratio() {
@@ -402,7 +411,7 @@ fn draw_lines<DB: DrawingBackend>(
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(err)?;
-    draw_all(&mut chart, &c.series)?;
+    draw_all(&mut chart, &c.series, true)?;
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
