@@ -1,5 +1,6 @@
-//! `schedlab experiment FILE --out DIR [--jobs N]` runs an experiment file (docs/experiments.md)
-//! on all local cores, resumably; `schedlab experiment plot DIR` re-renders the summary, plots
+//! `schedlab experiment FILE --out DIR [--jobs N] [--samples N]` runs an experiment file
+//! (docs/experiments.md) on all local cores, resumably (`--samples` overrides the file's
+//! task sets per point; the manifest records it and it is part of the config hash); `schedlab experiment plot DIR` re-renders the summary, plots
 //! and report from stored results.
 //!
 //! The file is validated completely before the output folder is touched. Ctrl-C stops taking
@@ -32,6 +33,10 @@ pub(crate) struct ExperimentArgs {
     /// Worker threads (default: one per logical CPU).
     #[arg(long)]
     jobs: Option<usize>,
+    /// Task sets per point instead of the file's `samples` (a reduced run): recorded in the
+    /// manifest and part of the config hash, so resume with the same value.
+    #[arg(long, value_name = "N")]
+    samples: Option<u64>,
     /// Only validate the file (and, with --out, that the folder can take its results: absent,
     /// empty, or this experiment's to resume); writes nothing.
     #[arg(long)]
@@ -93,7 +98,10 @@ pub(crate) fn run(args: ExperimentArgs) -> Result<ExitCode> {
     let Some(file) = args.file else {
         anyhow::bail!("give an experiment file (schedlab experiment FILE --out DIR) or `plot DIR`");
     };
-    let experiment = schema::load(&file)?;
+    let mut experiment = schema::load(&file)?;
+    if let Some(n) = args.samples {
+        experiment.override_samples(n)?;
+    }
     if args.check {
         if let Some(out) = &args.out {
             Store::check_resumable(out, &experiment)?;

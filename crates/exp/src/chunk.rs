@@ -112,6 +112,10 @@ pub struct Outcome {
     /// Jobs released (simulations).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jobs: Option<u64>,
+    /// Jobs aborted (simulations): by the policy (the utility-accrual policies abort jobs
+    /// past their deadline [ChronOS §6]) or at their deadline with `abort_late`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aborted: Option<u64>,
 }
 
 /// The results of one task set.
@@ -301,6 +305,7 @@ fn run_one(
         preemptions: None,
         migrations: None,
         jobs: None,
+        aborted: None,
     };
     match c {
         Compiled::Analysis {
@@ -394,6 +399,7 @@ fn run_one(
             out.preemptions = Some(t.preemptions);
             out.migrations = Some(t.migrations);
             out.jobs = Some(t.jobs);
+            out.aborted = Some(t.aborted);
         }
     }
     Ok(out)

@@ -6,6 +6,7 @@
 //! The file format and its rules are documented in `docs/experiments.md`; [`crate::schema`]
 //! reads and validates it.
 
+use crate::metric::{default_plots, is_default_plots, Metric};
 use schedlab_gen::util_vec::VecMethod;
 use schedlab_gen::{
     DeadlineSpec, GenError, GenSpec, PeriodDist, Rounding, Shape, UtilDist, UtilityDist,
@@ -214,6 +215,12 @@ pub struct Experiment {
     pub seed: u64,
     /// Task sets (or growing sequences) per point and platform.
     pub samples: u64,
+    /// The file's own `samples` when the command line overrode it (`schedlab experiment
+    /// --samples N`): recorded in the manifest and covered by the config hash, so a reduced
+    /// run is never mistaken for (or resumed as) the file's full one. Omitted from the JSON
+    /// when there is no override, so experiments keep their config hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_samples: Option<u64>,
     /// Task sets per chunk (the unit of work, durability and resumption).
     pub chunk_size: u64,
     /// Platforms: CPU counts (the points themselves when sweeping `cpus`).
@@ -232,6 +239,11 @@ pub struct Experiment {
     /// workers need no access to the file, and the config hash changes when the file does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead_file: Option<String>,
+    /// The metrics plotted against the swept variable, one plot file each, in order. Left
+    /// out of the JSON when it is the default (`["acceptance"]`), so experiments written
+    /// before `plots` existed keep their config hash.
+    #[serde(default = "default_plots", skip_serializing_if = "is_default_plots")]
+    pub plots: Vec<Metric>,
 }
 
 /// One cell of the sweep: a platform and a point (for `grow`, `point` is `None`: one
@@ -416,6 +428,32 @@ impl Experiment {
             Variable::Tasks => "n",
             Variable::Cpus => "m",
         }
+    }
+
+    /// Overrides `samples` (the command line's `--samples N`), keeping the file's value in
+    /// [`Experiment::file_samples`]; `n` equal to the file's value removes the override.
+    /// Refuses 0 and a chunk count over [`crate::chunk::MAX_CHUNKS`].
+    pub fn override_samples(&mut self, n: u64) -> Result<(), crate::error::ExpError> {
+        let bad = |m: String| crate::error::ExpError::BadOverride(m);
+        if n == 0 {
+            return Err(bad(
+                "the number of task sets per point must be at least 1".into()
+            ));
+        }
+        let file = self.file_samples.unwrap_or(self.samples);
+        let mut next = self.clone();
+        next.samples = n;
+        next.file_samples = (n != file).then_some(file);
+        let chunks = crate::chunk::chunk_count(&next);
+        if chunks > u128::from(crate::chunk::MAX_CHUNKS) {
+            return Err(bad(format!(
+                "{n} task sets per point in chunks of {} make {chunks} chunks, more than the limit of {}",
+                self.chunk_size,
+                crate::chunk::MAX_CHUNKS
+            )));
+        }
+        *self = next;
+        Ok(())
     }
 
     /// The canonical JSON of the experiment (what the hash covers).

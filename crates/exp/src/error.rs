@@ -74,6 +74,9 @@ pub enum ExpError {
         /// The experiment file the run started from (as recorded in the manifest).
         experiment_file: String,
     },
+    /// A command-line override of the file (`--samples`) that cannot apply.
+    #[error("--samples: {0}")]
+    BadOverride(String),
     /// The output folder holds results of a different experiment.
     #[error("{dir} holds results of a different experiment (config hash {found}, this file {expected}); use another --out folder or delete that one")]
     DifferentExperiment {

@@ -1,7 +1,8 @@
-//! Acceptance-ratio plots (SVG and PNG) with `plotters`, styled like the schedulability
-//! figures of the papers (e.g. [MP Fig. 8], [RTPS Fig. 3]): the swept variable on the x axis
-//! with its unit, the fraction of task sets accepted on the y axis, one line with markers per
-//! evaluation (and platform, when there are several), a legend, and the experiment's title.
+//! Plots (SVG and PNG) with `plotters`, styled like the schedulability figures of the papers
+//! (e.g. [MP Fig. 8], [RTPS Fig. 3], [ChronOS App. A–E]): the swept variable on the x axis
+//! with its unit, a [`Metric`] on the y axis (the fraction of task sets accepted by default;
+//! DSR, AUR, tardiness, migrations, aborts on request), one line with markers per evaluation
+//! (and platform, when there are several), a legend, and the experiment's title.
 //! [`LineChart`] draws any set of lines in the same style (the overhead curves of
 //! `schedlab measure curves`, [MP Fig. 7]).
 //!
@@ -16,6 +17,7 @@
 
 use crate::config::Experiment;
 use crate::error::ExpError;
+use crate::metric::Metric;
 use crate::summary::Row;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
@@ -37,8 +39,9 @@ fn fonts() {
 }
 
 /// Colours of the series: the colour-blind-safe palette of Wong (Nature Methods 2011) with
-/// black, then four darker tones, so that up to 12 evaluations get distinct colours.
-const COLOURS: [RGBColor; 12] = [
+/// black, then four darker tones, then four more (olive, teal, navy, salmon), so that up to
+/// 16 evaluations (the algorithms of [ChronOS §6]) get distinct colours.
+const COLOURS: [RGBColor; 16] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
@@ -51,6 +54,10 @@ const COLOURS: [RGBColor; 12] = [
     RGBColor(117, 60, 160),
     RGBColor(140, 86, 45),
     RGBColor(160, 20, 40),
+    RGBColor(128, 128, 0),
+    RGBColor(0, 128, 128),
+    RGBColor(30, 30, 110),
+    RGBColor(250, 128, 114),
 ];
 
 /// One line of the plot.
@@ -107,12 +114,21 @@ fn same_as(series: &[&[(f64, f64)]]) -> Vec<Option<usize>> {
 }
 
 /// Draws `series` (label, points) in order: colours, markers, lanes and legend notes.
+/// With `spread`, coinciding points are drawn in lanes ([`lanes`]); without, every point is
+/// at its true value (the metric plots other than acceptance: with 16 series, as in the
+/// [ChronOS §8] files, lanes would move a curve by up to 20 px, which on a tardiness or count
+/// axis reads as a value).
 fn draw_all<DB: DrawingBackend>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
     series: &[(String, Vec<(f64, f64)>)],
+    spread: bool,
 ) -> Result<(), String> {
     let points: Vec<&[(f64, f64)]> = series.iter().map(|s| s.1.as_slice()).collect();
-    let lanes = lanes(&points);
+    let lanes = if spread {
+        lanes(&points)
+    } else {
+        points.iter().map(|p| vec![0; p.len()]).collect()
+    };
     let same = same_as(&points);
     // Data units per pixel on the y axis, to turn a lane's pixel offset into an offset of y.
     let (y0, y1) = {
@@ -136,7 +152,7 @@ fn draw_all<DB: DrawingBackend>(
     Ok(())
 }
 
-fn series(e: &Experiment, rows: &[Row]) -> Vec<Series> {
+fn series(e: &Experiment, rows: &[Row], metric: Metric) -> Vec<Series> {
     let platforms = e.platforms();
     let many = platforms.len() > 1 && e.variable != crate::config::Variable::Cpus;
     let mut out = Vec::new();
@@ -150,8 +166,13 @@ fn series(e: &Experiment, rows: &[Row]) -> Vec<Series> {
             let points: Vec<(f64, f64)> = rows
                 .iter()
                 .filter(|r| r.evaluation == ev.label && m.is_none_or(|m| r.cpus == m) && r.sets > 0)
-                .map(|r| (r.x, r.ratio))
+                .filter_map(|r| Some((r.x, metric.value(r)?)))
                 .collect();
+            // An evaluation without this metric anywhere (an analysis has no DSR) is left
+            // out of the plot rather than drawn as an empty legend entry.
+            if points.is_empty() && metric != Metric::Acceptance {
+                continue;
+            }
             let label = match m {
                 Some(m) => format!("{} (m = {m})", ev.label),
                 None => ev.label.clone(),
@@ -162,10 +183,25 @@ fn series(e: &Experiment, rows: &[Row]) -> Vec<Series> {
     out
 }
 
+/// The y range of a metric's plot: fractions on a fixed [0, 1] (with a margin for the
+/// markers), counts and times from 0 to 8% above the largest value.
+fn y_range(metric: Metric, lines: &[(String, Vec<(f64, f64)>)]) -> (f64, f64) {
+    if metric.is_ratio() {
+        return (-0.02, 1.02);
+    }
+    let top = lines
+        .iter()
+        .flat_map(|l| l.1.iter().map(|p| p.1))
+        .filter(|y| y.is_finite())
+        .fold(0.0f64, f64::max);
+    (0.0, if top > 0.0 { top * 1.08 } else { 1.0 })
+}
+
 fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, plotters::coord::Shift>,
     e: &Experiment,
     rows: &[Row],
+    metric: Metric,
 ) -> Result<(), String> {
     let err = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     root.fill(&WHITE).map_err(err)?;
@@ -181,12 +217,17 @@ fn draw<DB: DrawingBackend>(
         hi += 0.5;
     }
     let pad = (hi - lo) * 0.02;
+    let lines: Vec<(String, Vec<(f64, f64)>)> = series(e, rows, metric)
+        .into_iter()
+        .map(|s| (s.label, s.points))
+        .collect();
+    let (y0, y1) = y_range(metric, &lines);
     let mut chart = ChartBuilder::on(&root)
         .caption(&e.title, ("sans-serif", 24))
         .margin(16)
         .x_label_area_size(56)
-        .y_label_area_size(72)
-        .build_cartesian_2d((lo - pad)..(hi + pad), -0.02f64..1.02f64)
+        .y_label_area_size(if metric.is_ratio() { 72 } else { 88 })
+        .build_cartesian_2d((lo - pad)..(hi + pad), y0..y1)
         .map_err(err)?;
     let platforms = e.platforms();
     let subtitle = if e.variable == crate::config::Variable::Cpus {
@@ -207,50 +248,54 @@ fn draw<DB: DrawingBackend>(
             "{}{subtitle}",
             crate::summary::x_description(e, rows)
         ))
-        .y_desc("schedulable task sets (fraction)")
+        .y_desc(metric.y_desc())
         .axis_desc_style(("sans-serif", 18))
         .label_style(("sans-serif", 15))
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(err)?;
-    let lines: Vec<(String, Vec<(f64, f64)>)> = series(e, rows)
-        .into_iter()
-        .map(|s| (s.label, s.points))
-        .collect();
-    draw_all(&mut chart, &lines)?;
+    draw_all(&mut chart, &lines, metric == Metric::Acceptance)?;
+    // Ratio curves start near 1 on the left and fall to the right: the lower left corner is
+    // the part of the plot they cross last. Counts and times grow with the load: upper left.
+    let position = if metric.is_ratio() {
+        SeriesLabelPosition::LowerLeft
+    } else {
+        SeriesLabelPosition::UpperLeft
+    };
+    // Many series (the 16 algorithms of [ChronOS §6]) get a smaller legend font so that the
+    // legend leaves the curves visible.
+    let legend_font = if lines.len() > 10 { 12 } else { 15 };
     chart
         .configure_series_labels()
-        // Acceptance curves start at 1 on the left and fall to the right: the lower left
-        // corner is the part of the plot they cross last.
-        .position(SeriesLabelPosition::LowerLeft)
+        .position(position)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
-        .label_font(("sans-serif", 15))
+        .label_font(("sans-serif", legend_font))
         .draw()
         .map_err(err)?;
     root.present().map_err(err)?;
     Ok(())
 }
 
-/// The acceptance plot as SVG text.
-pub fn svg(e: &Experiment, rows: &[Row]) -> Result<String, String> {
+/// The plot of `metric` as SVG text.
+pub fn svg(e: &Experiment, rows: &[Row], metric: Metric) -> Result<String, String> {
     fonts();
     let mut text = String::new();
     {
         let root = SVGBackend::with_string(&mut text, SIZE).into_drawing_area();
-        draw(root, e, rows)?;
+        draw(root, e, rows, metric)?;
     }
     Ok(text)
 }
 
-/// The acceptance plot as PNG bytes.
-pub fn png(e: &Experiment, rows: &[Row]) -> Result<Vec<u8>, String> {
+/// The plot of `metric` as PNG bytes.
+pub fn png(e: &Experiment, rows: &[Row], metric: Metric) -> Result<Vec<u8>, String> {
     fonts();
     let (w, h) = SIZE;
     let mut rgb = vec![0u8; (w * h * 3) as usize];
     {
         let root = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
-        draw(root, e, rows)?;
+        draw(root, e, rows, metric)?;
     }
     encode_png(&rgb, w, h)
 }
@@ -366,7 +411,7 @@ fn draw_lines<DB: DrawingBackend>(
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(err)?;
-    draw_all(&mut chart, &c.series)?;
+    draw_all(&mut chart, &c.series, true)?;
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
@@ -431,25 +476,31 @@ pub fn png_row(charts: &[LineChart]) -> Result<Vec<u8>, String> {
     encode_png(&rgb, w, h)
 }
 
-/// Writes `acceptance.svg` and `acceptance.png` into `dir`; returns the SVG text (for the
-/// HTML report).
+/// Writes `NAME.svg` and `NAME.png` into the store's folder for every metric of the
+/// experiment's `plots` (`acceptance.svg`, `dsr.svg`, …); returns each metric with its SVG
+/// text (for the HTML report).
 pub fn write_plots(
     e: &Experiment,
     rows: &[Row],
     store: &crate::store::Store,
-) -> Result<String, ExpError> {
+) -> Result<Vec<(Metric, String)>, ExpError> {
     let dir: &Path = store.dir();
-    let svg_text = svg(e, rows).map_err(|message| ExpError::Plot {
-        path: dir.join("acceptance.svg"),
-        message,
-    })?;
-    store.write_output("acceptance.svg", svg_text.as_bytes())?;
-    let png_bytes = png(e, rows).map_err(|message| ExpError::Plot {
-        path: dir.join("acceptance.png"),
-        message,
-    })?;
-    store.write_output("acceptance.png", &png_bytes)?;
-    Ok(svg_text)
+    let mut out = Vec::with_capacity(e.plots.len());
+    for &metric in &e.plots {
+        let name = metric.name();
+        let svg_text = svg(e, rows, metric).map_err(|message| ExpError::Plot {
+            path: dir.join(format!("{name}.svg")),
+            message,
+        })?;
+        store.write_output(&format!("{name}.svg"), svg_text.as_bytes())?;
+        let png_bytes = png(e, rows, metric).map_err(|message| ExpError::Plot {
+            path: dir.join(format!("{name}.png")),
+            message,
+        })?;
+        store.write_output(&format!("{name}.png"), &png_bytes)?;
+        out.push((metric, svg_text));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

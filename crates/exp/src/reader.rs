@@ -209,6 +209,31 @@ impl<'r, 's, 't, 'i> Table<'r, 's, 't, 'i> {
         (self.reader.count() == before).then_some((out, v.span()))
     }
 
+    /// An optional array of strings, each with where it is (each element checked).
+    pub(crate) fn str_list(&self, key: &'static str) -> Option<At<Vec<At<String>>>> {
+        let v = self.raw(key)?;
+        let DeValue::Array(items) = v.get_ref() else {
+            self.wrong(key, v, "an array of strings");
+            return None;
+        };
+        let before = self.reader.count();
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            match item.get_ref() {
+                DeValue::String(s) => out.push((s.to_string(), item.span())),
+                other => self.reader.problem(
+                    &item.span(),
+                    format!(
+                        "`{}[{i}]` must be a string, not {}",
+                        self.name(key),
+                        other.type_str()
+                    ),
+                ),
+            }
+        }
+        (self.reader.count() == before).then_some((out, v.span()))
+    }
+
     /// An optional sub-table.
     pub(crate) fn table(&self, key: &'static str) -> Option<Table<'r, 's, 't, 'i>> {
         let v = self.raw(key)?;

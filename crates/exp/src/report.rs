@@ -1,9 +1,11 @@
 //! The outputs of a finished experiment: `summary.csv`, `sets.csv`, the plots, `report.md`
-//! and a self-contained `report.html` (the SVG plot inlined): the configuration, the plot,
+//! and a self-contained `report.html` (the SVG plots inlined): the configuration, the plots
+//! (one per metric of the file's `plots`),
 //! where each evaluation drops below 100% and 50% acceptance, and the run's metadata.
 
 use crate::config::{EvalKind, Experiment, ShapeKind};
 use crate::error::ExpError;
+use crate::metric::Metric;
 use crate::plot::write_plots;
 use crate::store::{DurableWriter, Manifest, Store};
 use crate::summary::{aggregate, drop_below, summary_csv, x_description, Row, SETS_HEADER};
@@ -40,7 +42,12 @@ pub fn finish(
             dir: store.dir().to_path_buf(),
             missing,
             total,
-            experiment_file: manifest.experiment_file.clone(),
+            // A run with `--samples N` resumes with the same override (another value is a
+            // different experiment).
+            experiment_file: match e.file_samples {
+                Some(_) => format!("{} --samples {}", manifest.experiment_file, e.samples),
+                None => manifest.experiment_file.clone(),
+            },
         });
     }
     let mut sets = DurableWriter::create(&store.dir().join("sets.csv"))?;
@@ -50,10 +57,10 @@ pub fn finish(
     let rows = aggregate(e, store, Some(sets.writer()))?;
     sets.commit()?;
     let summary_csv = store.write_output("summary.csv", summary_csv(&rows).as_bytes())?;
-    let svg = write_plots(e, &rows, store)?;
+    let svgs = write_plots(e, &rows, store)?;
     let md = markdown(manifest, &rows, elapsed);
     let report_md = store.write_output("report.md", md.as_bytes())?;
-    let html = html(manifest, &rows, elapsed, &svg);
+    let html = html(manifest, &rows, elapsed, &svgs);
     let report_html = store.write_output("report.html", html.as_bytes())?;
     Ok(Outputs {
         rows,
@@ -112,13 +119,20 @@ fn config_lines(e: &Experiment, rows: &[Row]) -> Vec<String> {
                 .unwrap_or_default()
         ),
         format!(
-            "sweep: {} points from {first} to {last}, {} task sets per point and platform; x = {}",
+            "sweep: {} points from {first} to {last}, {} task sets per point and platform{}; x = {}",
             e.points.len(),
             e.samples,
+            e.file_samples
+                .map(|f| format!(" (`--samples {}` on the command line; the file asks for {f})", e.samples))
+                .unwrap_or_default(),
             x_description(e, rows)
         ),
         format!("seed {}, chunks of {} sets", e.seed, e.chunk_size),
     ];
+    if !crate::metric::is_default_plots(&e.plots) {
+        let names: Vec<&str> = e.plots.iter().map(|p| p.name()).collect();
+        lines.push(format!("plots: {}", names.join(", ")));
+    }
     for ev in &e.evaluations {
         lines.push(match &ev.kind {
             EvalKind::Analysis {
@@ -267,7 +281,10 @@ fn markdown(m: &Manifest, rows: &[Row], elapsed: Option<f64>) -> String {
     for l in config_lines(e, rows) {
         let _ = writeln!(s, "- {l}");
     }
-    s.push_str("\n## Acceptance ratio\n\n![acceptance ratio](acceptance.svg)\n\n(PNG: `acceptance.png`; numbers with 95% Wilson intervals: `summary.csv`; every set: `sets.csv`.)\n\n");
+    s.push('\n');
+    for &metric in &e.plots {
+        s.push_str(&metric_section_md(metric));
+    }
     s.push_str(&format!(
         "## Where acceptance drops\n\n{DROP_NOTE}\n\n| {} |\n|---|---|---|---|---|\n",
         THRESHOLD_HEADER.join(" | ")
@@ -280,6 +297,33 @@ fn markdown(m: &Manifest, rows: &[Row], elapsed: Option<f64>) -> String {
         let _ = writeln!(s, "- {l}");
     }
     s
+}
+
+/// The `summary.csv` column of a metric.
+fn column(metric: Metric) -> &'static str {
+    match metric {
+        Metric::Acceptance => "ratio",
+        Metric::Dsr => "mean_dsr",
+        Metric::Aur => "mean_aur",
+        Metric::MaxTardiness => "mean_max_tardiness_ns",
+        Metric::Preemptions => "mean_preemptions",
+        Metric::Migrations => "mean_migrations",
+        Metric::Aborts => "mean_aborts",
+    }
+}
+
+/// The Markdown section of one plot (the acceptance section reads as it always did).
+fn metric_section_md(metric: Metric) -> String {
+    let name = metric.name();
+    if metric == Metric::Acceptance {
+        return "## Acceptance ratio\n\n![acceptance ratio](acceptance.svg)\n\n(PNG: `acceptance.png`; numbers with 95% Wilson intervals: `summary.csv`; every set: `sets.csv`.)\n\n".to_string();
+    }
+    format!(
+        "## {}\n\n![{}]({name}.svg)\n\n(PNG: `{name}.png`; numbers: column `{}` of `summary.csv`; every set: `sets.csv`.)\n\n",
+        metric.heading(),
+        metric.y_desc(),
+        column(metric)
+    )
 }
 
 fn escape(s: &str) -> String {
@@ -302,7 +346,7 @@ fn inline(s: &str) -> String {
     out
 }
 
-fn html(m: &Manifest, rows: &[Row], elapsed: Option<f64>, svg: &str) -> String {
+fn html(m: &Manifest, rows: &[Row], elapsed: Option<f64>, svgs: &[(Metric, String)]) -> String {
     let e = &m.config;
     let mut s = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n<style>body{{font-family:sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#222}}table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:.3em .6em;text-align:left}}code{{background:#f3f3f3;padding:0 .2em}}svg{{max-width:100%;height:auto}}</style></head><body>\n<h1>{}</h1>\n<h2>Configuration</h2>\n<ul>\n",
@@ -312,10 +356,20 @@ fn html(m: &Manifest, rows: &[Row], elapsed: Option<f64>, svg: &str) -> String {
     for l in config_lines(e, rows) {
         let _ = writeln!(s, "<li>{}</li>", inline(&l));
     }
-    s.push_str("</ul>\n<h2>Acceptance ratio</h2>\n");
-    // The SVG is inlined without its XML declaration (it is not allowed inside HTML).
-    let body = svg.find("<svg").and_then(|i| svg.get(i..)).unwrap_or(svg);
-    s.push_str(body);
+    s.push_str("</ul>\n");
+    for (metric, svg) in svgs {
+        let _ = writeln!(s, "<h2>{}</h2>", escape(metric.heading()));
+        // The SVG is inlined without its XML declaration (it is not allowed inside HTML).
+        let body = svg.find("<svg").and_then(|i| svg.get(i..)).unwrap_or(svg);
+        s.push_str(body);
+        if *metric != Metric::Acceptance {
+            let _ = write!(
+                s,
+                "\n<p>Numbers: column <code>{}</code> of <code>summary.csv</code>.</p>\n",
+                column(*metric)
+            );
+        }
+    }
     let _ = write!(
         s,
         "\n<p>Numbers with 95% Wilson intervals: <code>summary.csv</code>; every set: <code>sets.csv</code>.</p>\n<h2>Where acceptance drops</h2>\n<p>{}</p>\n<table><tr>{}</tr>\n",

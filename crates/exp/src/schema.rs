@@ -12,6 +12,7 @@ use crate::config::{
     Variable,
 };
 use crate::error::{ExpError, Problems};
+use crate::metric::Metric;
 use crate::reader::{At, Reader, Table};
 use schedlab_analysis::overheads::arch::{overheads_for, ArchKind};
 use schedlab_analysis::{registry, Priorities};
@@ -104,6 +105,7 @@ fn read(top: &Table<'_, '_, '_, '_>, default_title: &str, base: &Path) -> Option
         None => OverheadSource::None,
         Some((p, span)) => read_overheads(top, base, &p, &span),
     };
+    let plots = read_plots(top);
     let platform = top.table("platform");
     let generator = top.table("generator");
     let sweep = top.table("sweep");
@@ -180,6 +182,7 @@ fn read(top: &Table<'_, '_, '_, '_>, default_title: &str, base: &Path) -> Option
         title,
         seed,
         samples: samples?,
+        file_samples: None,
         chunk_size: chunk_size?,
         cpus: cpus?,
         generator: generator?,
@@ -188,6 +191,7 @@ fn read(top: &Table<'_, '_, '_, '_>, default_title: &str, base: &Path) -> Option
         evaluations: evaluations.into_iter().map(|(e, _)| e).collect(),
         overhead_file: overheads.file().map(OverheadFile::to_toml),
         overheads: overheads.into_path(),
+        plots: plots?,
     };
     let chunks = crate::chunk::chunk_count(&experiment);
     if chunks > u128::from(MAX_CHUNKS) {
@@ -204,6 +208,46 @@ fn read(top: &Table<'_, '_, '_, '_>, default_title: &str, base: &Path) -> Option
         return None;
     }
     Some(experiment)
+}
+
+/// The top-level `plots`: metric names of [`Metric::NAMES`], at least one, no repeats
+/// (default `["acceptance"]`). `None` after a problem (reported at the element's line).
+fn read_plots(top: &Table<'_, '_, '_, '_>) -> Option<Vec<Metric>> {
+    let Some((names, span)) = top.str_list("plots") else {
+        // Absent, or not an array of strings (already reported: the experiment is discarded).
+        return Some(crate::metric::default_plots());
+    };
+    if names.is_empty() {
+        top_problem(
+            top,
+            &span,
+            format!(
+                "`plots` is empty: name at least one of {}",
+                Metric::NAMES.join(", ")
+            ),
+        );
+        return None;
+    }
+    let mut out: Vec<Metric> = Vec::with_capacity(names.len());
+    let mut ok = true;
+    for (name, at) in &names {
+        match Metric::parse(name) {
+            Some(m) if out.contains(&m) => {
+                top_problem(top, at, format!("`plots` names `{name}` twice"));
+                ok = false;
+            }
+            Some(m) => out.push(m),
+            None => {
+                let hint = match suggest(name, &Metric::NAMES) {
+                    Some(s) => format!("; did you mean `{s}`?"),
+                    None => format!(" (known: {})", Metric::NAMES.join(", ")),
+                };
+                top_problem(top, at, format!("`plots`: unknown metric `{name}`{hint}"));
+                ok = false;
+            }
+        }
+    }
+    ok.then_some(out)
 }
 
 /// The top-level overhead file, as far as it could be read.

@@ -65,6 +65,8 @@ pub struct Row {
     pub mean_preemptions: Option<f64>,
     /// Mean migrations per set (simulations).
     pub mean_migrations: Option<f64>,
+    /// Mean aborted jobs per set (simulations).
+    pub mean_aborts: Option<f64>,
 }
 
 #[derive(Default, Clone)]
@@ -96,11 +98,12 @@ struct Acc {
     aur: Mean,
     preemptions: Mean,
     migrations: Mean,
+    aborts: Mean,
 }
 
 /// The header of `sets.csv`.
 pub const SETS_HEADER: &str =
-    "evaluation,m,x,set,step,tasks,utilization,status,schedulable,max_tardiness_ns,dsr,aur,preemptions,migrations,jobs\n";
+    "evaluation,m,x,set,step,tasks,utilization,status,schedulable,max_tardiness_ns,dsr,aur,preemptions,migrations,jobs,aborted\n";
 
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
@@ -129,11 +132,12 @@ pub fn aggregate(
                 a.aur.add(o.aur);
                 a.preemptions.add(o.preemptions.map(|p| p as f64));
                 a.migrations.add(o.migrations.map(|p| p as f64));
+                a.aborts.add(o.aborted.map(|p| p as f64));
                 if let Some(w) = sets.as_deref_mut() {
                     let label = e.evaluations.get(i).map_or("?", |ev| ev.label.as_str());
                     writeln!(
                         w,
-                        "{},{},{x},{},{},{},{},{},{},{},{},{},{},{},{}",
+                        "{},{},{x},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                         csv_field(label),
                         r.cpus,
                         r.set,
@@ -147,7 +151,8 @@ pub fn aggregate(
                         opt(o.aur),
                         opt(o.preemptions),
                         opt(o.migrations),
-                        opt(o.jobs)
+                        opt(o.jobs),
+                        opt(o.aborted)
                     )
                     .map_err(|x| ExpError::io(store.dir().join("sets.csv"), x))?;
                 }
@@ -184,6 +189,7 @@ pub fn aggregate(
                 mean_aur: a.aur.get(),
                 mean_preemptions: a.preemptions.get(),
                 mean_migrations: a.migrations.get(),
+                mean_aborts: a.aborts.get(),
             }
         })
         .collect())
@@ -209,12 +215,12 @@ fn fo(v: Option<f64>) -> String {
 /// `summary.csv`: one row per evaluation × platform × point.
 pub fn summary_csv(rows: &[Row]) -> String {
     let mut out = String::from(
-        "evaluation,m,x,x_per_cpu,ratio,ci_low,ci_high,sets,accepted,mean_utilization,mean_tasks,mean_max_tardiness_ns,mean_dsr,mean_aur,mean_preemptions,mean_migrations\n",
+        "evaluation,m,x,x_per_cpu,ratio,ci_low,ci_high,sets,accepted,mean_utilization,mean_tasks,mean_max_tardiness_ns,mean_dsr,mean_aur,mean_preemptions,mean_migrations,mean_aborts\n",
     );
     for r in rows {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(&r.evaluation),
             r.cpus,
             r.x,
@@ -230,7 +236,8 @@ pub fn summary_csv(rows: &[Row]) -> String {
             fo(r.mean_dsr),
             fo(r.mean_aur),
             fo(r.mean_preemptions),
-            fo(r.mean_migrations)
+            fo(r.mean_migrations),
+            fo(r.mean_aborts)
         );
     }
     out
@@ -364,6 +371,7 @@ mod tests {
             mean_aur: None,
             mean_preemptions: None,
             mean_migrations: None,
+            mean_aborts: None,
         }
     }
 
