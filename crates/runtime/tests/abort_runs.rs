@@ -9,9 +9,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod common;
+
 use schedlab_model::Duration;
 use schedlab_runtime::config::{Arch, RtTask, RunConfig};
-use schedlab_runtime::mech::sched::{self, Class, ClassGuard};
 use schedlab_runtime::{run, RunResult};
 use schedlab_trace::{check, Event, Kind};
 use std::collections::{BTreeMap, BTreeSet};
@@ -24,28 +25,6 @@ type Handler = (u64, u64, u64, u32);
 
 fn us(x: u64) -> Duration {
     Duration::from_ns(x * 1_000)
-}
-
-fn rt_permitted() -> bool {
-    std::thread::spawn(|| {
-        let _other = ClassGuard::to_other();
-        sched::set_class(0, Class::Fifo(1)).is_ok()
-    })
-    .join()
-    .unwrap_or(false)
-}
-
-fn machine(test: &str) -> Option<Vec<u32>> {
-    let allowed = sched::allowed_cpus().unwrap_or_default();
-    if allowed.len() < 2 {
-        schedlab_testkit::skip(test, &format!("needs 2 CPUs, may use {allowed:?}"));
-        return None;
-    }
-    if !rt_permitted() {
-        schedlab_testkit::skip(test, "SCHED_FIFO is not permitted to this process");
-        return None;
-    }
-    Some(allowed[..2].to_vec())
 }
 
 /// Five tasks (C 3 ms, D 4 ms, T 10 ms, utilities 1–5, abort cost 500 µs) released together
@@ -213,7 +192,7 @@ fn run_placed(
         // One client CPU: τ0–τ2 (by hand as on CPU 0 of the partitioned run below).
         tasks.truncate(3);
     }
-    let cpus = machine(test)?;
+    let cpus = common::machine(test, 2)?;
     let arch = Arch::named(arch, "ticket").unwrap();
     let c = RunConfig::new(
         cpus,

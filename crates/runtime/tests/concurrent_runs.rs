@@ -9,9 +9,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod common;
+
 use schedlab_model::Duration;
 use schedlab_runtime::config::{Arch, RtTask, RunConfig};
-use schedlab_runtime::mech::sched::{self, Class, ClassGuard};
 use schedlab_runtime::{run, RunResult};
 use schedlab_trace::{check, Kind};
 use std::sync::Mutex;
@@ -38,29 +39,6 @@ fn taskset() -> Vec<RtTask> {
         t(8_000, 40),
         t(10_000, 50),
     ]
-}
-
-fn rt_permitted() -> bool {
-    std::thread::spawn(|| {
-        let _other = ClassGuard::to_other();
-        sched::set_class(0, Class::Fifo(1)).is_ok()
-    })
-    .join()
-    .unwrap_or(false)
-}
-
-/// The first two CPUs of this process, if a real run can be made (else skipped loudly).
-fn machine(test: &str) -> Option<Vec<u32>> {
-    let allowed = sched::allowed_cpus().unwrap_or_default();
-    if allowed.len() < 2 {
-        schedlab_testkit::skip(test, &format!("needs 2 CPUs, may use {allowed:?}"));
-        return None;
-    }
-    if !rt_permitted() {
-        schedlab_testkit::skip(test, "SCHED_FIFO is not permitted to this process");
-        return None;
-    }
-    Some(allowed[..2].to_vec())
 }
 
 fn config(cpus: Vec<u32>, policy: &str, n: usize, secs: u64) -> RunConfig {
@@ -110,7 +88,9 @@ pub fn print(name: &str, r: &RunResult) {
 fn concurrent(test: &str, policy: &str) {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tasks = taskset();
-    let Some(cpus) = machine(test) else { return };
+    let Some(cpus) = common::machine(test, 2) else {
+        return;
+    };
     let r = run(&tasks, &config(cpus, policy, tasks.len(), 2)).unwrap();
     assert!(r.real_time, "{:?}", r.warnings);
     print(&format!("concurrent {policy}"), &r);

@@ -8,10 +8,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod common;
+
 use schedlab_model::extensions::CriticalSection;
 use schedlab_model::Duration;
 use schedlab_runtime::config::{Arch, Body, RtTask, RunConfig};
-use schedlab_runtime::mech::sched::{self, Class, ClassGuard};
 use schedlab_runtime::{run, RunResult};
 use schedlab_trace::{check, Event, Kind};
 use std::collections::BTreeMap;
@@ -29,28 +30,6 @@ fn cs(resource: u32, start_us: u64, length_us: u64) -> CriticalSection {
         start: us(start_us),
         length: us(length_us),
     }
-}
-
-fn rt_permitted() -> bool {
-    std::thread::spawn(|| {
-        let _other = ClassGuard::to_other();
-        sched::set_class(0, Class::Fifo(1)).is_ok()
-    })
-    .join()
-    .unwrap_or(false)
-}
-
-fn machine(test: &str, n: usize) -> Option<Vec<u32>> {
-    let allowed = sched::allowed_cpus().unwrap_or_default();
-    if allowed.len() < n {
-        schedlab_testkit::skip(test, &format!("needs {n} CPUs, may use {allowed:?}"));
-        return None;
-    }
-    if !rt_permitted() {
-        schedlab_testkit::skip(test, "SCHED_FIFO is not permitted to this process");
-        return None;
-    }
-    Some(allowed[..n].to_vec())
 }
 
 fn task(c_us: u64, t_us: u64, offset_us: u64, sections: Vec<CriticalSection>) -> RtTask {
@@ -71,7 +50,7 @@ fn run_set(
     ms: u64,
 ) -> Option<RunResult> {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let cpus = machine(test, cpus)?;
+    let cpus = common::machine(test, cpus)?;
     let mut c = RunConfig::new(
         cpus,
         Arch::named(arch, "ticket").unwrap(),

@@ -14,10 +14,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod common;
+
 use schedlab_model::Duration;
 use schedlab_policy::Placement;
 use schedlab_runtime::config::{Arch, RtTask, RunConfig};
-use schedlab_runtime::mech::sched::{self, Class, ClassGuard};
 use schedlab_runtime::{run, RunResult};
 use schedlab_trace::check;
 use std::sync::Mutex;
@@ -42,28 +43,6 @@ fn taskset() -> Vec<RtTask> {
             t
         })
         .collect()
-}
-
-fn rt_permitted() -> bool {
-    std::thread::spawn(|| {
-        let _other = ClassGuard::to_other();
-        sched::set_class(0, Class::Fifo(1)).is_ok()
-    })
-    .join()
-    .unwrap_or(false)
-}
-
-fn machine(test: &str) -> Option<Vec<u32>> {
-    let allowed = sched::allowed_cpus().unwrap_or_default();
-    if allowed.len() < 2 {
-        schedlab_testkit::skip(test, &format!("needs 2 CPUs, may use {allowed:?}"));
-        return None;
-    }
-    if !rt_permitted() {
-        schedlab_testkit::skip(test, "SCHED_FIFO is not permitted to this process");
-        return None;
-    }
-    Some(allowed[..2].to_vec())
 }
 
 /// Every released job accounted once (jobs 0..k of each task, none both aborted and
@@ -92,7 +71,7 @@ fn checked_run(
     abort_late: bool,
 ) -> Option<RunResult> {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let cpus = machine(test)?;
+    let cpus = common::machine(test, 2)?;
     let tasks = taskset();
     let mut c = RunConfig::new(
         cpus,
@@ -171,7 +150,7 @@ fn cedf_runs_under_every_global_architecture() {
         let Some(r) = checked_run(test, arch, "cedf", Some(placement), true) else {
             return;
         };
-        let cpus = machine(test).unwrap();
+        let cpus = common::machine(test, 2).unwrap();
         // Logical CPUs of the policy are the job CPUs (message-passing: all but the DSP).
         let job_cpus: &[u32] = if arch == "message-passing" {
             &cpus[1..]
