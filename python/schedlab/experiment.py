@@ -38,9 +38,20 @@ def _evaluate(config: str, chunk: str) -> str:
     return _native.experiment_chunk(config, chunk)
 
 
-def run(path: PathLike, out: PathLike, client: Any = None, jobs: Optional[int] = None) -> Path:
+def run(
+    path: PathLike,
+    out: PathLike,
+    client: Any = None,
+    jobs: Optional[int] = None,
+    samples: Optional[int] = None,
+) -> Path:
     """Runs the experiment file ``path`` into the folder ``out``; returns the path of
     ``report.html``.
+
+    ``samples``: task sets per point instead of the file's (``schedlab experiment
+    --samples N``): recorded in the folder's manifest and part of its config hash, so a
+    reduced folder resumes only with the same ``samples``; set ``k`` of a point is the same
+    set whatever ``samples``.
 
     ``client``: a ``dask.distributed.Client`` to distribute chunks over its workers; without
     one, the experiment runs on ``jobs`` local threads (default: one per CPU). Rerunning with
@@ -52,10 +63,10 @@ def run(path: PathLike, out: PathLike, client: Any = None, jobs: Optional[int] =
     """
     path, out = os.fspath(path), os.fspath(out)
     if client is None:
-        return Path(_native.experiment_run(path, out, jobs or 0, _say))
+        return Path(_native.experiment_run(path, out, jobs or 0, _say, samples))
     from distributed import as_completed
 
-    plan = json.loads(_native.experiment_prepare(path, out))
+    plan = json.loads(_native.experiment_prepare(path, out, samples))
     if plan["resume"]:
         _say(plan["resume"])
     config = plan["config"]

@@ -37,6 +37,7 @@ def run(
     granularity: Optional[Duration] = None,
     abort_late: bool = False,
     cluster_size: Optional[int] = None,
+    threading: str = "per-task",
 ) -> Dict[str, Any]:
     """Runs ``taskset`` for real (one thread per task, each job burning its WCET of CPU time)
     and returns the fields of ``schedlab run --format json``.
@@ -78,7 +79,10 @@ def run(
     handler (``abort_cost``) on its CPU (not under ``semi-partitioned``). Policies that abort
     (the utility-accrual ones) do so for real, handlers included (docs/runtime.md, "Aborts").
     ``cluster_size``: ``cedf``'s CPUs per cluster (dividing the CPUs that run jobs; as
-    ``simulate(cluster_size=)`` and ``schedlab run --cluster-size``).
+    ``simulate(cluster_size=)`` and ``schedlab run --cluster-size``). ``threading``
+    [ChronOS §3.3]: ``"per-task"`` (one thread runs all jobs of its task) or ``"per-job"``
+    (each job on another thread than its task's previous one, from a pool created before
+    the run; user-space architectures only; ``schedlab run --threading``).
 
     The result carries the simulator's fields plus ``arch``, ``overheads`` (per name:
     ``count``, ``min_ns``, ``mean_ns``, ``median_ns``, ``p99_ns``, ``p999_ns``, ``max_ns``),
@@ -95,6 +99,6 @@ def run(
         duration, priorities, partition, dedicated_irq_cpu, release_spin, allow_non_rt,
         jobs is not None, trace,
         background_load, dsp_poll, dl_margin, dl_cpuset, inline_completion, gantt, perfetto,
-        jobs_csv, overheads, overhead_stat, granularity, abort_late, cluster_size,
+        jobs_csv, overheads, overhead_stat, granularity, abort_late, cluster_size, threading,
     )
     return _attach_jobs(out, jobs)

@@ -149,3 +149,24 @@ def test_ctrl_c_stops_a_local_run_that_a_rerun_resumes(tmp_path):
     assert len(plan["pending"]) == 20000 - done
     if done:
         assert plan["resume"] == f"resuming {tmp_path / 'out'}: {done} of 20000 chunks already stored"
+
+
+def test_samples_reduces_a_run_as_the_cli_does(tmp_path):
+    # `samples=` is `schedlab experiment --samples`: fewer sets per point, recorded in the
+    # manifest; the folder resumes only with the same override; sets are the full run's first.
+    exp = tmp_path / "exp.toml"
+    exp.write_text(EXPERIMENT)
+    (tmp_path / "ovh.toml").write_text(OVERHEADS)
+    schedlab.experiment.run(exp, out=tmp_path / "five", jobs=1, samples=5)
+    manifest = json.loads((tmp_path / "five" / "manifest.json").read_text())
+    assert manifest["config"]["samples"] == 5 and manifest["config"]["file_samples"] == 10
+    # 2 platforms × 2 points × ⌈5/4⌉ chunks.
+    assert len(list((tmp_path / "five" / "chunks").glob("*.jsonl"))) == 8
+    with pytest.raises(schedlab.Error, match="another experiment|different experiment"):
+        schedlab.experiment.run(exp, out=tmp_path / "five", jobs=1)
+    with pytest.raises(schedlab.Error, match="samples: the number of task sets per point must be at least 1"):
+        schedlab.experiment.run(exp, out=tmp_path / "zero", jobs=1, samples=0)
+    schedlab.experiment.run(exp, out=tmp_path / "full", jobs=1)
+    five = (tmp_path / "five" / "sets.csv").read_text().splitlines()
+    full = set((tmp_path / "full" / "sets.csv").read_text().splitlines())
+    assert len(five) > 1 and all(row in full for row in five)

@@ -195,3 +195,19 @@ def test_cedf_cluster_size_reaches_the_placement():
                      allow_non_rt=True, jobs=None)
     assert r["policy"] == "cedf" and r["policy_cost"]["count"] > 0
     assert r["policy_cost"]["min_ns"] <= r["policy_cost"]["max_ns"]
+
+
+@pytest.mark.skipif(not two_cpus(), reason="needs two CPUs")
+def test_per_job_threading_is_a_run_option():
+    # Thread-per-job under a user-space architecture: every job accounted for, the summary
+    # says so; the kernel baselines refuse it, naming the architectures that take it; an
+    # unknown model is an error naming the two.
+    r = schedlab.run(SET, cpus=2, policy="gedf", duration="300ms", threading="per-job",
+                     allow_non_rt=True, jobs=None)
+    assert r["threading"] == "per-job" and r["jobs"] == 30 + 15 + 12 + 10
+    assert schedlab.run(SET, cpus=2, policy="gedf", duration="100ms", allow_non_rt=True,
+                        jobs=None)["threading"] == "per-task"
+    with pytest.raises(schedlab.Error, match="threading per-job applies to arch .*global-lock"):
+        schedlab.run(SET, cpus=2, arch="linux-fifo", threading="per-job", allow_non_rt=True)
+    with pytest.raises(schedlab.Error, match="per-task, per-job"):
+        schedlab.run(SET, cpus=2, policy="gedf", threading="per-thread", allow_non_rt=True)

@@ -18,7 +18,7 @@ use schedlab_analysis::placement::policy_inputs;
 use schedlab_analysis::Priorities;
 use schedlab_model::{file, Duration};
 use schedlab_policy::Placement;
-use schedlab_runtime::config::{RtTask, RunConfig};
+use schedlab_runtime::config::{RtTask, RunConfig, Threading};
 use schedlab_runtime::front::{arch_by_name, jobs_csv, primary_key, run_taskset, summary_json};
 use schedlab_runtime::mech::sched::allowed_cpus;
 use schedlab_runtime::request::RunRequest;
@@ -98,6 +98,11 @@ pub(crate) struct Args {
     /// that had started runs its task's abort handler (`abort_cost`) on its CPU.
     #[arg(long)]
     abort_late: bool,
+    /// Which threads execute the jobs [ChronOS §3.3]: per-task (one thread runs all jobs of
+    /// its task) or per-job (each job on another thread than its task's previous one, from a
+    /// pool created before the run). User-space architectures only.
+    #[arg(long, default_value = "per-task", value_parser = clap::builder::PossibleValuesParser::new(Threading::NAMES))]
+    threading: String,
     /// Write per-job records as CSV.
     #[arg(long)]
     jobs_csv: Option<PathBuf>,
@@ -221,6 +226,8 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
         inline_completion: !a.no_inline_completion,
         background_load,
         abort_late: a.abort_late,
+        threading: Threading::parse(&a.threading)
+            .ok_or_else(|| anyhow!("--threading: `{}` is not per-task or per-job", a.threading))?,
     };
     let placement_overheads = match &a.overheads {
         None => None,

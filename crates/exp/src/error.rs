@@ -63,7 +63,7 @@ pub enum ExpError {
     },
     /// The folder's run was interrupted: some chunks were never stored, so there is nothing
     /// complete to summarise or plot yet.
-    #[error("{} is incomplete: {missing} of {total} chunks are missing (the run was interrupted); resume it with `schedlab experiment {experiment_file} --out {}` (Python: schedlab.experiment.run({experiment_file:?}, out={:?})), which computes only the missing chunks and then writes the report", dir.display(), dir.display(), dir.display().to_string())]
+    #[error("{} is incomplete: {missing} of {total} chunks are missing (the run was interrupted); resume it with `schedlab experiment {experiment_file}{} --out {}` (Python: schedlab.experiment.run({experiment_file:?}, out={:?}{})), which computes only the missing chunks and then writes the report", dir.display(), samples.map(|n| format!(" --samples {n}")).unwrap_or_default(), dir.display(), dir.display().to_string(), samples.map(|n| format!(", samples={n}")).unwrap_or_default())]
     Incomplete {
         /// The output folder.
         dir: PathBuf,
@@ -73,6 +73,9 @@ pub enum ExpError {
         total: usize,
         /// The experiment file the run started from (as recorded in the manifest).
         experiment_file: String,
+        /// The run's `--samples` override, which the resumption repeats (another value is a
+        /// different experiment).
+        samples: Option<u64>,
     },
     /// A command-line override of the file (`--samples`) that cannot apply.
     #[error("--samples: {0}")]

@@ -42,12 +42,9 @@ pub fn finish(
             dir: store.dir().to_path_buf(),
             missing,
             total,
-            // A run with `--samples N` resumes with the same override (another value is a
-            // different experiment).
-            experiment_file: match e.file_samples {
-                Some(_) => format!("{} --samples {}", manifest.experiment_file, e.samples),
-                None => manifest.experiment_file.clone(),
-            },
+            experiment_file: manifest.experiment_file.clone(),
+            // A run with `--samples N` resumes with the same override.
+            samples: e.file_samples.map(|_| e.samples),
         });
     }
     let mut sets = DurableWriter::create(&store.dir().join("sets.csv"))?;

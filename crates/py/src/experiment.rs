@@ -22,12 +22,25 @@ fn chunk_of(text: &str) -> PyResult<Chunk> {
     serde_json::from_str(text).map_err(|e| err(format!("chunk: {e}")))
 }
 
+/// The experiment file at `path`, with `samples` task sets per point instead of the file's
+/// when given (the CLI's `--samples N`).
+fn load(path: &str, samples: Option<u64>) -> PyResult<Experiment> {
+    let mut e = schema::load(Path::new(path)).map_err(err)?;
+    if let Some(n) = samples {
+        e.override_samples(n)
+            .map_err(|x| err(x.to_string().replacen("--samples", "samples", 1)))?;
+    }
+    Ok(e)
+}
+
 /// Validates the file, creates or reopens the output folder; returns JSON text
 /// `{"config": "<experiment JSON text>", "pending": [chunk, …], "total": N, "resume": note}`
 /// (`resume`: what the CLI prints when the folder already holds chunks, else null).
+/// `samples`: task sets per point instead of the file's (`schedlab experiment --samples`).
 #[pyfunction]
-pub(crate) fn experiment_prepare(path: &str, out: &str) -> PyResult<String> {
-    let e = schema::load(Path::new(path)).map_err(err)?;
+#[pyo3(signature = (path, out, samples=None))]
+pub(crate) fn experiment_prepare(path: &str, out: &str, samples: Option<u64>) -> PyResult<String> {
+    let e = load(path, samples)?;
     let (store, _) = Store::create_or_open(Path::new(out), &e, path).map_err(err)?;
     let all = chunks(&e);
     let pending = store.pending(&all).map_err(err)?;
@@ -118,13 +131,14 @@ fn run_watching_signals<R: Send>(
 /// returns the path of report.html. `notify(message)` receives the CLI's notes: that the run
 /// resumes stored chunks, or that it stopped (Ctrl-C) and how to resume.
 #[pyfunction]
-#[pyo3(signature = (path, out, jobs=0, notify=None))]
+#[pyo3(signature = (path, out, jobs=0, notify=None, samples=None))]
 pub(crate) fn experiment_run(
     py: Python<'_>,
     path: &str,
     out: &str,
     jobs: usize,
     notify: Option<&Bound<'_, PyAny>>,
+    samples: Option<u64>,
 ) -> PyResult<String> {
     let say = |message: String| -> PyResult<()> {
         if let Some(f) = notify {
@@ -132,7 +146,7 @@ pub(crate) fn experiment_run(
         }
         Ok(())
     };
-    let e = schema::load(Path::new(path)).map_err(err)?;
+    let e = load(path, samples)?;
     let (store, manifest) = Store::create_or_open(Path::new(out), &e, path).map_err(err)?;
     let all = chunks(&e);
     let pending = store.pending(&all).map_err(err)?.len();

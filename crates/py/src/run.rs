@@ -12,7 +12,7 @@ use schedlab_analysis::placement::policy_inputs;
 use schedlab_analysis::Priorities;
 use schedlab_model::Duration;
 use schedlab_policy::Placement;
-use schedlab_runtime::config::RtTask;
+use schedlab_runtime::config::{RtTask, Threading};
 use schedlab_runtime::front::{arch_by_name, primary_key, run_taskset, summary_json};
 use schedlab_runtime::mech::sched::allowed_cpus;
 use schedlab_runtime::request::{RunRequest, DEFAULT_POLICY};
@@ -69,7 +69,7 @@ fn physical_cpus(m: u32, cpu_list: Option<Vec<u32>>) -> PyResult<Vec<u32>> {
                     background_load=None, dsp_poll=true, dl_margin=None,
                     dl_cpuset=false, inline_completion=true, gantt=None, perfetto=None,
                     jobs_csv=None, overheads=None, overhead_stat="max", granularity=None,
-                    abort_late=false, cluster_size=None))]
+                    abort_late=false, cluster_size=None, threading="per-task"))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run<'py>(
     py: Python<'py>,
@@ -100,6 +100,7 @@ pub(crate) fn run<'py>(
     granularity: Option<&Bound<'py, PyAny>>,
     abort_late: bool,
     cluster_size: Option<u32>,
+    threading: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     // Overhead-aware placement (the partition `analyze(…, overheads=, arch=)` accepts): the
     // run's own architecture pays the overheads.
@@ -150,6 +151,12 @@ pub(crate) fn run<'py>(
         inline_completion,
         background_load,
         abort_late,
+        threading: Threading::parse(threading).ok_or_else(|| {
+            err(format!(
+                "threading: `{threading}` is not one of {}",
+                Threading::NAMES.join(", ")
+            ))
+        })?,
     };
     let plan = request.plan(tasks).map_err(|e| err(python_names(&e)))?;
     let inputs = policy_inputs(

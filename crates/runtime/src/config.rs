@@ -312,6 +312,48 @@ pub struct RunConfig {
     /// Names of the run's resources by id (a task set's `TaskSet::resources`), for
     /// [`JobCtx::lock_named`] and messages; ids beyond them are known by number only.
     pub resources: Vec<String>,
+    /// Which threads execute the jobs [ChronOS §3.3] (user-space architectures only; the
+    /// kernel baselines' tasks are their own threads): see [`Threading`].
+    pub threading: Threading,
+}
+
+/// A threading model [ChronOS §3.3]: which thread executes a job.
+///
+/// - `PerTask`: one thread per task runs all its jobs, one after the other.
+/// - `PerJob`: every job runs on another thread than its task's previous job. ChronOS
+///   creates a thread per job at its release; the runtime takes the job's thread from a pool
+///   created before the run ([`crate::job`], "Thread-per-job"), so the cost of creating a
+///   thread stays out of the run (`schedlab measure timing` measures it) while the hand-over
+///   between threads — waking another thread, setting its affinity — is paid per job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Threading {
+    /// One thread per task.
+    #[default]
+    PerTask,
+    /// Another thread for each job.
+    PerJob,
+}
+
+impl Threading {
+    /// The names, as the CLI and Python take them.
+    pub const NAMES: [&'static str; 2] = ["per-task", "per-job"];
+
+    /// Its name (`per-task`, `per-job`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Threading::PerTask => "per-task",
+            Threading::PerJob => "per-job",
+        }
+    }
+
+    /// The model named `s`.
+    pub fn parse(s: &str) -> Option<Threading> {
+        match s {
+            "per-task" => Some(Threading::PerTask),
+            "per-job" => Some(Threading::PerJob),
+            _ => None,
+        }
+    }
 }
 
 impl RunConfig {
@@ -342,6 +384,7 @@ impl RunConfig {
             inline_completion: true,
             abort_late: false,
             resources: Vec::new(),
+            threading: Threading::PerTask,
         }
     }
 
@@ -375,9 +418,14 @@ impl RunConfig {
         (self.arch.def().reserves_cpu0)(self)
     }
 
-    /// The architecture's note for the first line of a run's table (e.g. ` (DSP: CPU 0)`).
+    /// The architecture's note for the first line of a run's table (e.g. ` (DSP: CPU 0)`),
+    /// and ` (thread-per-job)` under that threading model.
     pub fn arch_note(&self) -> String {
-        (self.arch.def().note)(self)
+        let mut note = (self.arch.def().note)(self);
+        if self.threading == Threading::PerJob {
+            note.push_str(" (thread-per-job)");
+        }
+        note
     }
 }
 

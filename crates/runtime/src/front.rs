@@ -81,6 +81,9 @@ pub fn summary_json(r: &RunResult, config: &RunConfig, primary: &dyn Fn(u32, u64
     {
         map.insert("arch".into(), json!(config.arch.name()));
         map.extend(crate::arch::fields_map(config));
+        if !config.arch.def().kernel {
+            map.insert("threading".into(), json!(config.threading.name()));
+        }
         map.insert("cpu_list".into(), json!(config.cpus));
         map.insert(
             "background_load_bytes".into(),

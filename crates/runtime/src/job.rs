@@ -1,6 +1,6 @@
-//! Job threads: one per task (the thread-per-task model [ChronOS §3.3]). A job thread runs
-//! the jobs of its task one after the other, each only while a dispatcher has made it
-//! runnable on the CPU the job is linked to.
+//! Job threads [ChronOS §3.3]. Thread-per-task (the default): one thread per task runs the
+//! jobs of its task one after the other, each only while a dispatcher has made it runnable
+//! on the CPU the job is linked to. Thread-per-job (`RunConfig::threading`): see below.
 //!
 //! # The control word
 //! Each thread has a [`JobCtl`] shared with the dispatchers; its `state` word is the
@@ -8,7 +8,7 @@
 //! - `IDLE`: no job; the thread waits on the futex;
 //! - `RUN`: execute job `seq` on logical CPU `cpu` (the dispatcher pinned the thread there);
 //! - `PARK`: unlinked while unfinished: the dispatcher sent the preemption signal and the
-//!   handler ([`JobCtl::on_signal`]) waits on the futex until `RUN` again;
+//!   handler ([`Executor::on_signal`]) waits on the futex until `RUN` again;
 //! - `STOP`: the run is over;
 //! - `LOCK`: the job asked its CPU's dispatcher to lock or unlock a resource and waits for
 //!   the answer (`crate::locks`): `LOCK → RUN` (done) or `LOCK → PARK` (blocked, made `RUN`
@@ -22,6 +22,22 @@
 //! on the job's CPU at a higher priority, the thread never executes while its dispatcher
 //! inspects or changes its state, so these transitions never race in practice; the
 //! compare-and-swap keeps them safe anyway.
+//!
+//! # Thread-per-job
+//! Each task keeps one control block (the dispatchers' view does not change), but its jobs
+//! alternate over a pool of [`POOL_THREADS`] threads created before the run: the dispatcher
+//! that hands a task its next job ([`JobCtl::hand_over`], while the task has no job on any
+//! CPU: its previous job's completion was processed) makes the next thread of the pool the
+//! block's executor — its `tid` (the target of pinning, preemption signals and budget
+//! timers) and its pinning — and wakes it through the pool's `turn` word (a futex counting
+//! hand-overs; hand-over `h ≥ 1` belongs to thread `(h − 1) mod POOL_THREADS`). A thread
+//! that committed its job waits on `turn` for its next hand-over and never on the control
+//! word, so a dispatcher's wake-up of the control word always reaches the executor. Two
+//! threads suffice: a task's jobs are sequential, so when job `k + 1` is handed over the
+//! thread of job `k − 1` has long committed it. Per job this costs a futex wake of the
+//! incoming thread and, when it was last pinned elsewhere, an affinity change. What is per
+//! thread rather than per block — whether the thread is inside a job, for its signal
+//! handler — lives in its [`Executor`].
 //!
 //! Events recorded by the thread itself (its own [`TraceBuf`]): `switch-in` when its code
 //! starts or resumes (and `migrate` when on another CPU than last time), `switch-out` when a
@@ -70,11 +86,8 @@ pub struct JobCtl {
     pub tid: AtomicI32,
     /// Logical CPU the thread is pinned to (dispatchers only; `NONE` at first).
     pub pinned: AtomicU32,
-    /// Logical CPU its code last ran on (the thread only).
+    /// Logical CPU its code last ran on (the executing thread only).
     last_cpu: AtomicU32,
-    /// Inside a job (the thread only; tells the signal handler whether resuming is a
-    /// switch-in).
-    in_job: AtomicBool,
     /// The thread recorded a `switch-in` since it was last made runnable: set by the
     /// thread, taken by the dispatcher that parks it ([`JobCtl::take_ran`]) — a `switch-out`
     /// is recorded only for a job whose code actually (re)started.
@@ -99,6 +112,30 @@ pub struct JobCtl {
     pub(crate) lock_op: AtomicU64,
     /// The dispatcher's answer to it (`crate::locks::GRANTED`, …).
     pub(crate) lock_reply: AtomicU32,
+    /// Thread-per-job: the pool the task's jobs alternate over (`None`: thread-per-task).
+    pool: Option<Pool>,
+}
+
+/// Threads of a thread-per-job pool per task (a power of two, so the alternation survives
+/// the wrap of the hand-over counter; two suffice, module doc).
+pub const POOL_THREADS: u32 = 2;
+
+/// A task's thread-per-job pool (module doc, "Thread-per-job").
+#[derive(Debug)]
+struct Pool {
+    /// Hand-overs so far (a futex word; also changed by [`JobCtl::stop`]).
+    turn: AtomicU32,
+    /// Each thread's kernel id (0 until it started).
+    tids: Vec<AtomicI32>,
+    /// Each thread's pinning while it is not the executor (`NONE`: free over the job CPUs).
+    pinned: Vec<AtomicU32>,
+}
+
+impl Pool {
+    /// The pool thread of hand-over `h` (`h ≥ 1`).
+    fn index(h: u32) -> usize {
+        (h.wrapping_sub(1) % POOL_THREADS) as usize
+    }
 }
 
 impl JobCtl {
@@ -113,7 +150,6 @@ impl JobCtl {
             tid: AtomicI32::new(0),
             pinned: AtomicU32::new(NONE),
             last_cpu: AtomicU32::new(NONE),
-            in_job: AtomicBool::new(false),
             ran: AtomicBool::new(false),
             first_run: AtomicU64::new(0),
             done_ticks: AtomicU64::new(0),
@@ -125,6 +161,69 @@ impl JobCtl {
             aborts: crate::state::abort_words(0),
             lock_op: AtomicU64::new(0),
             lock_reply: AtomicU32::new(0),
+            pool: None,
+        }
+    }
+
+    /// Makes the block's jobs alternate over a pool of [`POOL_THREADS`] threads
+    /// (thread-per-job), each first pinned like the block.
+    pub(crate) fn with_pool(mut self) -> JobCtl {
+        let pinned = self.pinned.load(Ordering::Relaxed);
+        self.pool = Some(Pool {
+            turn: AtomicU32::new(0),
+            tids: (0..POOL_THREADS).map(|_| AtomicI32::new(0)).collect(),
+            pinned: (0..POOL_THREADS).map(|_| AtomicU32::new(pinned)).collect(),
+        });
+        self
+    }
+
+    /// Threads that execute this block's jobs (1, or [`POOL_THREADS`]).
+    pub fn threads(&self) -> u32 {
+        if self.pool.is_some() {
+            POOL_THREADS
+        } else {
+            1
+        }
+    }
+
+    /// Gives the task its next job, `seq` (the caller is the dispatcher that makes it
+    /// runnable next; the task has no job on any CPU): its number, first run cleared, and,
+    /// thread-per-job, the next thread of the pool as its executor (module doc). Must come
+    /// before the executor is pinned, signalled or timed.
+    pub(crate) fn hand_over(&self, seq: u64) {
+        self.seq.store(seq, Ordering::Relaxed);
+        self.first_run.store(0, Ordering::Relaxed);
+        let Some(pool) = &self.pool else { return };
+        let outgoing = pool.turn.load(Ordering::Relaxed);
+        let incoming = outgoing.wrapping_add(1);
+        let (out, inc) = (Pool::index(outgoing), Pool::index(incoming));
+        if outgoing != 0 {
+            if let Some(p) = pool.pinned.get(out) {
+                p.store(self.pinned.load(Ordering::Relaxed), Ordering::Relaxed);
+            }
+        }
+        if let (Some(p), Some(t)) = (pool.pinned.get(inc), pool.tids.get(inc)) {
+            self.pinned
+                .store(p.load(Ordering::Relaxed), Ordering::Relaxed);
+            self.tid.store(t.load(Ordering::Relaxed), Ordering::Relaxed);
+        }
+        pool.turn.store(incoming, Ordering::Release);
+        futex::wake(&pool.turn, u32::MAX);
+    }
+
+    /// Thread-per-job: waits until hand-over `h` (this thread's next) happened; false when
+    /// the run stops first. Thread-per-task: true at once.
+    fn await_turn(&self, h: u32) -> bool {
+        let Some(pool) = &self.pool else { return true };
+        loop {
+            if self.stopping() {
+                return false;
+            }
+            let t = pool.turn.load(Ordering::Acquire);
+            if t == h {
+                return true;
+            }
+            futex::wait(&pool.turn, t, None);
         }
     }
 
@@ -188,6 +287,12 @@ impl JobCtl {
     pub fn stop(&self) {
         self.state.store(STOP, Ordering::Release);
         futex::wake(&self.state, u32::MAX);
+        if let Some(pool) = &self.pool {
+            // A new value, so that a pool thread about to wait on `turn` does not sleep
+            // through this wake-up (it then sees `STOP`).
+            pool.turn.fetch_add(1 << 31, Ordering::AcqRel);
+            futex::wake(&pool.turn, u32::MAX);
+        }
     }
 
     /// Whether the run is over.
@@ -196,7 +301,43 @@ impl JobCtl {
     }
 }
 
-impl OnPreempt for JobCtl {
+/// One thread executing a control block's jobs: the block and what belongs to the thread
+/// (its place in the pool, whether it is inside a job). Its signal handler's object.
+#[derive(Debug)]
+pub struct Executor {
+    /// The task's control block.
+    pub ctl: Arc<JobCtl>,
+    /// Its index in the pool (0 under thread-per-task).
+    index: u32,
+    /// Inside a job (tells the signal handler whether resuming is a switch-in).
+    in_job: AtomicBool,
+}
+
+impl Executor {
+    /// Thread `index` of `ctl`'s pool (0: the only thread under thread-per-task).
+    pub fn new(ctl: Arc<JobCtl>, index: u32) -> Executor {
+        Executor {
+            ctl,
+            index,
+            in_job: AtomicBool::new(false),
+        }
+    }
+
+    /// Records its kernel thread id where the dispatchers look for it: the block's `tid`
+    /// (thread-per-task) or its pool entry (thread-per-job, the block's when handed over).
+    pub fn register_tid(&self, tid: i32) {
+        match &self.ctl.pool {
+            Some(pool) => {
+                if let Some(t) = pool.tids.get(self.index as usize) {
+                    t.store(tid, Ordering::Relaxed);
+                }
+            }
+            None => self.ctl.tid.store(tid, Ordering::Relaxed),
+        }
+    }
+}
+
+impl OnPreempt for Executor {
     /// The preemption signal arrived: if parked, wait until linked again; if resumed inside a
     /// job, record the switch-in. Atomics, futex and the TSC only (async-signal-safe).
     ///
@@ -209,12 +350,13 @@ impl OnPreempt for JobCtl {
     /// from the trace's start overlapping the job's earlier ones on the other CPU. A signal
     /// that finds the job already switched in since it was made runnable is stale.
     fn on_signal(&self) {
-        let s = match self.state.load(Ordering::Acquire) {
-            PARK => self.wait_while(PARK),
+        let ctl = &self.ctl;
+        let s = match ctl.state.load(Ordering::Acquire) {
+            PARK => ctl.wait_while(PARK),
             s => s,
         };
-        if s == RUN && self.in_job.load(Ordering::Relaxed) && !self.ran.load(Ordering::Acquire) {
-            self.switched_in(self.seq.load(Ordering::Relaxed));
+        if s == RUN && self.in_job.load(Ordering::Relaxed) && !ctl.ran.load(Ordering::Acquire) {
+            ctl.switched_in(ctl.seq.load(Ordering::Relaxed));
         }
     }
 }
@@ -257,15 +399,19 @@ pub(crate) fn control_blocks(
             if let Some(c) = pinned.get(i).copied().flatten() {
                 ctl.pinned.store(c, Ordering::Relaxed);
             }
+            if run.config.threading == crate::config::Threading::PerJob {
+                ctl = ctl.with_pool();
+            }
             Arc::new(ctl)
         })
         .collect()
 }
 
-/// Starts one job thread per task (SCHED_FIFO [`PRIO_JOB`], pinned to its CPU or free over
-/// the job CPUs, the preemption signal registered): each reports ready and runs
-/// [`job_loop`] until its control block says `STOP`; a failing job body ends the run
-/// ([`crate::run::Shared::fail`]). A thread that cannot be spawned is a setup error.
+/// Starts the job threads, one per task or [`POOL_THREADS`] per task under thread-per-job
+/// (SCHED_FIFO [`PRIO_JOB`], pinned to its CPU or free over the job CPUs, the preemption
+/// signal registered): each reports ready and runs [`job_loop`] until its control block says
+/// `STOP`; a failing job body ends the run ([`crate::run::Shared::fail`]). A thread that
+/// cannot be spawned is a setup error.
 pub(crate) fn start<A: Architecture>(
     arch: &Arc<A>,
     run: &Run<'_>,
@@ -273,10 +419,12 @@ pub(crate) fn start<A: Architecture>(
     threads: &RunThreads,
 ) -> Vec<JoinHandle<()>> {
     let mut handles = Vec::with_capacity(run.n());
-    for (i, t) in run.tasks.iter().enumerate() {
-        let Some(ctl) = threads.ctls.get(i).cloned() else {
-            continue;
-        };
+    let executors = run.tasks.iter().enumerate().flat_map(|(i, t)| {
+        let ctl = threads.ctls.get(i).cloned();
+        let count = ctl.as_ref().map_or(0, |c| c.threads());
+        (0..count).filter_map(move |k| Some((i, t, k, ctl.clone()?)))
+    });
+    for (i, t, k, ctl) in executors {
         let phys = &threads.phys;
         let affinity: Vec<u32> = match pinned.get(i).copied().flatten() {
             Some(c) => vec![phys.get(c as usize).copied().unwrap_or(0)],
@@ -291,12 +439,17 @@ pub(crate) fn start<A: Architecture>(
         let (wcet_ns, wss, abort_cost_ns) = (t.wcet.as_ns(), t.wss, t.abort_cost.as_ns());
         let milestones = crate::locks::milestones(&t.critical_sections);
         let names = run.config.resources.clone();
-        let spawned = threads.spawn(format!("sl-task{i}"), move |cx| {
-            ctl.tid.store(sched::gettid(), Ordering::Relaxed);
+        let name = match ctl.threads() {
+            1 => format!("sl-task{i}"),
+            _ => format!("sl-task{i}.{k}"),
+        };
+        let spawned = threads.spawn(name, move |cx| {
+            let me = Arc::new(Executor::new(ctl, k));
+            me.register_tid(sched::gettid());
             let setup = sched::set_affinity(0, &affinity)
                 .and_then(|()| sched::set_class(0, cx.class(PRIO_JOB)))
                 .map_err(|e| format!("task {i}: {e}"));
-            let _reg = preempt::Registration::new(ctl.clone() as Arc<dyn OnPreempt>);
+            let _reg = preempt::Registration::new(me.clone() as Arc<dyn OnPreempt>);
             cx.shared.report_ready(setup);
             let completed = |me: &JobCtl, cpu: u32| {
                 if !arch.complete_inline(me, cpu, cx) {
@@ -320,7 +473,7 @@ pub(crate) fn start<A: Architecture>(
                 milestones: &milestones,
                 names: &names,
             };
-            if let Err(msg) = job_loop(&ctl, &env) {
+            if let Err(msg) = job_loop(&me, &env) {
                 cx.shared.fail(msg);
             }
         });
@@ -330,11 +483,18 @@ pub(crate) fn start<A: Architecture>(
     handles
 }
 
-/// The job thread's loop: wait for a job, run it, commit its completion, ring the CPU's
-/// dispatcher; until `STOP`. Returns an error message if a custom body panicked.
-pub fn job_loop(ctl: &JobCtl, env: &JobEnv<'_>) -> Result<(), String> {
+/// The job thread's loop: wait for a job (thread-per-job: for this thread's next hand-over
+/// first), run it, commit its completion, ring the CPU's dispatcher; until `STOP`. Returns
+/// an error message if a custom body panicked.
+pub fn job_loop(me: &Executor, env: &JobEnv<'_>) -> Result<(), String> {
+    let ctl = &*me.ctl;
     let mut ws = env.wss.map(|w| WorkingSet::new(w as usize));
+    let mut hand_over = me.index.wrapping_add(1);
     loop {
+        if !ctl.await_turn(hand_over) {
+            return Ok(());
+        }
+        hand_over = hand_over.wrapping_add(POOL_THREADS);
         // Wait for a new job (a PARK seen here means: preempted before it ever ran).
         let mut s = ctl.state.load(Ordering::Acquire);
         while s != RUN {
@@ -355,7 +515,7 @@ pub fn job_loop(ctl: &JobCtl, env: &JobEnv<'_>) -> Result<(), String> {
             (env.completed)(ctl, ctl.cpu.load(Ordering::Acquire));
             continue;
         }
-        ctl.in_job.store(true, Ordering::Relaxed);
+        me.in_job.store(true, Ordering::Relaxed);
         let cpu0 = thread_cputime_ns();
         // `migrate` is per job (docs/traces.md): a new job starting on another CPU than the
         // task's previous one did not migrate.
@@ -402,7 +562,7 @@ pub fn job_loop(ctl: &JobCtl, env: &JobEnv<'_>) -> Result<(), String> {
         if !commit(ctl) {
             return Ok(()); // STOP arrived meanwhile
         }
-        ctl.in_job.store(false, Ordering::Relaxed);
+        me.in_job.store(false, Ordering::Relaxed);
         (env.completed)(ctl, cpu);
     }
 }
@@ -472,11 +632,12 @@ mod tests {
 
     /// A control block on logical CPUs 0 and 1 (any physical CPUs: `misplaced` is not
     /// checked here), inside job 7 of task 3.
-    fn ctl() -> JobCtl {
+    fn ctl() -> Executor {
         let c = JobCtl::new(3, 64, TickClock::monotonic(), &[0, 1]);
-        c.in_job.store(true, Ordering::Relaxed);
         c.seq.store(7, Ordering::Relaxed);
-        c
+        let e = Executor::new(Arc::new(c), 0);
+        e.in_job.store(true, Ordering::Relaxed);
+        e
     }
 
     fn kinds(c: &JobCtl) -> Vec<(Kind, u32)> {
@@ -491,7 +652,8 @@ mod tests {
     /// switch-out on CPU 1 without a start).
     #[test]
     fn a_job_relinked_before_its_signal_arrived_records_its_switch_in() {
-        let c = ctl();
+        let e = ctl();
+        let c = &*e.ctl;
         c.cpu.store(0, Ordering::Relaxed);
         c.state.store(RUN, Ordering::Relaxed);
         c.switched_in(7);
@@ -499,13 +661,13 @@ mod tests {
         c.state.store(PARK, Ordering::Relaxed);
         c.cpu.store(1, Ordering::Relaxed);
         c.state.store(RUN, Ordering::Relaxed);
-        c.on_signal();
+        e.on_signal();
         assert_eq!(
-            kinds(&c),
+            kinds(c),
             vec![(Kind::SwitchIn, 0), (Kind::SwitchIn, 1), (Kind::Migrate, 1)]
         );
         // A second (queued) signal of the same park is stale: no duplicate switch-in.
-        c.on_signal();
+        e.on_signal();
         assert_eq!(c.buf.events().len(), 3);
     }
 
@@ -513,11 +675,78 @@ mod tests {
     /// interval: the dispatcher finds `ran` clear and records no switch-out.
     #[test]
     fn a_job_parked_before_it_ran_again_has_nothing_to_switch_out() {
-        let c = ctl();
+        let e = ctl();
+        let c = &*e.ctl;
         c.cpu.store(1, Ordering::Relaxed);
         c.switched_in(7);
         assert!(c.take_ran());
         // Relinked (RUN) and parked again without running: nothing ran since the last take.
         assert!(!c.take_ran());
+    }
+
+    /// Thread-per-job, hand-worked: the pool's two threads registered tids 101 and 102; the
+    /// first is pinned to CPU 1 like the block. Hand-over 1 (job 0) makes thread 0 the
+    /// executor; the dispatcher then pins it to CPU 0. Hand-over 2 (job 1) makes thread 1
+    /// the executor with its own pinning (CPU 1) and keeps thread 0's (CPU 0) for hand-over 3
+    /// (job 2), which is thread 0's again.
+    #[test]
+    fn jobs_alternate_over_the_pool_and_each_thread_keeps_its_pinning() {
+        let c = JobCtl::new(0, 64, TickClock::monotonic(), &[0, 1]);
+        c.pinned.store(1, Ordering::Relaxed);
+        let c = Arc::new(c.with_pool());
+        let (e0, e1) = (Executor::new(c.clone(), 0), Executor::new(c.clone(), 1));
+        e0.register_tid(101);
+        e1.register_tid(102);
+        assert_eq!(c.threads(), POOL_THREADS);
+        assert_eq!(
+            c.tid.load(Ordering::Relaxed),
+            0,
+            "no executor before a hand-over"
+        );
+        c.hand_over(0);
+        assert_eq!(c.tid.load(Ordering::Relaxed), 101);
+        assert_eq!(c.pinned.load(Ordering::Relaxed), 1);
+        let turn = |c: &JobCtl| c.pool.as_ref().map(|p| p.turn.load(Ordering::Relaxed));
+        assert!(c.await_turn(1));
+        assert_eq!(turn(&c), Some(1));
+        c.pinned.store(0, Ordering::Relaxed); // the dispatcher re-pinned thread 0
+        c.hand_over(1);
+        assert_eq!(c.tid.load(Ordering::Relaxed), 102);
+        assert_eq!(c.pinned.load(Ordering::Relaxed), 1);
+        assert_eq!(c.seq.load(Ordering::Relaxed), 1);
+        c.hand_over(2);
+        assert_eq!(c.tid.load(Ordering::Relaxed), 101);
+        assert_eq!(
+            c.pinned.load(Ordering::Relaxed),
+            0,
+            "thread 0's own pinning"
+        );
+        assert!(c.await_turn(3));
+    }
+
+    /// The hand-over counter wraps without breaking the alternation (a power-of-two pool).
+    #[test]
+    fn the_alternation_survives_the_counter_wrapping() {
+        let seq: Vec<usize> = [u32::MAX - 1, u32::MAX, 0, 1, 2]
+            .iter()
+            .map(|&h| Pool::index(h))
+            .collect();
+        assert_eq!(seq, vec![1, 0, 1, 0, 1]);
+    }
+
+    /// A pool thread waiting for a hand-over that never comes ends when the run stops.
+    #[test]
+    fn the_stop_ends_a_pool_thread_waiting_for_its_turn() {
+        let c = Arc::new(JobCtl::new(0, 64, TickClock::monotonic(), &[0, 1]).with_pool());
+        let waiter = {
+            let c = c.clone();
+            std::thread::spawn(move || c.await_turn(7))
+        };
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        c.stop();
+        assert!(
+            !waiter.join().unwrap_or(true),
+            "await_turn returns false on stop"
+        );
     }
 }

@@ -62,6 +62,8 @@ pub struct RunRequest<'a> {
     pub background_load: Option<u64>,
     /// The engine aborts jobs unfinished at their deadline (`RunConfig::abort_late`).
     pub abort_late: bool,
+    /// Which threads execute the jobs (`RunConfig::threading`).
+    pub threading: crate::config::Threading,
 }
 
 /// A checked request: what to compute ranks and the placement for, then the configuration.
@@ -108,13 +110,19 @@ impl RunRequest<'_> {
                 BUDGET_ARCHS.join(" or ")
             ));
         }
-        for (option, on) in [
-            ("dedicated-irq-cpu", self.dedicated_irq_cpu),
-            ("dl-cpuset", self.dl_cpuset),
+        let per_job = self.threading == crate::config::Threading::PerJob;
+        for (option, on, shown) in [
+            (
+                "dedicated-irq-cpu",
+                self.dedicated_irq_cpu,
+                "--dedicated-irq-cpu",
+            ),
+            ("dl-cpuset", self.dl_cpuset, "--dl-cpuset"),
+            ("threading", per_job, "--threading per-job"),
         ] {
             if on && !arch.takes(option) {
                 return Err(format!(
-                    "--{option} applies to --arch {} only",
+                    "{shown} applies to --arch {} only",
                     taking(option).join(", ")
                 ));
             }
@@ -136,6 +144,7 @@ impl RunRequest<'_> {
         config.dl_margin = self.dl_margin;
         config.background_load = self.background_load;
         config.abort_late = self.abort_late;
+        config.threading = self.threading;
         config.resources = tasks.resources().to_vec();
         let pinned = tasks.iter().any(|t| t.cpu.is_some());
         let placement_policy = match arch.def().partitioned_with {
@@ -213,6 +222,7 @@ mod tests {
             inline_completion: true,
             background_load: None,
             abort_late: false,
+            threading: Default::default(),
         };
         let e = request.clone().plan(&tasks).unwrap_err();
         assert!(
@@ -244,5 +254,43 @@ mod tests {
             .plan(&tasks)
             .unwrap_err()
             .contains("--arch message-passing does not offer"));
+    }
+
+    /// Thread-per-job is a user-space architecture's choice: planned there, refused for the
+    /// kernel baselines (their tasks are their own threads) with the architectures that take
+    /// it.
+    #[test]
+    fn per_job_threading_is_planned_for_user_space_architectures_only() {
+        let ms = |x| Duration::from_ms(x).unwrap();
+        let tasks = TaskSet::new(vec![Task::implicit(ms(1), ms(10)).unwrap()]).unwrap();
+        let request = |arch: &str, policy: Option<&'static str>| RunRequest {
+            cpus: vec![0, 1],
+            arch: Arch::named(arch, "ticket").unwrap(),
+            policy,
+            default_policy: None,
+            partition: None,
+            duration: ms(100),
+            dedicated_irq_cpu: false,
+            dl_cpuset: false,
+            dl_margin: Duration::ZERO,
+            allow_non_rt: true,
+            release_spin: Duration::ZERO,
+            dsp_poll: true,
+            inline_completion: true,
+            background_load: None,
+            abort_late: false,
+            threading: crate::config::Threading::PerJob,
+        };
+        let plan = request("global-lock", Some("gedf")).plan(&tasks).unwrap();
+        assert_eq!(plan.config.threading, crate::config::Threading::PerJob);
+        for kernel in ["linux-fifo", "linux-deadline"] {
+            let e = request(kernel, None).plan(&tasks).unwrap_err();
+            assert!(
+                e.starts_with("--threading per-job applies to --arch ")
+                    && e.contains("global-lock")
+                    && !e.contains("linux-"),
+                "{e}"
+            );
+        }
     }
 }

@@ -736,6 +736,15 @@ impl Sched {
         let Some(ctl) = th.ctls.get(b.task.0 as usize) else {
             return false;
         };
+        let Some(live) = self.live_mut(b) else {
+            return false;
+        };
+        if !live.dispatched {
+            // A new job: its number, and under thread-per-job its thread (`crate::job`),
+            // before that thread is pinned.
+            ctl.hand_over(b.seq);
+            live.dispatched = true;
+        }
         if ctl.pinned.load(Ordering::Relaxed) != cpu {
             let phys = th.phys.get(cpu as usize).copied().unwrap_or(0);
             match sched::set_affinity(ctl.tid.load(Ordering::Relaxed), &[phys]) {
@@ -746,11 +755,6 @@ impl Sched {
         let Some(live) = self.live_mut(b) else {
             return false;
         };
-        if !live.dispatched {
-            ctl.seq.store(b.seq, Ordering::Relaxed);
-            ctl.first_run.store(0, Ordering::Relaxed);
-            live.dispatched = true;
-        }
         live.since_ns = Some(now);
         live.last_cpu = Some(c);
         self.arm_budget(em, c, b, ctl.tid.load(Ordering::Relaxed), now);

@@ -35,33 +35,8 @@ pub const MAX_TOTAL_NS: u64 = 600_000_000_000;
 /// SCHED_FIFO priority of the measuring threads.
 pub const PRIO: u8 = 40;
 
-/// A threading model [ChronOS §3.3].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Model {
-    /// One thread per task, sleeping until each release.
-    PerTask,
-    /// A new thread per job, created at its release.
-    PerJob,
-}
-
-impl Model {
-    /// Its name (`per-task`, `per-job`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Model::PerTask => "per-task",
-            Model::PerJob => "per-job",
-        }
-    }
-
-    /// The model named `s`.
-    pub fn parse(s: &str) -> Option<Model> {
-        match s {
-            "per-task" => Some(Model::PerTask),
-            "per-job" => Some(Model::PerJob),
-            _ => None,
-        }
-    }
-}
+/// A threading model [ChronOS §3.3] (the run's [`crate::config::Threading`]).
+pub use crate::config::Threading as Model;
 
 /// What to measure.
 #[derive(Clone, Debug)]

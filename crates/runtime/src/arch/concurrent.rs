@@ -58,7 +58,7 @@ pub(crate) static DEF: ArchDef = ArchDef {
     name: "concurrent",
     summary: "ChronOS application-concurrent: one locked global queue, each idle CPU pulls its own next job, no preemption (gfifo, gnpedf, gnphvdf; --lock ticket|mcs|mutex)",
     kernel: false,
-    options: &["lock"],
+    options: &["lock", "threading"],
     partitioned_with: None,
     rt_load: RtLoad::Global,
     global_invariant: true,

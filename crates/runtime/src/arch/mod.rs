@@ -146,8 +146,8 @@ pub struct ArchDef {
     /// architecture).
     pub kernel: bool,
     /// Run options only it takes (`lock`, `dedicated-irq-cpu`, `dl-margin`, `dl-cpuset`,
-    /// `dsp-poll`, `inline-completion`): the skeleton refuses a switched-on option of
-    /// another architecture.
+    /// `dsp-poll`, `inline-completion`, `threading` — per-job, the user-space ones): the
+    /// skeleton refuses a switched-on option of another architecture.
     pub options: &'static [&'static str],
     /// The placement policy it takes when asked to run partitioned (`--partition`, or a
     /// file that pins its tasks) although it has no policy of its own (`linux-fifo`: `pfp`).

@@ -174,6 +174,11 @@ fn misplaced_options(config: &RunConfig) -> Result<(), RuntimeError> {
     let on = [
         ("dedicated-irq-cpu", config.dedicated_irq_cpu),
         ("dl-cpuset", config.dl_cpuset),
+        // The kernel baselines' tasks are their own threads (`crate::arch::kernel`).
+        (
+            "threading",
+            config.threading == crate::config::Threading::PerJob,
+        ),
     ];
     for (option, set) in on {
         if set && !config.arch.takes(option) {

@@ -51,7 +51,8 @@ impl Sched {
 
     /// Gives the jobs handed over since the last call to their threads' control blocks (the
     /// threads are idle: their previous job's completion was processed): job number, first
-    /// run cleared, counters reset. Must happen before the job is linked to a client.
+    /// run cleared, under thread-per-job the next thread of the pool (`JobCtl::hand_over`).
+    /// Must happen before the job is linked to a client.
     pub(crate) fn prepare_fresh(&mut self, ctls: &[std::sync::Arc<JobCtl>]) {
         let fresh = std::mem::take(&mut self.fresh);
         for &task in &fresh {
@@ -63,8 +64,7 @@ impl Sched {
                 continue;
             };
             if let Some(ctl) = ctls.get(task as usize) {
-                ctl.seq.store(live.rec.seq, Ordering::Relaxed);
-                ctl.first_run.store(0, Ordering::Relaxed);
+                ctl.hand_over(live.rec.seq);
             }
             live.dispatched = true;
         }
