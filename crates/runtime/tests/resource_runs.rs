@@ -653,10 +653,20 @@ fn message_passing_a_resource_never_released_by_a_closure_is_an_error_of_the_run
     );
 }
 
+/// How [`lock_cost_side_by_side`] names a configuration.
+fn config_name(arch: &str, di: bool, poll: bool) -> String {
+    match (di, poll) {
+        (true, _) => format!("{arch} DI"),
+        (false, false) => format!("{arch} no-poll"),
+        (false, true) => arch.to_string(),
+    }
+}
+
 /// The cost of one lock operation as the job sees it (`Instant` around `ctx.lock` and
 /// `ctx.unlock` of a free resource in a custom body), under `message-passing` (the DSP and one
 /// client) and `global-lock` (plain, and with its dedicated interrupt CPU: one job CPU, the
-/// shape of `message-passing` on two CPUs), the three alternating in rounds in one process
+/// shape of `message-passing` on two CPUs) and `message-passing --no-dsp-poll`, the four
+/// alternating in rounds in one process
 /// (docs/runtime.md, "Resources"). One task, C 2 ms, T 5 ms, 20 lock/unlock pairs per job
 /// 40 µs apart; `SCHEDLAB_LOCK_COST_ROUNDS` rounds (default 5) of 1 s runs. A measurement,
 /// not a check: `cargo test --release -p schedlab-runtime --test resource_runs -- --ignored
@@ -669,14 +679,16 @@ fn lock_cost_side_by_side() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(5);
+    // (architecture, dedicated interrupt CPU, DSP polling)
     let configs = [
-        ("message-passing", false),
-        ("global-lock", false),
-        ("global-lock", true),
+        ("message-passing", false, true),
+        ("global-lock", false, true),
+        ("global-lock", true, true),
+        ("message-passing", false, false),
     ];
     let mut pooled: Vec<(Vec<u64>, Vec<u64>)> = vec![(Vec::new(), Vec::new()); configs.len()];
     for round in 0..rounds {
-        for (k, &(arch, di)) in configs.iter().enumerate() {
+        for (k, &(arch, di, poll)) in configs.iter().enumerate() {
             let lat: Arc<Mutex<Vec<(u64, u64)>>> =
                 Arc::new(Mutex::new(Vec::with_capacity(1 << 14)));
             let lat2 = lat.clone();
@@ -702,6 +714,7 @@ fn lock_cost_side_by_side() {
             let tasks = vec![t];
             let Some(r) = run_tweaked(test, arch, "gedf", &tasks, 2, 1_000, |c| {
                 c.dedicated_irq_cpu = di;
+                c.dsp_poll = poll;
             }) else {
                 return;
             };
@@ -736,7 +749,7 @@ fn lock_cost_side_by_side() {
             }
             req.sort_unstable();
             dsp.sort_unstable();
-            let name = if di { "global-lock DI" } else { arch };
+            let name = config_name(arch, di, poll);
             eprintln!(
                 "round {round} {name:16} n={:5} lock median={:6} p99={:6} max={:7} | unlock median={:6} p99={:6} max={:7} | lock msg send→receive median={} dsp handler median={}",
                 l.len(), q(&l, 50), q(&l, 99), q(&l, 100), q(&u, 50), q(&u, 99), q(&u, 100),
@@ -746,11 +759,11 @@ fn lock_cost_side_by_side() {
             pooled[k].1.extend(u);
         }
     }
-    for (k, &(arch, di)) in configs.iter().enumerate() {
+    for (k, &(arch, di, poll)) in configs.iter().enumerate() {
         let (l, u) = &mut pooled[k];
         l.sort_unstable();
         u.sort_unstable();
-        let name = if di { "global-lock DI" } else { arch };
+        let name = config_name(arch, di, poll);
         eprintln!(
             "all rounds {name:16} n={:6} lock min={} median={} p90={} p99={} max={} | unlock min={} median={} p90={} p99={} max={}",
             l.len(), q(l, 0), q(l, 50), q(l, 90), q(l, 99), q(l, 100),
