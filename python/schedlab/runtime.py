@@ -89,8 +89,9 @@ def run(
     ``policy_cost`` (the policy callbacks alone, the same statistics; None under the kernel
     baselines), ``real_time``, ``interrupted``, ``dropped_events``, ``warnings``, ``job_errors``
     (a job that ended holding a resource) and more. Tasks' ``critical_sections`` are run as
-    scheduler-managed mutexes under ``arch="global-lock"`` and ``"partitioned"`` (local
-    resources only) and refused elsewhere (docs/runtime.md, "Resources"). The GIL is
+    scheduler-managed mutexes under ``arch="global-lock"``, ``"message-passing"`` and
+    ``"partitioned"`` (local resources only) and refused elsewhere (docs/runtime.md,
+    "Resources"). The GIL is
     released while the run lasts; the call returns after ``duration`` (plus setup).
     """
     _check_jobs(jobs)

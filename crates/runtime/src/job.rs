@@ -12,7 +12,8 @@
 //! - `STOP`: the run is over;
 //! - `LOCK`: the job asked its CPU's dispatcher to lock or unlock a resource and waits for
 //!   the answer (`crate::locks`): `LOCK → RUN` (done) or `LOCK → PARK` (blocked, made `RUN`
-//!   again when granted and linked) by the dispatcher.
+//!   again when granted and linked) by the dispatcher — under `message-passing` by the DSP,
+//!   while the thread holds its client's step lock (`crate::mp::lock`).
 //!
 //! Transitions: a dispatcher (under `message-passing`: the client that owns the job) moves
 //! `IDLE → RUN` (new job), `RUN → PARK` (preemption, by compare-and-swap) and `PARK → RUN`
@@ -361,6 +362,9 @@ impl OnPreempt for Executor {
     }
 }
 
+/// A lock operation of a job thread (see [`JobEnv::lock`]).
+pub type LockFn<'f> = dyn Fn(&JobCtl, u32, bool) -> crate::locks::Reply + Sync + 'f;
+
 /// What the job thread needs besides its control block.
 pub struct JobEnv<'a> {
     /// The job body.
@@ -375,9 +379,10 @@ pub struct JobEnv<'a> {
     /// handles it in this thread (`crate::arch::Architecture::complete_inline`) or the
     /// CPU's doorbell is rung.
     pub completed: &'a (dyn Fn(&JobCtl, u32) + Sync),
-    /// Rings a logical CPU's dispatcher (a lock operation, `crate::locks`); `None`: the
+    /// Performs a lock operation of the thread of a control block: resource, unlock
+    /// (`crate::locks`; the architecture's `crate::arch::Architecture::lock`); `None`: the
     /// architecture manages no resources.
-    pub ring: Option<&'a (dyn Fn(u32) + Sync)>,
+    pub lock: Option<&'a LockFn<'a>>,
     /// The lock and unlock points of the built-in body (`crate::locks::milestones`).
     pub milestones: &'a [crate::locks::Milestone],
     /// The run's resource names, by id.
@@ -458,18 +463,15 @@ pub(crate) fn start<A: Architecture>(
                     }
                 }
             };
-            let ring = |cpu: u32| {
-                if let Some(b) = cx.shared.bells.get(cpu as usize) {
-                    b.ring();
-                }
-            };
+            let lock =
+                |me: &JobCtl, resource: u32, unlock: bool| arch.lock(me, resource, unlock, cx);
             let env = JobEnv {
                 body: &body,
                 wcet_ns,
                 wss,
                 abort_cost_ns,
                 completed: &completed,
-                ring: A::RESOURCES.then_some(&ring as &(dyn Fn(u32) + Sync)),
+                lock: A::RESOURCES.then_some(&lock as &LockFn<'_>),
                 milestones: &milestones,
                 names: &names,
             };
@@ -525,8 +527,8 @@ pub fn job_loop(me: &Executor, env: &JobEnv<'_>) -> Result<(), String> {
         // The abort points: the burn loop's passes, a custom body's `JobCtx::aborted`.
         let stop = || ctl.stopping() || ctl.abort_requested(seq);
         let aborted = || ctl.abort_requested(seq);
-        let lock = |r: u32, unlock: bool| match env.ring {
-            Some(ring) => crate::locks::request(ctl, ring, r, unlock),
+        let lock = |r: u32, unlock: bool| match env.lock {
+            Some(f) => f(ctl, r, unlock),
             None => crate::locks::Reply::Unknown,
         };
         let outcome = match env.body {
@@ -538,7 +540,7 @@ pub fn job_loop(me: &Executor, env: &JobEnv<'_>) -> Result<(), String> {
                     seq,
                     stop: &stopping,
                     aborted: &aborted,
-                    lock: env.ring.map(|_| &lock as &dyn Fn(u32, bool) -> _),
+                    lock: env.lock.map(|_| &lock as &dyn Fn(u32, bool) -> _),
                     names: env.names,
                 };
                 run_custom(f, &jc)

@@ -22,6 +22,11 @@
 //! The cost of an operation is a doorbell ring (a futex wake), the dispatcher's step and a
 //! futex wake back: two context switches on the job's CPU (measured in docs/runtime.md).
 //!
+//! Under `message-passing` the scheduling state is the DSP's: the thread itself takes its
+//! client's step lock, moves `RUN → LOCK`, sends the operation to the DSP through the client's
+//! mailbox and waits for the answer; the DSP applies it to its state with the same code and
+//! the same transitions (`crate::mp::lock`). No context switch when the lock is granted.
+//!
 //! Built-in bodies lock at the offsets of the task's critical sections ([`milestones`]):
 //! sorted by executed time, at one offset unlocks before locks, then by section (the
 //! simulator's order). Complexity per operation: O(log R) for the resource lookup plus the
@@ -76,7 +81,7 @@ pub enum LockError {
     Stopped(String),
     /// The architecture does not manage resources.
     #[error(
-        "this architecture has no scheduler-managed resources (global-lock and partitioned have)"
+        "this architecture has no scheduler-managed resources (global-lock, partitioned and message-passing have)"
     )]
     Unsupported,
 }
@@ -133,10 +138,7 @@ pub fn milestones(sections: &[CriticalSection]) -> Vec<Milestone> {
 /// Performs one operation for the thread of `ctl`, running job `seq` (module doc,
 /// "Protocol"); `ring` rings a logical CPU's dispatcher.
 pub(crate) fn request(ctl: &JobCtl, ring: &dyn Fn(u32), resource: u32, unlock: bool) -> Reply {
-    let seq = ctl.seq.load(Ordering::Acquire);
-    ctl.lock_reply.store(PENDING, Ordering::Relaxed);
-    let op = u64::from(resource) | if unlock { UNLOCK_BIT } else { 0 };
-    ctl.lock_op.store(op, Ordering::Release);
+    let seq = write_op(ctl, resource, unlock);
     loop {
         match ctl
             .state
@@ -162,6 +164,21 @@ pub(crate) fn request(ctl: &JobCtl, ring: &dyn Fn(u32), resource: u32, unlock: b
             }
         }
     }
+    outcome(ctl, seq, blocked)
+}
+
+/// Writes the operation into the control block (reply pending); returns the job's number.
+pub(crate) fn write_op(ctl: &JobCtl, resource: u32, unlock: bool) -> u64 {
+    let seq = ctl.seq.load(Ordering::Acquire);
+    ctl.lock_reply.store(PENDING, Ordering::Relaxed);
+    let op = u64::from(resource) | if unlock { UNLOCK_BIT } else { 0 };
+    ctl.lock_op.store(op, Ordering::Release);
+    seq
+}
+
+/// The answer to job `seq`'s operation once its thread runs again (`RUN`); `blocked`: it was
+/// parked meanwhile (blocked on the resource).
+pub(crate) fn outcome(ctl: &JobCtl, seq: u64, blocked: bool) -> Reply {
     if blocked {
         // Made runnable again after the block (its dispatcher recorded the switch-out). The
         // state makes a blocked job runnable only once it was granted the resource or for

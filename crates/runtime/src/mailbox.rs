@@ -26,6 +26,9 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 pub mod kind {
     /// The job scheduled on the sending client completed.
     pub const COMPLETE: u32 = 1;
+    /// The job scheduled on the sending client asks for a lock operation (its resource and
+    /// whether it unlocks are in its control block, `JobCtl::lock_op`; `crate::mp::lock`).
+    pub const LOCK: u32 = 2;
 }
 
 /// One message: what happened, to which job, and when it was sent (raw ticks, for the
@@ -82,9 +85,11 @@ impl Mailbox {
     }
 
     /// A ring that cannot fill in a run of `n` tasks. A client sends one message per
-    /// completion of a job it ran; a task's next job is handed to the policy only after the
-    /// DSP processed its predecessor's completion, so at most one unprocessed message per
-    /// task can exist: `n` slots suffice (plus slack).
+    /// completion of a job it ran and one per lock operation of a job it runs; a task's next
+    /// job is handed to the policy only after the DSP processed its predecessor's completion,
+    /// and a job's thread waits for the DSP's answer to a lock operation (given after the DSP
+    /// took the message out) before it continues, so at most one unprocessed message per task
+    /// can exist: `n` slots suffice (plus slack).
     pub fn for_tasks(n: usize) -> Mailbox {
         Mailbox::new(n + 2)
     }

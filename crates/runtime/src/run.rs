@@ -136,7 +136,12 @@ pub struct Shared {
 }
 
 impl Shared {
-    fn new(clock: TickClock, tasks: &[RtTask], config: &RunConfig, real_time: bool) -> Shared {
+    pub(crate) fn new(
+        clock: TickClock,
+        tasks: &[RtTask],
+        config: &RunConfig,
+        real_time: bool,
+    ) -> Shared {
         let m = config.cpus.len();
         Shared {
             clock,

@@ -530,6 +530,7 @@ impl Sched {
         }
         if self.mp {
             self.handler_links(&mut a);
+            self.unlink_blocked(&mut a);
         }
         for (c, &new) in a.iter().enumerate() {
             let Some(old) = self.assigned.get(c).copied() else {

@@ -10,10 +10,12 @@
 //! - client c's slot, one 64-bit word `linked | scheduled` ([`crate::mp::slot`]): `linked`
 //!   written by the DSP by CAS against the word it read, `scheduled` by client c by CAS;
 //!   client c *owns* the job in its `scheduled` half (only it parks or resumes that job);
-//! - client c's mailbox ([`crate::mailbox`]): single producer (client c, or its job thread
-//!   completing inline), single consumer (the DSP), wait-free;
+//! - client c's mailbox ([`crate::mailbox`]): single producer (whoever holds c's step lock:
+//!   its dispatcher, or a job thread on c completing inline or asking for a lock operation),
+//!   single consumer (the DSP), wait-free;
 //! - client c's step lock ([`crate::mp::steplock`]): held by whoever runs c's step — its
-//!   dispatcher or, with `inline_completion`, the job thread that just completed there;
+//!   dispatcher or, with `inline_completion`, the job thread that just completed there — and
+//!   by a job thread on c for the whole of a lock operation;
 //! - doorbell 0 (the DSP's) rung by clients that post a message while it sleeps; doorbell c
 //!   rung by the DSP when `linked` changed (the runtime's IPI), unless c's step lock is held.
 //!
@@ -26,7 +28,13 @@
 //!    halves by CAS (a failed CAS reads again), ring the clients whose link changed;
 //! 4. (client c, on a ring or its job's completion) its step: report a completed job
 //!    (`message-send`, before giving it up), park the old job, CAS `scheduled := linked`,
-//!    pin and make the linked job runnable.
+//!    pin and make the linked job runnable;
+//! 5. (a job thread on client c, holding c's step lock) a lock operation of its job
+//!    [ChronOS §3.6]: `RUN → LOCK`, a `LOCK` message to the DSP, which applies it to the
+//!    state as `global-lock`'s dispatchers do and answers `LOCK → RUN` (granted) or
+//!    `LOCK → PARK` (blocked: `on_block` unlinks it; the thread runs c's step, which gives
+//!    the job up). A granted waiter is linked by `on_resume` and resumed by the client it is
+//!    linked to ([`crate::mp::lock`]).
 //!
 //! Preemption: the DSP changes `linked` of c and rings it; c's dispatcher (above its job, on
 //! c) parks the running job (`RUN → PARK` + the preemption signal) *before* its CAS gives it
@@ -36,6 +44,7 @@
 use crate::arch::{Architecture, ArchDef, Cx, Harvest, Jobs, RtLoad, Run, Setup};
 use crate::error::RuntimeError;
 use crate::job::JobCtl;
+use crate::locks::Reply;
 use crate::mp::client::{complete_inline, Client};
 use crate::mp::dsp::Dsp;
 use crate::mp::MpShared;
@@ -82,6 +91,8 @@ pub(crate) enum Worker {
 }
 
 impl Architecture for MessagePassing {
+    const RESOURCES: bool = true;
+
     type Worker = Worker;
 
     fn prepare(run: &Run<'_>, _warnings: &mut Vec<String>) -> Result<Setup<Self>, RuntimeError> {
@@ -162,6 +173,10 @@ impl Architecture for MessagePassing {
 
     fn complete_inline(&self, me: &JobCtl, cpu: u32, cx: &Cx<'_>) -> bool {
         self.mp.inline_completion && complete_inline(me, cpu, cx.shared, &self.mp, &cx.th)
+    }
+
+    fn lock(&self, me: &JobCtl, resource: u32, unlock: bool, cx: &Cx<'_>) -> Reply {
+        crate::mp::lock::request(me, resource, unlock, cx.shared, &self.mp, &cx.th)
     }
 
     fn drain(&self, workers: Vec<Worker>, th: &Threads<'_>, h: &mut Harvest) {

@@ -35,6 +35,7 @@
 //! | `set_up` | a worker thread's CPU and class (`cx.real_time()` false: SCHED_OTHER) | once per worker, on its thread |
 //! | `work` | a worker's loop: releases, scheduling, enacting — until `cx.shared.stop` | once per worker, from time zero |
 //! | `complete_inline` | whether a job thread that committed its completion handles it itself (else it rings its CPU's doorbell) | per completion, on the job thread |
+//! | `lock` | how a job thread's lock operation reaches the scheduling state (default: its CPU's dispatcher) | per lock or unlock, on the job thread (`RESOURCES` only) |
 //! | `drain` | what its workers and its shared state recorded | once, after every thread was joined |
 //!
 //! Shared pieces an architecture builds on: [`crate::state::Sched`] (a policy instance, the
@@ -91,6 +92,7 @@
 use crate::config::{RtTask, RunConfig, PRIO_DISPATCH, PRIO_MAIN};
 use crate::error::RuntimeError;
 use crate::job::JobCtl;
+use crate::locks::Reply;
 use crate::mech::lock::LockKind;
 use crate::mech::sched::{self, Class};
 use crate::run::{RunResult, Shared};
@@ -493,9 +495,9 @@ pub(crate) trait Architecture: Sized + Send + Sync + 'static {
     /// every thread of the architecture.
     const WATCHDOG_PRIORITY: u8 = PRIO_MAIN;
 
-    /// Whether its dispatchers manage resources (scheduler-managed mutexes, `crate::locks`):
-    /// a job thread's lock operation rings its CPU's dispatcher. Runs with critical sections
-    /// are refused elsewhere (`crate::run::validate`).
+    /// Whether it manages resources (scheduler-managed mutexes, `crate::locks`): a job
+    /// thread's lock operation goes through `Architecture::lock`. Runs with critical
+    /// sections are refused elsewhere (`crate::run::validate`).
     const RESOURCES: bool = false;
 
     /// What its workers are called in the warnings of the end of a run (a worker that
@@ -529,6 +531,18 @@ pub(crate) trait Architecture: Sized + Send + Sync + 'static {
     /// (the default), it rings the doorbell of `cpu`.
     fn complete_inline(&self, _me: &JobCtl, _cpu: u32, _cx: &Cx<'_>) -> bool {
         false
+    }
+
+    /// A lock operation of the job thread of `me` (`crate::locks`), called on that thread
+    /// (only if `RESOURCES`): by default its CPU's dispatcher processes it, rung through its
+    /// doorbell (`crate::locks::request`); `message-passing` sends it to the DSP.
+    fn lock(&self, me: &JobCtl, resource: u32, unlock: bool, cx: &Cx<'_>) -> Reply {
+        let ring = |cpu: u32| {
+            if let Some(b) = cx.shared.bells.get(cpu as usize) {
+                b.ring();
+            }
+        };
+        crate::locks::request(me, &ring, resource, unlock)
     }
 
     /// After every thread was joined: the workers' (and the shared state's) trace buffers,

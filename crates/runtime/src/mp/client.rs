@@ -17,6 +17,12 @@
 //!    (resuming the old job if it was linked back).
 //! 3. Make the new job runnable here: pin its thread to this CPU if needed, `→ RUN`, wake it.
 //!
+//! A job that blocks on a resource (`super::lock`) stays in `scheduled`, parked by the DSP,
+//! until a step gives it up as in 2. (no preemption: the DSP recorded its `switch-out` and
+//! `block`) — or, if its grant linked it here again first, resumes it (`PARK → RUN`). Its own
+//! thread usually runs that step. A job whose lock operation waits for the DSP (`LOCK`) is
+//! never given up: its thread holds the step lock meanwhile.
+//!
 //! Waiting: an idle client that reported a completion polls its slot (a shared cache line,
 //! ~0.2 µs reaction) until the DSP handled its message or `idle_poll_ns` passed; an idle
 //! client also wakes the DSP's spin margin before each release and polls until the DSP
@@ -26,7 +32,7 @@
 
 use super::slot::{linked, pack, scheduled, token, token_task};
 use super::MpShared;
-use crate::job::{IDLE, PARK, RUN, STOP};
+use crate::job::{IDLE, LOCK, PARK, RUN, STOP};
 use crate::mailbox::{kind, Message};
 use crate::mech::clock::{monotonic_ns, sleep_until};
 use crate::mech::{futex, preempt, sched};
@@ -61,11 +67,11 @@ impl Client {
 }
 
 impl<B: Borrow<TraceBuf>> Client<B> {
-    fn local(&self) -> usize {
+    pub(super) fn local(&self) -> usize {
         self.cpu.saturating_sub(1) as usize
     }
 
-    fn error(&mut self, msg: String) {
+    pub(super) fn error(&mut self, msg: String) {
         self.mech_errors.0 += 1;
         self.mech_errors.1.get_or_insert(msg);
     }
@@ -105,7 +111,7 @@ impl<B: Borrow<TraceBuf>> Client<B> {
 
     /// Releases the step lock; if a notification arrived meanwhile and work is left, rings
     /// the client's dispatcher (the DSP skipped its ring while the lock was held).
-    fn unlock(&self, shared: &Shared, mp: &MpShared, th: &Threads<'_>) {
+    pub(super) fn unlock(&self, shared: &Shared, mp: &MpShared, th: &Threads<'_>) {
         let local = self.local();
         if mp.unlock(local) {
             let w = mp.slots.get(local).map_or(0, |s| s.load());
@@ -212,21 +218,28 @@ impl Client {
 
 impl<B: Borrow<TraceBuf>> Client<B> {
     /// Whether the slot or the owned job needs a step: `linked` differs from `scheduled`,
-    /// or the owned job completed.
+    /// or the owned job completed, or it is parked (blocked on a resource, `super::lock`)
+    /// and linked here again.
     fn has_work(&self, w: u64, th: &Threads<'_>) -> bool {
         let s = scheduled(w);
-        linked(w) != s || (s != 0 && self.completed(s, th))
+        linked(w) != s || (s != 0 && self.completed_or_parked(s, th))
     }
 
-    /// Whether the owned job of token `s` has committed its completion.
-    fn completed(&self, s: u32, th: &Threads<'_>) -> bool {
+    /// Whether the owned job of token `s` has committed its completion or is parked.
+    fn completed_or_parked(&self, s: u32, th: &Threads<'_>) -> bool {
         token_task(s)
             .and_then(|t| th.ctls.get(t as usize))
-            .is_some_and(|ctl| ctl.state.load(Ordering::Acquire) == IDLE)
+            .is_some_and(|ctl| matches!(ctl.state.load(Ordering::Acquire), IDLE | PARK))
     }
 
     /// The scheduling step (see the module doc); returns whether a job was switched in.
-    fn step(&mut self, shared: &Shared, mp: &MpShared, th: &Threads<'_>, wake_ticks: u64) -> bool {
+    pub(super) fn step(
+        &mut self,
+        shared: &Shared,
+        mp: &MpShared,
+        th: &Threads<'_>,
+        wake_ticks: u64,
+    ) -> bool {
         let local = self.local();
         let Some(slot) = mp.slots.get(local) else {
             return false;
@@ -246,17 +259,17 @@ impl<B: Borrow<TraceBuf>> Client<B> {
             let invalidate = done && l == s;
             let target = if invalidate { 0 } else { l };
             if target == s && !done {
-                if parked {
-                    // Linked back while being parked: resume it (its thread has not run
-                    // since: this dispatcher holds the CPU).
-                    if let Some(ctl) = old {
-                        if ctl
-                            .state
-                            .compare_exchange(PARK, RUN, Ordering::AcqRel, Ordering::Acquire)
-                            .is_ok()
-                        {
-                            futex::wake(&ctl.state, 1);
-                        }
+                // Linked back while being parked in this step (its thread has not run since:
+                // this step holds the CPU), or a job that blocked on a resource here and was
+                // granted it (or aborted) and linked here again before this client gave it
+                // up (`super::lock`): resume it.
+                if let Some(ctl) = old {
+                    if ctl
+                        .state
+                        .compare_exchange(PARK, RUN, Ordering::AcqRel, Ordering::Acquire)
+                        .is_ok()
+                    {
+                        futex::wake(&ctl.state, 1);
                     }
                 }
                 return false;
@@ -274,6 +287,16 @@ impl<B: Borrow<TraceBuf>> Client<B> {
                     }
                     Err(IDLE) => continue, // it completed just now: report it first
                     Err(STOP) => return false,
+                    Err(LOCK) => {
+                        // Never given up while its lock operation waits for the DSP (its
+                        // thread holds the step lock then: `super::lock`, so not reached).
+                        self.error(format!(
+                            "message-passing client {}: task {}'s job waits for a lock operation",
+                            self.cpu, ctl.task
+                        ));
+                        return false;
+                    }
+                    // PARK: blocked on a resource (the DSP parked it, `super::lock`).
                     Err(_) => parked = true,
                 }
             }

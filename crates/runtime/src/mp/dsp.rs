@@ -6,7 +6,11 @@
 //! 1. **Messages** (round-robin over the clients' mailboxes, one message per client per
 //!    round so none starves): `message-receive`, then the handler `dsp-begin` … `dsp-end`
 //!    (a completion: tell the policy, hand over the task's next job, relink, update the
-//!    clients' slots).
+//!    clients' slots; a lock operation: apply it to the state — grant, block with
+//!    `on_block`, or unlock with `grant` and `on_resume` — answer the waiting thread,
+//!    relink, update the slots; `crate::mp::lock`). A message counts as handled
+//!    (`MpShared::handled`) once the slots show its decision, so a client or job thread that
+//!    waits for it sees the links that follow from it.
 //! 2. **Releases** due (`release` … `release-end`): hand the job to the policy, relink,
 //!    update the slots, ring the clients whose link changed (`ipi-send`).
 //! 3. **Policy timers** due.
@@ -57,6 +61,9 @@ pub struct Dsp {
     changed: Vec<(usize, u64)>,
     /// Next mailbox to serve.
     rr: usize,
+    /// Per client: messages handled whose decision is not yet in the slots (acknowledged
+    /// through `MpShared::handled` at the end of `Dsp::settle`).
+    unacked: Vec<u64>,
 }
 
 impl Dsp {
@@ -71,6 +78,7 @@ impl Dsp {
             pending: Vec::with_capacity(clients),
             changed: Vec::with_capacity(clients),
             rr: 0,
+            unacked: vec![0; clients],
         }
     }
 
@@ -266,34 +274,44 @@ impl Dsp {
             u64::from(m.kind),
         );
         let now = monotonic_ns().saturating_sub(cx.t0);
-        if m.kind == kind::COMPLETE {
-            if settle {
-                self.refresh_view(cx.mp);
-            }
-            let em = Emit {
-                buf: &self.buf,
-                clock: &cx.clock,
-                cpu: self.cpu,
-            };
-            if let Some(ctl) = cx.th.ctls.get(m.task as usize) {
-                if !self
-                    .sched
-                    .reported_complete(&em, now, c, m.task, m.seq, ctl)
-                {
-                    self.sched.note_mech_error(format!(
-                        "message-passing: client {client} reported job {} of task {} complete, which the DSP does not hold",
-                        m.seq, m.task
-                    ));
+        if settle {
+            self.refresh_view(cx.mp);
+        }
+        let em = Emit {
+            buf: &self.buf,
+            clock: &cx.clock,
+            cpu: self.cpu,
+        };
+        // Not flushed here: the decision's events and the links that follow it are recorded
+        // together by the relink of `settle` (one atomic decision in the trace).
+        match m.kind {
+            kind::COMPLETE => {
+                if let Some(ctl) = cx.th.ctls.get(m.task as usize) {
+                    if !self
+                        .sched
+                        .reported_complete(&em, now, c, m.task, m.seq, ctl)
+                    {
+                        self.sched.note_mech_error(format!(
+                            "message-passing: client {client} reported job {} of task {} complete, which the DSP does not hold",
+                            m.seq, m.task
+                        ));
+                    }
                 }
             }
-            // Not flushed here: the completion and the links that follow it are recorded
-            // together by the relink of `settle` (one atomic decision in the trace).
+            // A refused one is counted by the state and its thread released.
+            kind::LOCK => {
+                self.sched
+                    .reported_lock(&em, cx.th, c, (m.task, m.seq), now);
+            }
+            k => self.sched.note_mech_error(format!(
+                "message-passing: client {client} sent a message of unknown kind {k}"
+            )),
+        }
+        if let Some(u) = self.unacked.get_mut(c) {
+            *u += 1;
         }
         if settle {
             self.settle(cx);
-        }
-        if let Some(h) = cx.mp.handled.get(c) {
-            h.fetch_add(1, Ordering::Release);
         }
         self.buf
             .record(cx.clock.ticks(), Kind::DspEnd, self.cpu, m.task, m.seq, 0);
@@ -328,6 +346,15 @@ impl Dsp {
             self.sched.note_mech_error(
                 "message-passing: the client slots did not settle within 64 rounds".into(),
             );
+        }
+        // The messages of this decision are handled: their clients may look at the slots.
+        for (c, u) in self.unacked.iter_mut().enumerate() {
+            if *u > 0 {
+                if let Some(h) = cx.mp.handled.get(c) {
+                    h.fetch_add(*u, Ordering::Release);
+                }
+                *u = 0;
+            }
         }
         // One notification per client: the first change of this decision.
         self.changed.sort_by_key(|&(c, t)| (c, t));

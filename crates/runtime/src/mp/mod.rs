@@ -14,14 +14,18 @@
 //!   its wait-free mailbox ([`crate::mailbox`]) and invalidates `linked`.
 //! - The DSP links jobs to clients through the per-client slots, shared pairwise, with link
 //!   swaps for jobs still scheduled elsewhere [MP §III-C].
+//! - Scheduler-managed mutexes [ChronOS §3.6]: a job's lock operation is a message to the
+//!   DSP, sent by the job's own thread under its client's step lock ([`lock`]); the DSP
+//!   applies it to its state as `global-lock`'s dispatchers do (`crate::state`'s locks).
 //!
 //! Overheads traced ([MP §IV-A], docs/runtime.md): `release_latency`, `release` (DSP),
 //! `request` (client `message-send` → DSP `message-receive`), `dsp` (`dsp-begin` →
-//! `dsp-end`, one per message), `ipi` (DSP `ipi-send` → client `sched-begin`), `schedule` and
-//! `context_switch` (client), `release_to_run`.
+//! `dsp-end`, one per message: completions and lock operations alike), `ipi` (DSP `ipi-send` →
+//! client `sched-begin`), `schedule` and `context_switch` (client), `release_to_run`.
 
 pub mod client;
 pub mod dsp;
+pub mod lock;
 pub mod slot;
 pub mod steplock;
 
@@ -39,8 +43,9 @@ pub struct MpShared {
     pub slots: Vec<ClientSlot>,
     /// One mailbox per client.
     pub boxes: Vec<Mailbox>,
-    /// Messages of each client the DSP has handled (a client waiting for the DSP's answer
-    /// stops polling once its messages are handled).
+    /// Messages of each client the DSP has handled, counted once the slots show the
+    /// decision they led to (a client or job thread waiting for the DSP's answer stops
+    /// polling once its messages are handled).
     pub handled: Vec<AtomicU64>,
     /// The DSP's next release (ns since time zero; `u64::MAX`: none), for clients that wake
     /// before releases.

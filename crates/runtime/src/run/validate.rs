@@ -113,8 +113,17 @@ pub(crate) const ABORT_LATE_ARCHS: [&str; 4] = [
     "message-passing",
 ];
 
-/// The architectures whose dispatchers manage resources (`crate::locks`).
-pub(crate) const RESOURCE_ARCHS: [&str; 2] = ["global-lock", "partitioned"];
+/// The architectures that manage resources (`crate::locks`), as their
+/// `Architecture::RESOURCES` says.
+pub(crate) const RESOURCE_ARCHS: [&str; 3] = ["global-lock", "partitioned", "message-passing"];
+
+/// [`RESOURCE_ARCHS`] as a list for a message: `a, b or c`.
+fn resource_archs() -> String {
+    match RESOURCE_ARCHS.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => RESOURCE_ARCHS.join(""),
+    }
+}
 
 /// Most resource names a run takes (input-controlled size bound).
 const MAX_RESOURCES: usize = 1 << 16;
@@ -139,7 +148,7 @@ fn resources(tasks: &[RtTask], config: &RunConfig) -> Result<(), RuntimeError> {
                 field: "critical_sections",
                 message: format!(
                     "--arch {arch} does not manage resources (scheduler-managed mutexes run under --arch {})",
-                    RESOURCE_ARCHS.join(" or ")
+                    resource_archs()
                 ),
             });
         }
@@ -332,6 +341,40 @@ mod tests {
         assert!(e.to_string().contains("shorten the duration"), "{e}");
         // Saturating, not wrapping: a huge duration with tiny periods.
         assert!(jobs_per_task(&[task(1), task(1)], u64::MAX).is_err());
+    }
+
+    /// The list of architectures with resources is theirs: exactly those whose
+    /// `Architecture::RESOURCES` is set.
+    #[test]
+    fn resource_archs_are_the_architectures_that_manage_resources() {
+        use crate::arch::{self, Architecture};
+        let declared = [
+            ("partitioned", arch::partitioned::Partitioned::RESOURCES),
+            (
+                "semi-partitioned",
+                arch::semi_partitioned::SemiPartitioned::RESOURCES,
+            ),
+            ("global-lock", arch::global_lock::GlobalLock::RESOURCES),
+            ("concurrent", arch::concurrent::Concurrent::RESOURCES),
+            (
+                "message-passing",
+                arch::message_passing::MessagePassing::RESOURCES,
+            ),
+            (
+                "linux-deadline",
+                arch::linux_deadline::LinuxDeadline::RESOURCES,
+            ),
+            ("linux-fifo", arch::linux_fifo::LinuxFifo::RESOURCES),
+        ];
+        assert_eq!(declared.len(), arch::REGISTRY.len());
+        for (name, resources) in declared {
+            assert!(arch::names().contains(&name), "{name}");
+            assert_eq!(RESOURCE_ARCHS.contains(&name), resources, "{name}");
+        }
+        assert_eq!(
+            resource_archs(),
+            "global-lock, partitioned or message-passing"
+        );
     }
 
     /// Capacities: 3 tasks with 10, 20 and 70 jobs on 2 CPUs: task 0 gets 16·10 + 4·90 + 256

@@ -2,7 +2,8 @@
 //! the simulator (`crates/sim/src/engine/resources.rs`, the reference) on real threads; the
 //! job thread's side and the protocol are `crate::locks`.
 //!
-//! - **lock** (the dispatcher of the job's CPU, in its scheduling step): `lock-request`; a free
+//! - **lock** (the dispatcher of the job's CPU, in its scheduling step; under `message-passing`
+//!   the DSP, when the job's client forwards it, `state/mp.rs`): `lock-request`; a free
 //!   resource is acquired at once (`lock-acquire`, the thread runs on); a resource another job
 //!   holds *blocks* the job: it leaves its CPU (`switch-out` if its code ran, `block`; not a
 //!   preemption), its thread's word becomes `PARK`, it joins the resource's waiters (in
@@ -68,6 +69,18 @@ impl Mutexes {
     pub(super) fn is_blocked(&self, task: u32) -> bool {
         self.blocked.get(task as usize).is_some_and(Option::is_some)
     }
+
+    /// The owner of each resource, by dense index (tests of the other state modules).
+    #[cfg(test)]
+    pub(super) fn owners(&self) -> &[Option<JobId>] {
+        &self.owner
+    }
+
+    /// The number of jobs waiting for each resource, by dense index (same).
+    #[cfg(test)]
+    pub(super) fn waiting(&self) -> Vec<usize> {
+        self.waiters.iter().map(Vec::len).collect()
+    }
 }
 
 impl Resources for View<'_> {
@@ -94,7 +107,7 @@ impl Resources for View<'_> {
 }
 
 /// Answers the thread of `ctl`: `reply`, and runs on.
-fn answer(ctl: &JobCtl, reply: u32) {
+pub(super) fn answer(ctl: &JobCtl, reply: u32) {
     ctl.lock_reply.store(reply, Ordering::Release);
     if ctl
         .state
