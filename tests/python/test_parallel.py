@@ -104,6 +104,7 @@ def test_generate_draws_structures_and_the_rtws_workload():
     for kwargs, says in [
         (dict(rtws="0.38..0.40"), "needs cpus=M"),
         (dict(rtws="0.38..0.40", cpus=2, tasks=3), "rtws= is the whole RTWS workload"),
+        (dict(rtws="0.38..0.40", cpus=2, periods="uniform:1ms..2ms"), "rtws= is the whole RTWS workload"),
         (dict(rtws="0.38..1.5", cpus=2), "utilization window"),
         (dict(utilization=1.0, util_dist="uni-medium", parallel="rtws:0"), "cannot read parallel structure"),
         (dict(util_window="1..2", tasks=3, util_dist="uni-medium"), "util_window= needs util_dist="),

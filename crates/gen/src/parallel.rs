@@ -162,10 +162,10 @@ impl ParallelDist {
         }
     }
 
-    /// The structure of a task with WCET `wcet`: its threads add up to `wcet`. `Err` (a
-    /// message, to which the caller adds the task) when `wcet` in ns is below the number of
-    /// threads drawn.
-    pub fn sample(&self, rng: &mut GenRng, wcet: Duration) -> Result<ParallelStructure, String> {
+    /// The structure of a task with WCET `wcet`: its threads add up to `wcet`.
+    /// [`GenError::InvalidParameter`] (`parallel structure`) when `wcet` in ns is below the
+    /// number of threads drawn (the generator adds the task's name to the message).
+    pub fn sample(&self, rng: &mut GenRng, wcet: Duration) -> Result<ParallelStructure, GenError> {
         let (widths, lengths) = match *self {
             ParallelDist::Rtws { cpus } => {
                 let n = between(rng, 1, 2 * u64::from(cpus));
@@ -186,8 +186,9 @@ impl ParallelDist {
         // Bounded by the parse checks: at most 2^16 threads, each weight at most 2^32.
         let total: u64 = widths.iter().sum();
         if wcet.as_ns() < total {
-            return Err(format!(
-                "wcet {wcet} is shorter than {total} threads of 1 ns each: use longer execution times (periods, utilizations) or fewer threads"
+            return Err(GenError::invalid(
+                KIND,
+                format!("wcet {wcet} is shorter than {total} threads of 1 ns each: use longer execution times (periods, utilizations) or fewer threads"),
             ));
         }
         let weights: Vec<u64> = match lengths {
@@ -213,7 +214,8 @@ impl ParallelDist {
                 )
             })
             .collect();
-        ParallelStructure::new(regions).map_err(|e| e.to_string())
+        // Within the model's bounds (checked when the string was read) and every share ≥ 1.
+        ParallelStructure::new(regions).map_err(|e| GenError::invalid(KIND, e.to_string()))
     }
 }
 

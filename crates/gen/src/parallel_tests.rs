@@ -140,6 +140,7 @@ fn a_wcet_too_short_for_its_threads_is_an_error_naming_the_task() {
     assert!(d
         .sample(&mut rng, Duration::from_ns(5))
         .unwrap_err()
+        .to_string()
         .contains("wcet 5ns is shorter than 6 threads of 1 ns each"));
     let spec = GenSpec::new(
         Shape::Count {

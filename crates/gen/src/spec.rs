@@ -466,8 +466,12 @@ impl Builder {
         if let Some(dist) = &spec.parallel {
             let mut rng = parallel_rng(spec.seed, index);
             for (i, t) in self.tasks.iter_mut().enumerate() {
-                let p = dist.sample(&mut rng, t.wcet).map_err(|m| {
-                    GenError::invalid("parallel structure", format!("task t{i}: {m}"))
+                let p = dist.sample(&mut rng, t.wcet).map_err(|e| match e {
+                    GenError::InvalidParameter { what, message } => GenError::InvalidParameter {
+                        what,
+                        message: format!("task t{i}: {message}"),
+                    },
+                    other => other,
                 })?;
                 // Its work is the WCET: the timing stays as drawn.
                 t.parallel = Some(p);

@@ -12,6 +12,11 @@ use schedlab_gen::{
 };
 use schedlab_model::Platform;
 
+/// `util_method=`'s default.
+const DEFAULT_UTIL_METHOD: &str = "uunifast-discard";
+/// `periods=`'s default.
+const DEFAULT_PERIODS: &str = "loguniform:10ms..1000ms/1ms";
+
 /// The keyword arguments of [`generate`] that say what to draw.
 struct Wanted<'a> {
     tasks: Option<usize>,
@@ -89,15 +94,20 @@ pub(crate) fn generate(
     };
     let spec = match (rtws, cpus) {
         (Some(window), Some(m)) => {
+            // The workload fixes these: a value other than the default would be ignored.
             let shaped = tasks.is_some()
                 || utilization.is_some()
                 || util_dist.is_some()
                 || grow.is_some()
                 || util_window.is_some()
-                || parallel.is_some();
+                || parallel.is_some()
+                || util_method != DEFAULT_UTIL_METHOD
+                || periods != DEFAULT_PERIODS
+                || deadlines != "implicit"
+                || rounding != "floor";
             if shaped {
                 return Err(err(
-                    "rtws= is the whole RTWS workload: give it with cpus= (and seed=, count=, utility=) only, without tasks=, utilization=, util_dist=, grow=, util_window= or parallel=",
+                    "rtws= is the whole RTWS workload: give it with cpus= (and seed=, count=, utility=) only, without tasks=, utilization=, util_method=, util_dist=, grow=, periods=, deadlines=, rounding=, util_window= or parallel=",
                 ));
             }
             parallel::rtws_spec_parse(m, window).map_err(err)?
