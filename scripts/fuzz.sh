@@ -55,7 +55,7 @@ cargo fuzz build "${BUILD[@]}"
 # The committed seeds of each target.
 seeds() {
     case "$1" in
-    task_file) echo tests/corpus/bad tests/corpus/task-files examples/avionics.toml examples/dhall.json examples/ua.toml ;;
+    task_file) echo tests/corpus/bad tests/corpus/task-files examples/avionics.toml examples/dhall.json examples/ua.toml examples/parallel.toml ;;
     overhead_file) echo tests/corpus/overheads examples/overheads ;;
     trace_file) echo tests/corpus/traces ;;
     experiment_file) echo tests/corpus/experiments examples/experiments crates/exp/tests/bad ;;

@@ -62,8 +62,8 @@ class Task:
 
     def __new__(
         cls,
-        wcet: _Time,
-        period: _Time,
+        wcet: Optional[_Time] = None,
+        period: Optional[_Time] = None,
         deadline: Optional[_Time] = None,
         name: Optional[str] = None,
         offset: Optional[_Time] = None,
@@ -78,7 +78,10 @@ class Task:
         abortable: Optional[bool] = None,
         abort_cost: Optional[_Time] = None,
         critical_sections: Optional[Sequence[Mapping[str, Any]]] = None,
-    ) -> Self: ...
+        parallel: Optional[Sequence[Sequence[_Time]]] = None,
+    ) -> Self:
+        """``period`` is required; ``wcet`` too, unless ``parallel`` gives the task's regions
+        of thread lengths (then ``wcet`` is their sum, the work)."""
     @property
     def wcet(self) -> int: ...
     @property
@@ -115,6 +118,18 @@ class Task:
     @property
     def critical_sections(self) -> List[Dict[str, Any]]:
         """``{"resource": name, "start": ns, "length": ns}`` dicts, in the order given."""
+    @property
+    def parallel(self) -> Optional[List[List[int]]]:
+        """The regions of a parallel (fork-join) task, each a list of thread lengths in ns;
+        ``None`` for a sequential task."""
+    @property
+    def work(self) -> int:
+        """T1 in ns: the sum of all threads (the ``wcet`` of a parallel task); ``wcet`` for a
+        sequential task."""
+    @property
+    def critical_path(self) -> int:
+        """T∞ in ns: the sum over regions of the longest thread; ``wcet`` for a sequential
+        task."""
     @property
     def utilization(self) -> float: ...
     @property
@@ -343,6 +358,10 @@ def generate(
     seed: int = 1,
     count: int = 1,
     utility: Optional[str] = None,
+    util_window: Optional[str] = None,
+    parallel: Optional[str] = None,
+    rtws: Optional[str] = None,
+    cpus: Optional[int] = None,
 ) -> List[TaskSet]: ...
 def utilizations(method: str, n: int, total: float, seed: int = 1, index: int = 0) -> List[float]: ...
 def simulate(

@@ -33,6 +33,12 @@ def usage(tmp: Path) -> None:
     abort_cost: int = ua.abort_cost
     sections: List[Dict[str, Any]] = ua.critical_sections
     resources: List[str] = TaskSet([ua]).resources
+    fork_join: Task = Task(period="10ms", parallel=[["2ms"], [1_000_000, "1ms"]])
+    regions: Optional[List[List[int]]] = fork_join.parallel
+    work: int = fork_join.work + fork_join.critical_path
+    rtws_sets: List[TaskSet] = schedlab.generate(rtws="0.38..0.40", cpus=2, count=2)
+    fj_sets: List[TaskSet] = schedlab.generate(util_window="1.0..1.1", util_dist="uni-medium",
+                                               parallel="forkjoin:regions=1..3,threads=1..4")
     with_utilities: List[TaskSet] = schedlab.generate(utilization=1.0, util_dist="uni-medium",
                                                       utility="chronos")
     periods: npt.NDArray[np.int64] = ts.period

@@ -476,6 +476,8 @@ pub struct PolicyInputs {
 /// policy (`gfp`, `pfp`, `pfp-ts`) cannot do without, a cluster size for `cedf`, a partition
 /// or assignment that does not fit (never for the best-effort `plbesa`/`pdasa`/`phvdf`, whose
 /// [ChronOS §8.5] placement places every set). The utility-accrual policies need no ranks.
+/// A policy with a placement refuses parallel tasks [RTWS §III]: its placement packs
+/// sequential tasks (the packing tests do not apply to parallel ones).
 pub fn policy_inputs(
     policy: &str,
     tasks: &TaskSet,
@@ -485,6 +487,14 @@ pub fn policy_inputs(
     priorities: Priorities,
     overheads: Option<&OverheadSetup>,
 ) -> Result<PolicyInputs, String> {
+    if placement_kind(policy).is_some() {
+        if let Some((i, t)) = tasks.iter().enumerate().find(|(_, t)| t.parallel.is_some()) {
+            return Err(format!(
+                "{} is parallel (field `parallel`): `{policy}` places sequential tasks on CPUs; parallel tasks are not supported by partitioned, clustered or semi-partitioned policies",
+                t.reference(i)
+            ));
+        }
+    }
     let sys = System::new(tasks, cpus, priorities).map_err(|e| e.to_string())?;
     let ranks = match sys.priority_ranks() {
         Ok(r) => r,
@@ -532,6 +542,30 @@ mod tests {
                 .collect(),
         )
         .unwrap()
+    }
+
+    /// A placement is of sequential tasks: a parallel task is refused by name; a global
+    /// policy needs none and gets its ranks.
+    #[test]
+    fn placements_refuse_parallel_tasks() {
+        let ns = Duration::from_ns;
+        let p = schedlab_model::ParallelStructure::from_threads(vec![vec![ns(1), ns(1)]]).unwrap();
+        let par = Task::implicit(ns(2), ns(10))
+            .unwrap()
+            .named("fj")
+            .with_parallel(p);
+        let tasks = TaskSet::new(vec![Task::implicit(ns(1), ns(10)).unwrap(), par]).unwrap();
+        for policy in ["pedf", "pfp", "cedf", "pfp-ts", "plbesa"] {
+            let e = policy_inputs(policy, &tasks, 2, "ffd", Some(2), Priorities::Dm, None)
+                .err()
+                .unwrap();
+            assert!(
+                e.starts_with("task 1 (`fj`) is parallel (field `parallel`): `"),
+                "{policy}: {e}"
+            );
+        }
+        let global = policy_inputs("gedf", &tasks, 2, "ffd", None, Priorities::Dm, None).unwrap();
+        assert_eq!((global.ranks.len(), global.placement), (2, None));
     }
 
     /// `semi_partition` is `pfp-ts`'s assignment (the hand-worked split of `semi::tests`).

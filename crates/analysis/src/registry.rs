@@ -100,6 +100,9 @@ impl SchedTest for Configured {
     fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
         self.inner.set_param(name, value)
     }
+    fn handles_parallel(&self) -> bool {
+        self.inner.handles_parallel()
+    }
 }
 
 /// The test called `name` (including parametric names such as `cedf-k4`), default parameters.

@@ -93,6 +93,9 @@ pub struct TaskValue {
     /// Why the task is outside the model of independent tasks with downward-step TUFs, if it
     /// is: a non-step TUF, critical sections, a parallel structure or an affinity.
     pub outside: Option<&'static str>,
+    /// Whether the task is parallel (fork-join regions of threads [RTWS §III]): a test that
+    /// assumes sequential tasks does not apply ([`crate::test::analyze`]).
+    pub parallel: bool,
 }
 
 impl From<&Task> for TaskValue {
@@ -112,6 +115,7 @@ impl From<&Task> for TaskValue {
         TaskValue {
             utility: tuf.map_or(1.0, |f| f.max_value()),
             outside,
+            parallel: t.parallel.is_some(),
         }
     }
 }
@@ -204,6 +208,13 @@ impl System {
     /// tasks (`None` for bare parameters: every task worth 1 per job).
     pub fn values(&self) -> Option<&[TaskValue]> {
         self.values.as_deref()
+    }
+
+    /// The first parallel task (fork-join [RTWS §III]), if the system was built from tasks
+    /// and has one: the tests of sequential tasks do not apply to it
+    /// ([`crate::test::analyze`]). O(n).
+    pub fn parallel_task(&self) -> Option<usize> {
+        self.values()?.iter().position(|v| v.parallel)
     }
 
     /// The overhead context, if any.

@@ -3,13 +3,20 @@
 //! The shape follows from the options given: `--tasks N --utilization U` draws a vector with a
 //! fixed sum (`--util-method`); `--tasks N --util-dist D` draws N independent utilizations;
 //! `--utilization U --util-dist D` fills to U [ChronOS §8.4]; `--grow START --utilization U
-//! --util-dist D` writes a growing sequence [RTPS §VII]. `--utility DIST` gives every task a
-//! random utility (`schedlab_gen::UtilityDist`).
+//! --util-dist D` writes a growing sequence [RTPS §VII]; `--util-window LO..HI --util-dist D`
+//! keeps each set's total in a window [RTWS §VI]. `--utility DIST` gives every task a random
+//! utility (`schedlab_gen::UtilityDist`), `--parallel DIST` a fork-join structure
+//! (`schedlab_gen::ParallelDist`). `--rtws LO..HI --cpus M` writes the task sets of
+//! [RTWS §VI, Table I] (`schedlab_gen::parallel::rtws_spec`).
 
 use crate::output::out;
 use anyhow::{bail, Context, Result};
+use schedlab_gen::spec::parse_util_window;
 use schedlab_gen::util_vec::VecMethod;
-use schedlab_gen::{DeadlineSpec, GenSpec, PeriodDist, Rounding, Shape, UtilDist, UtilityDist};
+use schedlab_gen::{
+    parallel, DeadlineSpec, GenSpec, ParallelDist, PeriodDist, Rounding, Shape, UtilDist,
+    UtilityDist,
+};
 use schedlab_model::file::{self, Format, TaskFile};
 use schedlab_model::{Platform, TaskSet};
 use std::path::{Path, PathBuf};
@@ -25,6 +32,9 @@ pub(crate) struct Options {
     pub(crate) deadlines: String,
     pub(crate) rounding: String,
     pub(crate) utility: Option<String>,
+    pub(crate) util_window: Option<String>,
+    pub(crate) parallel: Option<String>,
+    pub(crate) rtws: Option<String>,
     pub(crate) cpus: Option<u32>,
     pub(crate) seed: u64,
     pub(crate) count: u64,
@@ -34,6 +44,15 @@ pub(crate) struct Options {
 
 fn shape(o: &Options) -> Result<Shape> {
     let dist = o.util_dist.as_deref().map(UtilDist::parse).transpose()?;
+    if let Some(window) = &o.util_window {
+        let (lo, hi) = parse_util_window(window)?;
+        return match (o.grow, o.tasks, o.utilization, dist) {
+            (None, None, None, Some(dist)) => Ok(Shape::Window { lo, hi, dist }),
+            _ => bail!(
+                "--util-window LO..HI needs --util-dist, and no --tasks, --utilization or --grow"
+            ),
+        };
+    }
     Ok(match (o.grow, o.tasks, o.utilization, dist) {
         (Some(start), None, Some(limit), Some(dist)) => Shape::Grow { start, limit, dist },
         (Some(_), _, _, _) => bail!("--grow START needs --utilization LIMIT and --util-dist, and no --tasks"),
@@ -48,7 +67,7 @@ fn shape(o: &Options) -> Result<Shape> {
             bail!("give --tasks with either --utilization (fixed sum) or --util-dist (independent draws), not both")
         }
         _ => bail!(
-            "say what to generate: --tasks N --utilization U, --tasks N --util-dist D, --utilization U --util-dist D, or --grow START --utilization U --util-dist D"
+            "say what to generate: --tasks N --utilization U, --tasks N --util-dist D, --utilization U --util-dist D, --util-window LO..HI --util-dist D, --grow START --utilization U --util-dist D, or --rtws LO..HI --cpus M"
         ),
     })
 }
@@ -69,13 +88,24 @@ fn write(set: TaskSet, cpus: Option<u32>, path: Option<&Path>, format: Format) -
     Ok(())
 }
 
+/// The spec the options describe: the RTWS workload, or a shape with its distributions.
+fn spec(o: &Options) -> Result<GenSpec> {
+    let spec = match (&o.rtws, o.cpus) {
+        (Some(window), Some(m)) => parallel::rtws_spec_parse(m, window)?,
+        (Some(_), None) => bail!("--rtws LO..HI needs --cpus M (the window is a fraction of M)"),
+        (None, _) => GenSpec::new(shape(o)?, PeriodDist::parse(&o.periods)?)
+            .deadlines(DeadlineSpec::parse(&o.deadlines)?)
+            .rounding(Rounding::parse(&o.rounding)?)
+            .parallel(o.parallel.as_deref().map(ParallelDist::parse).transpose()?),
+    };
+    Ok(spec
+        .utilities(o.utility.as_deref().map(UtilityDist::parse).transpose()?)
+        .seed(o.seed))
+}
+
 /// Runs the command.
 pub(crate) fn run(o: &Options) -> Result<()> {
-    let spec = GenSpec::new(shape(o)?, PeriodDist::parse(&o.periods)?)
-        .deadlines(DeadlineSpec::parse(&o.deadlines)?)
-        .rounding(Rounding::parse(&o.rounding)?)
-        .utilities(o.utility.as_deref().map(UtilityDist::parse).transpose()?)
-        .seed(o.seed);
+    let spec = spec(o)?;
     let generator = spec.generator()?;
     let ext_format = o.out.as_deref().and_then(Format::from_path);
     let format = o.format.or(ext_format).unwrap_or(Format::Json);

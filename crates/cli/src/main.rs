@@ -140,7 +140,24 @@ enum Command {
         /// (ChronOS §8.4); drawn from their own stream, so the tasks' timing is unchanged.
         #[arg(long, value_name = "DIST")]
         utility: Option<String>,
-        /// Write platform.cpus into the files.
+        /// With --util-dist: each set's total utilization lies in LO..HI (tasks are drawn until
+        /// the total reaches LO; a set above HI is drawn again) [RTWS §VI].
+        #[arg(long, value_name = "LO..HI")]
+        util_window: Option<String>,
+        /// Parallel (fork-join) tasks: every task's WCET split into regions of threads,
+        /// rtws:M (RTWS §VI) or forkjoin:regions=A..B,threads=C..D[,lengths=uniform|equal];
+        /// drawn from their own stream, so the tasks' timing is unchanged.
+        #[arg(long, value_name = "DIST")]
+        parallel: Option<String>,
+        /// The task sets of RTWS §VI, Table I, for --cpus M: u uniform in [0.1, 0.5], periods
+        /// 700–800 ms, total utilization in LO..HI times M (0.38..0.40, 0.58..0.60,
+        /// 0.73..0.75), a parallel region of ⌈x·2M⌉ threads between two sequential segments.
+        #[arg(long, value_name = "LO..HI", requires = "cpus", conflicts_with_all = [
+            "tasks", "utilization", "util_method", "util_dist", "grow", "periods", "deadlines",
+            "rounding", "util_window", "parallel"
+        ])]
+        rtws: Option<String>,
+        /// Write platform.cpus into the files (with --rtws: the CPU count M).
         #[arg(long)]
         cpus: Option<u32>,
         /// Random seed.
@@ -398,6 +415,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             deadlines,
             rounding,
             utility,
+            util_window,
+            parallel,
+            rtws,
             cpus,
             seed,
             count,
@@ -414,6 +434,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 deadlines,
                 rounding,
                 utility,
+                util_window,
+                parallel,
+                rtws,
                 cpus,
                 seed,
                 count,

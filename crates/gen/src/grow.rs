@@ -75,7 +75,7 @@ impl GrowingSets {
         if self.set.utilization > self.limit {
             return None;
         }
-        Some(Ok(self.set.snapshot(&self.spec, self.index)))
+        Some(self.set.snapshot(&self.spec, self.index))
     }
 }
 

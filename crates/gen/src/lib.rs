@@ -14,7 +14,11 @@
 //! * [`UtilityDist`]: random task utilities for utility-accrual experiments (`uniform:A..B`,
 //!   `chronos` [ChronOS §8.4]), from a stream of their own.
 //! * [`GenSpec`] / [`Generator`]: whole task sets ([`Shape`]: fixed n and U, n draws,
-//!   fill-to-U, growing sequences), set `k` of a batch independent of how many are generated.
+//!   fill-to-U, growing sequences, utilization windows), set `k` of a batch independent of how
+//!   many are generated.
+//! * [`ParallelDist`]: fork-join structures of parallel tasks [RTWS §III] (`rtws:M`,
+//!   `forkjoin:…`), from a stream of their own; [`parallel::rtws_spec`]: the task sets of
+//!   [RTWS §VI, Table I].
 //! * [`rng`]: the random source (ChaCha8, SplitMix64 key derivation, one stream per set) and
 //!   the reproducibility contract; [`detmath`]: portable `ln`/`exp`.
 //!
@@ -43,6 +47,7 @@ pub mod detmath;
 pub mod dist;
 pub mod error;
 pub mod grow;
+pub mod parallel;
 mod parse;
 pub mod period;
 pub mod rng;
@@ -55,6 +60,7 @@ pub use deadline::{DeadlineSpec, Rounding};
 pub use dist::UtilDist;
 pub use error::GenError;
 pub use grow::GrowingSets;
+pub use parallel::{ParallelDist, ThreadLengths};
 pub use period::PeriodDist;
 pub use spec::{GenSpec, GeneratedSet, Generator, Shape};
 pub use utility::UtilityDist;

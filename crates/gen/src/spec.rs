@@ -12,12 +12,22 @@
 //!   total is the sum of the *realised* utilizations `C/T` (f64), a task that makes it exceed
 //!   `U` is dropped and generation stops, and generation also stops when the total equals `U`.
 //! * [`Shape::Grow`]: sequences of growing task sets [RTPS §VII], see [`crate::grow`].
+//! * [`Shape::Window`]: tasks drawn from a [`UtilDist`] until the realised total reaches
+//!   `lo`; a set that is then above `hi` is discarded whole and drawn again (from the same
+//!   stream, at most `max_attempts` sets), so every set lies in `[lo, hi]` [RTWS §VI: "the
+//!   number of tasks … was totally dynamic, based on the system utilisation window condition
+//!   being satisfied"].
+//!
+//! Parallel tasks: with [`GenSpec::parallel`], every task gets a fork-join structure whose
+//! work is its `C` ([`crate::parallel`]), drawn from a stream of its own after the set is
+//! built (so the timing is what it would be without).
 //!
 //! Reproducibility: set `k` of a batch is drawn from [`rng_for`]`(seed, k)` alone, so it is the
 //! same whether 1 or 1000 sets are generated and whatever order they are generated in (sets can
 //! be generated in parallel). Within a set the draw order is fixed: for `FixedSum` the
 //! utilization vector first, then per task (in index order) the period and the deadline; for
-//! `Count`/`FillTo`/`Grow`, per task the utilization, the period, the deadline.
+//! `Count`/`FillTo`/`Grow`/`Window`, per task the utilization, the period, the deadline
+//! (`Window`: set after discarded set, from the one stream).
 //!
 //! Tasks are named `t0`, `t1`, … in index order (the name equals the task index), periods and
 //! deadlines are integer ns, `C` follows the [`Rounding`] rule (default `max(1, ⌊u·T⌋)`,
@@ -30,6 +40,7 @@ use crate::deadline::{DeadlineSpec, Rounding};
 use crate::dist::UtilDist;
 use crate::error::GenError;
 use crate::grow::GrowingSets;
+use crate::parallel::{parallel_rng, ParallelDist};
 use crate::period::PeriodDist;
 use crate::rng::{rng_for, GenRng};
 use crate::util_vec::{VecMethod, VecSampler};
@@ -78,6 +89,35 @@ pub enum Shape {
         /// Per-task utilization distribution.
         dist: UtilDist,
     },
+    /// Tasks from `dist` until the total reaches `lo`; a set above `hi` is drawn again
+    /// [RTWS §VI].
+    Window {
+        /// Lowest total utilization (> 0).
+        lo: f64,
+        /// Highest total utilization (≥ `lo`).
+        hi: f64,
+        /// Per-task utilization distribution.
+        dist: UtilDist,
+    },
+}
+
+/// Reads a utilization window `LO..HI` (`0 < LO ≤ HI`, finite), for [`Shape::Window`].
+///
+/// ```
+/// assert_eq!(schedlab_gen::spec::parse_util_window("1.52..1.6").unwrap(), (1.52, 1.6));
+/// assert!(schedlab_gen::spec::parse_util_window("2..1").is_err());
+/// ```
+pub fn parse_util_window(text: &str) -> Result<(f64, f64), GenError> {
+    let (lo, hi) = crate::parse::parse_f64_range("utilization window", text, text)?;
+    if lo <= 0.0 {
+        return Err(GenError::parse(
+            "utilization window",
+            text,
+            text.trim(),
+            "LO must be greater than 0",
+        ));
+    }
+    Ok((lo, hi))
 }
 
 /// A complete, reproducible generator description.
@@ -100,6 +140,9 @@ pub struct GenSpec {
     /// Random task utilities, if any ([`UtilityDist`]; drawn from their own stream, so they
     /// change no task's timing).
     pub utilities: Option<UtilityDist>,
+    /// Fork-join structures, if any ([`ParallelDist`]; drawn from their own stream, each
+    /// task's work its `C`, so they change no task's timing).
+    pub parallel: Option<ParallelDist>,
 }
 
 /// One generated task set and what it was drawn from.
@@ -127,7 +170,14 @@ impl GenSpec {
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             max_tasks: DEFAULT_MAX_TASKS,
             utilities: None,
+            parallel: None,
         }
+    }
+
+    /// Builder: fork-join structures for every task ([`crate::parallel`]).
+    pub fn parallel(mut self, parallel: Option<ParallelDist>) -> GenSpec {
+        self.parallel = parallel;
+        self
     }
 
     /// Builder: random task utilities.
@@ -184,6 +234,15 @@ impl GenSpec {
                     return Err(GenError::invalid(
                         "total utilization",
                         format!("must be a finite number ≥ 0, got {total}"),
+                    ));
+                }
+                None
+            }
+            Shape::Window { lo, hi, .. } => {
+                if !(lo.is_finite() && hi.is_finite() && *lo > 0.0 && lo <= hi) {
+                    return Err(GenError::invalid(
+                        "utilization window",
+                        format!("needs finite 0 < LO ≤ HI, got {lo}..{hi}"),
                     ));
                 }
                 None
@@ -286,17 +345,20 @@ impl Generator {
                     }
                 }
             }
+            (Shape::Window { lo, hi, dist }, _) => {
+                b = window(spec, &mut rng, (*lo, *hi), dist)?;
+            }
             (Shape::Grow { .. }, _) => {
                 return match self.sequence(index)?.next() {
                     Some(first) => first,
-                    None => Ok(b.finish(spec, index)),
+                    None => b.finish(spec, index),
                 };
             }
             (Shape::FixedSum { .. }, None) => {
                 return Err(GenError::invalid("shape", "generator was not prepared"));
             }
         }
-        Ok(b.finish(spec, index))
+        b.finish(spec, index)
     }
 
     /// The growing sequence `index` of a [`Shape::Grow`] spec.
@@ -316,6 +378,38 @@ impl Generator {
             )),
         }
     }
+}
+
+/// A [`Shape::Window`] set: tasks until the realised total reaches `lo`, the whole set drawn
+/// again while it ends above `hi` (at most `max_attempts` sets; each at most `max_tasks`
+/// tasks).
+fn window(
+    spec: &GenSpec,
+    rng: &mut GenRng,
+    (lo, hi): (f64, f64),
+    dist: &UtilDist,
+) -> Result<Builder, GenError> {
+    for _ in 0..spec.max_attempts {
+        let mut b = Builder::default();
+        while b.utilization < lo {
+            if b.tasks.len() >= spec.max_tasks {
+                return Err(GenError::TooManyTasks {
+                    limit: spec.max_tasks,
+                    target: lo,
+                });
+            }
+            let x = dist.sample(rng, spec.max_attempts)?;
+            b.push(spec, rng, x);
+        }
+        if b.utilization <= hi {
+            return Ok(b);
+        }
+    }
+    Err(GenError::AttemptsExhausted {
+        method: "utilization window",
+        attempts: spec.max_attempts,
+        hint: "no set fell in the window: widen it, or use a distribution of smaller utilizations",
+    })
 }
 
 /// Accumulates the tasks of one set.
@@ -354,13 +448,14 @@ impl Builder {
     }
 
     /// A copy of the current set.
-    pub(crate) fn snapshot(&self, spec: &GenSpec, index: u64) -> GeneratedSet {
+    pub(crate) fn snapshot(&self, spec: &GenSpec, index: u64) -> Result<GeneratedSet, GenError> {
         self.clone().finish(spec, index)
     }
 
-    /// The set, with utilities drawn if the spec asks for them (from their own stream, in
-    /// task order, so task `i`'s utility is the same in every prefix of a growing sequence).
-    pub(crate) fn finish(mut self, spec: &GenSpec, index: u64) -> GeneratedSet {
+    /// The set, with utilities and fork-join structures drawn if the spec asks for them (each
+    /// from its own stream, in task order, so task `i`'s are the same in every prefix of a
+    /// growing sequence). `Err` if a task's WCET cannot be shared among its threads.
+    pub(crate) fn finish(mut self, spec: &GenSpec, index: u64) -> Result<GeneratedSet, GenError> {
         let utilization = realised(&self.tasks);
         if let Some(dist) = &spec.utilities {
             let mut rng = utility_rng(spec.seed, index);
@@ -368,12 +463,26 @@ impl Builder {
                 t.utility = Some(dist.sample(&mut rng, t.period.as_ns()));
             }
         }
-        GeneratedSet {
+        if let Some(dist) = &spec.parallel {
+            let mut rng = parallel_rng(spec.seed, index);
+            for (i, t) in self.tasks.iter_mut().enumerate() {
+                let p = dist.sample(&mut rng, t.wcet).map_err(|e| match e {
+                    GenError::InvalidParameter { what, message } => GenError::InvalidParameter {
+                        what,
+                        message: format!("task t{i}: {message}"),
+                    },
+                    other => other,
+                })?;
+                // Its work is the WCET: the timing stays as drawn.
+                t.parallel = Some(p);
+            }
+        }
+        Ok(GeneratedSet {
             index,
             tasks: TaskSet::new_unchecked(self.tasks),
             drawn: self.drawn,
             utilization,
-        }
+        })
     }
 }
 

@@ -1,26 +1,14 @@
-//! Task attributes that later capabilities give meaning to: parallel (fork-join) structure
-//! [RTWS §III], reservation groups [HCBS §3.2] and critical sections [ChronOS §3.6]. They are
-//! part of the model now so that the task type does not change shape when those capabilities
-//! land. Files accept critical sections (`critical_sections`, docs/task-files.md) but not yet
-//! the other two; the analyses of independent sequential tasks ignore tasks that carry none.
+//! Task attributes beyond `(C, D, T)` that some capabilities give meaning to: parallel
+//! (fork-join) structure [RTWS §III] (its own module, [`crate::parallel`], re-exported here),
+//! reservation groups [HCBS §3.2] and critical sections [ChronOS §3.6]. They are part of the
+//! model so that the task type does not change shape when those capabilities land. Files
+//! accept critical sections (`critical_sections`) and parallel structure (`parallel`,
+//! docs/task-files.md) but not yet reservation groups; the analyses of independent sequential
+//! tasks refuse parallel tasks (not applicable) and ignore the other attributes where a task
+//! carries none.
 
+pub use crate::parallel::{ParallelRegion, ParallelStructure};
 use crate::time::Duration;
-
-/// One parallel region of a fork-join job: `threads` strands of `wcet` each.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParallelRegion {
-    /// Number of strands forked.
-    pub threads: u32,
-    /// Execution time of each strand.
-    pub wcet: Duration,
-}
-
-/// Fork-join structure: sequential and parallel regions alternate.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct ParallelStructure {
-    /// Regions in order; a sequential segment is a region of one thread.
-    pub regions: Vec<ParallelRegion>,
-}
 
 /// Membership in a CPU reservation group (budget `Q` every `P`).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,11 +11,13 @@
 //! fields are errors that name the likely intended field. Times are integers (ns) or strings
 //! with a unit (see [`crate::time`]).
 
+mod par;
 mod precise;
 mod scan;
 mod typed;
 mod ua;
 
+pub use par::parallel_value;
 pub use precise::{from_value, task_from_value, task_from_value_in};
 pub use ua::{sections_value, tuf_value, Resources};
 
@@ -83,6 +85,7 @@ pub const TASK_FIELDS: &[&str] = &[
     "abortable",
     "abort_cost",
     "critical_sections",
+    "parallel",
 ];
 /// Field names the top level accepts.
 pub const TOP_FIELDS: &[&str] = &["tasks", "platform"];
@@ -231,6 +234,10 @@ fn task_to_value(t: &Task, resource_name: impl Fn(u32) -> String) -> Value {
         m.insert("split".into(), Value::Array(parts));
     }
     ua::write_fields(t, &mut m, resource_name);
+    if let Some(p) = &t.parallel {
+        let regions = parallel_value(p, |d| Value::from(format_ns(d.as_ns())));
+        m.insert("parallel".into(), regions);
+    }
     Value::Object(m)
 }
 
@@ -254,6 +261,8 @@ pub fn save(file: &TaskFile, path: &Path) -> Result<(), ModelError> {
     })
 }
 
+#[cfg(test)]
+mod par_tests;
 #[cfg(test)]
 mod ua_tests;
 
@@ -569,8 +578,8 @@ mod tests {
         fn whatever_the_fast_path_reads_the_precise_path_reads_alike(
             wcet in prop_oneof![Just("\"2ms\"".to_string()), "-?[0-9]{1,21}(\\.[0-9]{0,2})?", "\"[0-9._]{1,6}(ns|us|ms|s| ms|)\""],
             period in prop_oneof!["[0-9]{1,21}", "\"[0-9._]{1,6}(ns|us|µs|ms|s)\""],
-            key in prop_oneof![Just("deadline"), Just("offset"), Just("priority"), Just("utility"), Just("wss"), Just("cpu"), Just("affinity"), Just("name"), Just("perod"), Just("split"), Just("abortable"), Just("abort_cost"), Just("tuf"), Just("critical_sections")],
-            value in prop_oneof![Just("null".to_string()), Just("[1, 2]".to_string()), Just("\"t\"".to_string()), Just("true".to_string()), Just("false".to_string()), Just(r#"{"kind": "step", "value": 2}"#.to_string()), Just(r#"[{"resource": "r", "start": 0, "length": 1}]"#.to_string()), "-?[0-9]{1,21}(\\.[0-9]{1,2})?(e[0-9])?", "\"[0-9.]{1,5}(KiB|ns|ms|x|)\"", "\\[\\{\"cpu\": [0-2], \"budget\": [0-9]{1,2}\\}(, \\{\"budget\": \"[0-9]{1,2}ns\", \"cpu\": [0-2]\\}){0,2}\\]"],
+            key in prop_oneof![Just("deadline"), Just("offset"), Just("priority"), Just("utility"), Just("wss"), Just("cpu"), Just("affinity"), Just("name"), Just("perod"), Just("split"), Just("abortable"), Just("abort_cost"), Just("tuf"), Just("critical_sections"), Just("parallel")],
+            value in prop_oneof![Just("null".to_string()), Just("[1, 2]".to_string()), Just("\"t\"".to_string()), Just("true".to_string()), Just("false".to_string()), Just(r#"{"kind": "step", "value": 2}"#.to_string()), Just(r#"[{"resource": "r", "start": 0, "length": 1}]"#.to_string()), Just("[[1], [2, 3]]".to_string()), Just("[[\"1ns\"], []]".to_string()), "-?[0-9]{1,21}(\\.[0-9]{1,2})?(e[0-9])?", "\"[0-9.]{1,5}(KiB|ns|ms|x|)\"", "\\[\\{\"cpu\": [0-2], \"budget\": [0-9]{1,2}\\}(, \\{\"budget\": \"[0-9]{1,2}ns\", \"cpu\": [0-2]\\}){0,2}\\]"],
             cpus in prop_oneof![Just("1".to_string()), "-?[0-9]{1,11}"],
         ) {
             let text = format!(r#"{{"tasks": [{{"wcet": {wcet}, "period": {period}, "{key}": {value}}}], "platform": {{"cpus": {cpus}}}}}"#);

@@ -1,7 +1,8 @@
 //! # schedlab-model
 //!
 //! The vocabulary every other schedlab crate speaks: integer-nanosecond [`Time`] and
-//! [`Duration`], the sporadic [`Task`] `(C, D, T)` with its optional attributes, ordered
+//! [`Duration`], the sporadic [`Task`] `(C, D, T)` with its optional attributes (among them
+//! the fork-join structure of a parallel task, [`parallel`]), ordered
 //! [`TaskSet`]s, [`Platform`]s of identical CPUs, task-set files in JSON and TOML ([`file`]),
 //! exact rational comparison ([`exact`]), the overhead file of measured run-time overheads
 //! ([`overheads`]) and the typed [`ModelError`].
@@ -20,6 +21,7 @@ pub mod extensions;
 pub mod file;
 mod names;
 pub mod overheads;
+pub mod parallel;
 pub mod platform;
 pub mod size;
 pub mod task;
@@ -29,6 +31,7 @@ pub mod tuf;
 
 pub use error::{ModelError, TaskRef};
 pub use exact::Frac;
+pub use parallel::{ParallelError, ParallelRegion, ParallelStructure};
 pub use platform::Platform;
 pub use task::{SplitPart, Task};
 pub use taskset::TaskSet;

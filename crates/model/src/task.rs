@@ -9,11 +9,16 @@
 //! execution budget; the budgets add up to the WCET. [`split_problem`] is the one check of a
 //! split (the file reader and the `pfp-ts` policy both use it; O(p²) in the number of parts,
 //! which is at most the number of CPUs).
+//!
+//! A task may be *parallel* [RTWS §III]: [`Task::parallel`] gives its fork-join structure
+//! (regions of threads, [`crate::parallel`]), and its `wcet` is the structure's work `T1` (the
+//! sum of all threads), so utilization-based code keeps working. [`parallel_problem`] checks a
+//! structure against the task's timing (O(k) for `k` threads); a parallel task has no
+//! `critical_sections` and no `split` (not supported together).
 
 use crate::error::{ModelError, TaskRef};
-use crate::extensions::{
-    CriticalSection, ParallelStructure, ReservationGroup, MAX_CRITICAL_SECTIONS,
-};
+use crate::extensions::{CriticalSection, ReservationGroup, MAX_CRITICAL_SECTIONS};
+use crate::parallel::ParallelStructure;
 use crate::time::Duration;
 use crate::tuf::Tuf;
 
@@ -44,7 +49,9 @@ pub struct Task {
     pub split: Option<Vec<SplitPart>>,
     /// CPUs the task may run on; `None` means all.
     pub affinity: Option<Vec<u32>>,
-    /// Parallel (fork-join) structure; `None` for a sequential task.
+    /// Parallel (fork-join) structure [RTWS §III]; `None` for a sequential task. Its work
+    /// equals `wcet` ([`Task::with_parallel`] sets both). Excludes `critical_sections` and
+    /// `split`.
     pub parallel: Option<ParallelStructure>,
     /// Reservation group the task belongs to, if any.
     pub reservation: Option<ReservationGroup>,
@@ -129,6 +136,26 @@ pub fn zero_timing_field(
         .into_iter()
         .find(|(_, d)| d.is_zero())
         .map(|(f, _)| f)
+}
+
+/// What is wrong with the fork-join structure of a task with WCET `wcet` and period `period`,
+/// or `None` [RTWS §III]: a thread longer than the period (a job could not even run one thread
+/// within a period), or a WCET other than the structure's work `T1` (`parallel` disagrees with
+/// `wcet`: the WCET of a parallel task is the sum of its threads). The message names the
+/// thread by its 0-based region and position and says both numbers; the caller adds the task
+/// and the field. O(k) for `k` threads.
+pub fn parallel_problem(p: &ParallelStructure, wcet: Duration, period: Duration) -> Option<String> {
+    if let Some((r, k, length)) = p.threads().find(|&(.., length)| length > period) {
+        return Some(format!(
+            "region {r}, thread {k} is {length} long, a thread longer than the period {period}"
+        ));
+    }
+    (p.work() != wcet).then(|| {
+        format!(
+            "`parallel` disagrees with `wcet`: the threads add up to {} (the work), but wcet is {wcet}; give the sum as wcet, or leave wcet out",
+            p.work()
+        )
+    })
 }
 
 /// How a message names resource `id` of a set whose resources are named `names`:
@@ -264,6 +291,15 @@ impl Task {
         self
     }
 
+    /// Builder: makes the task parallel with structure `p` [RTWS §III], its WCET the
+    /// structure's work `T1` (not validated: [`Task::validate`] checks the threads against the
+    /// period).
+    pub fn with_parallel(mut self, p: ParallelStructure) -> Task {
+        self.wcet = p.work();
+        self.parallel = Some(p);
+        self
+    }
+
     /// Builder: sets the fixed priority (smaller = higher).
     pub fn with_priority(mut self, priority: u32) -> Task {
         self.priority = Some(priority);
@@ -299,6 +335,7 @@ impl Task {
                 message: MUST_BE_POSITIVE.to_string(),
             });
         }
+        self.validate_parallel(index)?;
         if self.wcet > self.deadline {
             return Err(ModelError::WcetExceedsDeadline {
                 task: self.reference(index),
@@ -342,6 +379,34 @@ impl Task {
             }
         }
         Ok(())
+    }
+
+    /// The checks of a parallel task [RTWS §III]: no `critical_sections` or `split` with it,
+    /// then [`parallel_problem`]. Before the WCET is compared with the deadline, so that a
+    /// file whose `wcet` was derived from `parallel` hears about its threads first.
+    fn validate_parallel(&self, index: usize) -> Result<(), ModelError> {
+        let Some(p) = &self.parallel else {
+            return Ok(());
+        };
+        let invalid = |message: String| ModelError::InvalidField {
+            task: self.reference(index),
+            field: "parallel".to_string(),
+            message,
+        };
+        if !self.critical_sections.is_empty() {
+            return Err(invalid(
+                "a parallel task with `critical_sections` is not supported: parallel threads are independent [RTWS §III]; give either `parallel` or `critical_sections`".to_string(),
+            ));
+        }
+        if self.split.is_some() {
+            return Err(invalid(
+                "a parallel task with `split` is not supported: a split task is sequential; give either `parallel` or `split`".to_string(),
+            ));
+        }
+        match parallel_problem(p, self.wcet, self.period) {
+            Some(m) => Err(invalid(m)),
+            None => Ok(()),
+        }
     }
 
     /// The checks of [ChronOS §3.4–3.6] attributes: a valid TUF (not together with

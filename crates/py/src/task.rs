@@ -9,6 +9,12 @@
 //! critical sections by name. Tasks taken from a set are renumbered that way ([`PyTask::of_set`]);
 //! tasks with critical sections put into a set go through the file validator, which numbers
 //! the set's resources afresh.
+//!
+//! A parallel (fork-join) task [RTWS §III] is built with `parallel=[[c, …], …]` (regions of
+//! thread lengths, integer ns or strings with a unit, as in files); `wcet` may then be left out
+//! (it is the work, the sum of the threads). `parallel` gives the regions back in ns; `work`
+//! (`T1`) and `critical_path` (`T∞`) are the structure's, or `wcet` for a sequential task (one
+//! region of one thread).
 
 use crate::err;
 use crate::pyvalue::{to_py, to_value};
@@ -95,6 +101,10 @@ pub(crate) fn task_value(
         ("cluster", t.cluster.map(Value::from)),
         ("affinity", t.affinity.clone().map(Value::from)),
         ("split", t.split.as_deref().map(split_value)),
+        (
+            "parallel",
+            t.parallel.as_ref().map(|p| file::parallel_value(p, ns)),
+        ),
         ("tuf", t.tuf.as_ref().map(|f| file::tuf_value(f, ns))),
         ("abortable", (!t.abortable).then_some(Value::Bool(false))),
         (
@@ -140,14 +150,14 @@ fn lone_task_message(message: &str, name: Option<&str>) -> String {
 #[pymethods]
 impl PyTask {
     #[new]
-    #[pyo3(signature = (wcet, period, deadline=None, name=None, offset=None, priority=None,
-                        utility=None, wss=None, cpu=None, cluster=None, affinity=None,
-                        split=None, tuf=None, abortable=None, abort_cost=None,
-                        critical_sections=None))]
+    #[pyo3(signature = (wcet=None, period=None, deadline=None, name=None, offset=None,
+                        priority=None, utility=None, wss=None, cpu=None, cluster=None,
+                        affinity=None, split=None, tuf=None, abortable=None, abort_cost=None,
+                        critical_sections=None, parallel=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        wcet: &Bound<'_, PyAny>,
-        period: &Bound<'_, PyAny>,
+        wcet: Option<&Bound<'_, PyAny>>,
+        period: Option<&Bound<'_, PyAny>>,
         deadline: Option<&Bound<'_, PyAny>>,
         name: Option<&Bound<'_, PyAny>>,
         offset: Option<&Bound<'_, PyAny>>,
@@ -162,11 +172,12 @@ impl PyTask {
         abortable: Option<&Bound<'_, PyAny>>,
         abort_cost: Option<&Bound<'_, PyAny>>,
         critical_sections: Option<&Bound<'_, PyAny>>,
+        parallel: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyTask> {
         let given = [
             ("name", name),
-            ("wcet", Some(wcet)),
-            ("period", Some(period)),
+            ("wcet", wcet),
+            ("period", period),
             ("deadline", deadline),
             ("offset", offset),
             ("priority", priority),
@@ -180,6 +191,7 @@ impl PyTask {
             ("abortable", abortable),
             ("abort_cost", abort_cost),
             ("critical_sections", critical_sections),
+            ("parallel", parallel),
         ];
         let label = name
             .and_then(|n| n.downcast::<PyString>().ok())
@@ -311,6 +323,37 @@ impl PyTask {
         }
         Ok(list)
     }
+    /// The regions of a parallel (fork-join) task, each a list of thread lengths (ns), in
+    /// order [RTWS §III]; `None` for a sequential task.
+    #[getter]
+    fn parallel(&self) -> Option<Vec<Vec<u64>>> {
+        self.task.parallel.as_ref().map(|p| {
+            p.regions()
+                .iter()
+                .map(|r| r.threads.iter().map(|d| d.as_ns()).collect())
+                .collect()
+        })
+    }
+    /// The work T1 (ns): the sum of all threads of a parallel task, its `wcet`; `wcet` for a
+    /// sequential task.
+    #[getter]
+    fn work(&self) -> u64 {
+        self.task
+            .parallel
+            .as_ref()
+            .map_or(self.task.wcet, |p| p.work())
+            .as_ns()
+    }
+    /// The critical path T∞ (ns): the sum over regions of the longest thread of a parallel
+    /// task; `wcet` for a sequential task (one region of one thread).
+    #[getter]
+    fn critical_path(&self) -> u64 {
+        self.task
+            .parallel
+            .as_ref()
+            .map_or(self.task.wcet, |p| p.critical_path())
+            .as_ns()
+    }
     /// C / T.
     #[getter]
     fn utilization(&self) -> f64 {
@@ -367,7 +410,7 @@ impl PyTask {
                     .collect();
                 format!("[{}]", parts.join(", "))
             })),
-        ) + &self.ua_repr(py)?
+        ) + &self.extra_repr(py)?
             + ")")
     }
 
@@ -390,7 +433,7 @@ impl PyTask {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         (t.wcet, t.period, t.deadline, t.offset, &t.name).hash(&mut h);
         (t.priority, t.utility.map(f64::to_bits), t.wss).hash(&mut h);
-        (t.cpu, t.cluster, &t.affinity, &t.split).hash(&mut h);
+        (t.cpu, t.cluster, &t.affinity, &t.split, &t.parallel).hash(&mut h);
         // `+ 0.0` makes -0 and 0 (equal values) hash alike.
         let tuf_bits: Vec<(u64, u64)> = match &t.tuf {
             None => Vec::new(),
@@ -429,11 +472,15 @@ impl PyTask {
 }
 
 impl PyTask {
-    /// The utility-accrual fields for `repr`, each only if it differs from the default:
-    /// `, tuf={...}, abortable=False, abort_cost=N, critical_sections=[...]`.
-    fn ua_repr(&self, py: Python<'_>) -> PyResult<String> {
+    /// The fields after `split` for `repr`, each only if it differs from the default:
+    /// `, parallel=[[...], ...], tuf={...}, abortable=False, abort_cost=N,
+    /// critical_sections=[...]`.
+    fn extra_repr(&self, py: Python<'_>) -> PyResult<String> {
         let t = &self.task;
         let mut out = String::new();
+        if let Some(regions) = self.parallel() {
+            out += &format!(", parallel={regions:?}");
+        }
         if t.tuf.is_some() {
             out += &format!(
                 ", tuf={}",

@@ -5,7 +5,7 @@
 pub use crate::arch::Arch;
 use crate::error::RuntimeError;
 use schedlab_model::extensions::CriticalSection;
-use schedlab_model::{Duration, Task, Tuf};
+use schedlab_model::{Duration, ParallelStructure, Task, Tuf};
 use schedlab_policy::Placement;
 use std::sync::Arc;
 
@@ -181,6 +181,10 @@ pub struct RtTask {
     /// executed `start` and unlocks it at `start + length` (scheduler-managed mutexes,
     /// `crate::locks`); a custom body locks through [`JobCtx::lock`] instead.
     pub critical_sections: Vec<CriticalSection>,
+    /// The fork-join structure of a parallel task [RTWS §III] (`None`: sequential). No
+    /// architecture runs the threads of parallel jobs yet: a run with a parallel task is
+    /// refused ([`RuntimeError::ParallelTask`]) rather than run sequentially.
+    pub parallel: Option<ParallelStructure>,
 }
 
 impl RtTask {
@@ -198,6 +202,7 @@ impl RtTask {
             abortable: true,
             abort_cost: Duration::ZERO,
             critical_sections: Vec::new(),
+            parallel: None,
         }
     }
 
@@ -230,6 +235,7 @@ impl From<&Task> for RtTask {
             abortable: t.abortable,
             abort_cost: t.abort_cost,
             critical_sections: t.critical_sections.clone(),
+            parallel: t.parallel.clone(),
         }
     }
 }

@@ -26,6 +26,14 @@ pub enum RuntimeError {
         /// What is wrong.
         message: String,
     },
+    /// A parallel (fork-join) task [RTWS §III]: no architecture runs the threads of parallel
+    /// jobs yet, and running the job as one sequential body of `wcet` would run another task
+    /// than the one given.
+    #[error("task {task} is parallel (field `parallel`): parallel tasks are not supported by the runtime yet (no architecture runs their threads); leave out `parallel` to run the task as one sequential job of its work, `wcet`")]
+    ParallelTask {
+        /// Task index.
+        task: usize,
+    },
     /// A run option is invalid.
     #[error("{field}: {message}")]
     InvalidConfig {

@@ -11,11 +11,12 @@ use crate::overheads::Overheads;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use schedlab_model::extensions::{CriticalSection, MAX_CRITICAL_SECTIONS};
-use schedlab_model::{Duration, Task, Tuf};
+use schedlab_model::{Duration, ParallelStructure, Task, Tuf};
 
 /// A task as the simulator sees it: `(C, D, T)`, the first release offset, an optional
 /// utility (downward-step time/utility function: earned iff the job meets its deadline) or a
-/// general time/utility function, its abort handler, and its critical sections.
+/// general time/utility function, its abort handler, its critical sections, and its fork-join
+/// structure if it is parallel (which the simulator refuses for now: [`SimError::ParallelTask`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimTask {
     /// WCET `C` (> 0).
@@ -41,6 +42,10 @@ pub struct SimTask {
     pub abort_cost: Duration,
     /// Critical sections of each job (engine module doc, "Resources").
     pub critical_sections: Vec<CriticalSection>,
+    /// The fork-join structure of a parallel task [RTWS §III] (`None`: sequential). No policy
+    /// schedules the threads of parallel jobs yet, so a parallel task is an error
+    /// ([`SimError::ParallelTask`]) rather than a sequential job of length `wcet`.
+    pub parallel: Option<ParallelStructure>,
 }
 
 impl SimTask {
@@ -58,6 +63,7 @@ impl SimTask {
             abortable: true,
             abort_cost: Duration::ZERO,
             critical_sections: Vec::new(),
+            parallel: None,
         }
     }
     /// The same task with its first release at `offset`.
@@ -114,6 +120,7 @@ impl From<&Task> for SimTask {
             abortable: t.abortable,
             abort_cost: t.abort_cost,
             critical_sections: t.critical_sections.clone(),
+            parallel: t.parallel.clone(),
         }
     }
 }
@@ -262,6 +269,9 @@ pub(crate) fn validate_task(index: usize, t: &SimTask) -> Result<(), SimError> {
     };
     if let Some(f) = schedlab_model::task::zero_timing_field(t.wcet, t.period, t.deadline) {
         return bad(f, schedlab_model::task::MUST_BE_POSITIVE);
+    }
+    if t.parallel.is_some() {
+        return Err(SimError::ParallelTask { task: index });
     }
     if let Some(u) = t.utility {
         if !(u.is_finite() && u >= 0.0) {

@@ -34,6 +34,14 @@ pub enum SimError {
         /// What is wrong.
         message: String,
     },
+    /// A parallel (fork-join) task [RTWS §III]: no policy of the simulator schedules the
+    /// threads of parallel jobs yet, and running the job as one sequential job of length
+    /// `wcet` would simulate another task than the one given.
+    #[error("task {task} is parallel (field `parallel`): parallel tasks are not supported by the simulator yet (no policy schedules their threads); leave out `parallel` to simulate the task as one sequential job of its work, `wcet`")]
+    ParallelTask {
+        /// Task index.
+        task: usize,
+    },
     /// A configuration parameter is unusable.
     #[error("simulation option `{field}` {message}")]
     InvalidConfig {

@@ -572,3 +572,38 @@ fn too_many_cpus_is_refused_before_anything_is_allocated() {
     let at_limit = schedlab_model::platform::MAX_CPUS;
     assert!(crate::front::run(&set, "gedf", &[0], None, &cfg(at_limit, 10)).is_ok());
 }
+
+/// A parallel task is refused by every policy with a typed error naming the task, not
+/// simulated as a sequential job of its work (no policy schedules threads yet); the same set
+/// without `parallel` simulates.
+#[test]
+fn parallel_tasks_are_refused_not_run_sequentially() {
+    let ns = Duration::from_ns;
+    let p = schedlab_model::ParallelStructure::from_threads(vec![vec![ns(2)], vec![ns(1), ns(1)]])
+        .unwrap();
+    let seq = schedlab_model::Task::new(ns(1), ns(10), ns(10)).unwrap();
+    let par = schedlab_model::Task::new(ns(4), ns(10), ns(10))
+        .unwrap()
+        .with_parallel(p);
+    let set = schedlab_model::TaskSet::new(vec![seq.clone(), par.clone()]).unwrap();
+    for policy in ["gedf", "gfp", "gnpedf", "ghvdf"] {
+        let err = crate::front::run(&set, policy, &[0, 1], None, &cfg(2, 20)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "task 1 is parallel (field `parallel`): parallel tasks are not supported by the simulator yet (no policy schedules their threads); leave out `parallel` to simulate the task as one sequential job of its work, `wcet`",
+            "{policy}"
+        );
+    }
+    // The engine itself refuses a SimTask built in code.
+    let mut sim_task = SimTask::from(&par);
+    assert!(sim_task.parallel.is_some());
+    let mut p = TestGedf::new(1);
+    let err = simulate(&[task(1, 10, 10), sim_task.clone()], &mut p, &cfg(1, 20)).unwrap_err();
+    assert!(matches!(err, SimError::ParallelTask { task: 1 }), "{err}");
+    sim_task.parallel = None;
+    assert_eq!(run(&[sim_task], &cfg(1, 20)).totals.jobs, 2);
+    let mut plain = par;
+    plain.parallel = None;
+    let set = schedlab_model::TaskSet::new(vec![seq, plain]).unwrap();
+    assert!(crate::front::run(&set, "gedf", &[0, 1], None, &cfg(2, 20)).is_ok());
+}

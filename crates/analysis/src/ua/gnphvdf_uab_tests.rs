@@ -23,6 +23,7 @@ fn system(tasks: &[(u64, u64, u64, f64)], m: u32) -> System {
         .map(|&(.., u)| TaskValue {
             utility: u,
             outside: None,
+            parallel: false,
         })
         .collect();
     System::from_params(params, m, Priorities::Dm)
@@ -157,10 +158,12 @@ fn outside_the_model_is_not_applicable() {
         TaskValue {
             utility: 1.0,
             outside: None,
+            parallel: false,
         },
         TaskValue {
             utility: 1.0,
             outside: Some("has critical sections"),
+            parallel: false,
         },
     ]));
     let v = analyze(&GnphvdfUab, &sys);

@@ -113,12 +113,22 @@ pub fn task_from_value_in(
             field: field.to_string(),
         })
     };
-    let wcet = required("wcet")?;
+    // A parallel task's WCET may be left out: it is then the work of its threads.
+    let parallel = match obj.get("parallel") {
+        None => None,
+        Some(v) => Some(super::par::read_parallel(v).map_err(|m| invalid("parallel", m))?),
+    };
+    let wcet = match (time("wcet")?, &parallel) {
+        (Some(wcet), _) => wcet,
+        (None, Some(p)) => p.work(),
+        (None, None) => required("wcet")?,
+    };
     let period = required("period")?;
     let given_deadline = time("deadline")?;
     let deadline = given_deadline.unwrap_or(period);
     let mut task = Task::new_unchecked(wcet, deadline, period);
     task.name = who.name.clone();
+    task.parallel = parallel;
     task.offset = time("offset")?.unwrap_or(Duration::ZERO);
     let small_int = |field: &str| -> Result<Option<u32>, ModelError> {
         match obj.get(field) {

@@ -18,6 +18,10 @@
 //! files.
 
 use crate::file::TaskFile;
+use crate::parallel::{
+    ParallelRegion, ParallelStructure, MAX_PARALLEL_REGIONS, MAX_PARALLEL_THREADS,
+    MAX_REGION_THREADS,
+};
 use crate::platform::Platform;
 use crate::size::parse_bytes;
 use crate::task::{SplitPart, Task};
@@ -436,15 +440,40 @@ impl<'a> Cursor<'a> {
                 // Named resources are numbered across the set, and TUFs have three shapes:
                 // the precise path reads these (utility-accrual files are few and small).
                 TaskField::Tuf | TaskField::CriticalSections => return None,
+                TaskField::Parallel => task.parallel = Some(c.parallel()?),
             }
             Some(())
         })?;
         // Both required (a zero would fail validation anyway, but the message is the precise
-        // path's: "missing field").
-        let required = TaskField::Wcet.bit() | TaskField::Period.bit();
-        ((seen.0 & required) == required).then_some(())?;
+        // path's: "missing field"), but a parallel task's WCET, which is then its work.
+        (seen.0 & TaskField::Period.bit() != 0).then_some(())?;
+        if seen.0 & TaskField::Wcet.bit() == 0 {
+            task.wcet = task.parallel.as_ref()?.work();
+        }
         task.deadline = deadline.unwrap_or(task.period);
         Some(())
+    }
+
+    /// The regions of `parallel`: lists of thread lengths, within the size bounds (checked
+    /// as the elements come, before the lists grow past them) and the structure's
+    /// invariants; checked against the task later, with the task.
+    fn parallel(&mut self) -> Option<ParallelStructure> {
+        let mut regions = Vec::new();
+        let mut total = 0usize;
+        self.list(|c| {
+            (regions.len() < MAX_PARALLEL_REGIONS).then_some(())?;
+            let mut threads = Vec::new();
+            c.list(|c| {
+                (threads.len() < MAX_REGION_THREADS && total < MAX_PARALLEL_THREADS)
+                    .then_some(())?;
+                threads.push(c.time()?);
+                total += 1;
+                Some(())
+            })?;
+            regions.push(ParallelRegion::new(threads));
+            Some(())
+        })?;
+        ParallelStructure::new(regions).ok()
     }
 
     /// The parts of `split`: a list of `{"cpu", "budget"}` objects (checked with the task).
@@ -520,6 +549,7 @@ enum TaskField {
     Abortable,
     AbortCost,
     CriticalSections,
+    Parallel,
 }
 
 impl TaskField {
@@ -557,6 +587,7 @@ impl TaskField {
                 b"deadline" => Some(Deadline),
                 b"priority" => Some(Priority),
                 b"affinity" => Some(Affinity),
+                b"parallel" => Some(Parallel),
                 _ => None,
             },
             9 if key == b"abortable" => Some(Abortable),
@@ -669,6 +700,8 @@ mod tests {
                 "wcet" | "period" | "deadline" | "offset" => "\"2ms\"",
                 "abortable" => "true",
                 "abort_cost" => "\"1us\"",
+                // Its work is the wcet above, 2ms.
+                "parallel" => r#"[["1ms"], ["500us", 500000]]"#,
                 _ => "1",
             };
             format!("\"{f}\": {value}")
@@ -776,7 +809,8 @@ mod tests {
             cpu: 0,
             budget: Duration::from_ns(1),
         }]);
-        task.parallel = Some(Default::default());
+        task.parallel =
+            Some(ParallelStructure::from_threads(vec![vec![Duration::from_ns(1)]; 2]).unwrap());
         task.critical_sections
             .push(crate::extensions::CriticalSection {
                 resource: 1,

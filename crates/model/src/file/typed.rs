@@ -12,6 +12,10 @@
 //! the tests compare them.
 
 use crate::file::TaskFile;
+use crate::parallel::{
+    ParallelRegion, ParallelStructure, MAX_PARALLEL_REGIONS, MAX_PARALLEL_THREADS,
+    MAX_REGION_THREADS,
+};
 use crate::platform::Platform;
 use crate::size::parse_bytes;
 use crate::task::{SplitPart, Task};
@@ -113,6 +117,7 @@ fields!(TaskField {
     Abortable = "abortable",
     AbortCost = "abort_cost",
     CriticalSections = "critical_sections",
+    Parallel = "parallel",
 });
 fields!(PartField {
     Cpu = "cpu",
@@ -226,9 +231,15 @@ impl<'de> Visitor<'de> for TaskVisitor {
                 // Named resources are numbered across the set, and TUFs have three shapes:
                 // the precise path reads these (utility-accrual files are few and small).
                 TaskField::Tuf | TaskField::CriticalSections => return Err(decline()),
+                TaskField::Parallel => task.parallel = Some(map.next_value::<Regions>()?.0),
             }
         }
-        task.wcet = wcet.ok_or_else(decline)?;
+        // A parallel task's WCET may be left out: it is then the work of its threads.
+        task.wcet = match (wcet, &task.parallel) {
+            (Some(wcet), _) => wcet,
+            (None, Some(p)) => p.work(),
+            (None, None) => return Err(decline()),
+        };
         task.period = period.ok_or_else(decline)?;
         task.deadline = deadline.unwrap_or(task.period);
         Ok(TaskValue(task))
@@ -415,6 +426,59 @@ impl<'de> Deserialize<'de> for PartValue {
             }
         }
         deserializer.deserialize_map(PartVisitor)
+    }
+}
+
+/// The regions of `parallel` (lists of thread lengths), within the size bounds and the
+/// structure's invariants; checked against the task later, with the task.
+struct Regions(ParallelStructure);
+
+impl<'de> Deserialize<'de> for Regions {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct RegionsVisitor;
+        impl<'de> Visitor<'de> for RegionsVisitor {
+            type Value = Regions;
+            expecting!("a list of regions");
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Regions, A::Error> {
+                let mut regions = Vec::new();
+                let mut total = 0usize;
+                while let Some(Threads(threads)) = seq.next_element()? {
+                    total += threads.len();
+                    if regions.len() >= MAX_PARALLEL_REGIONS || total > MAX_PARALLEL_THREADS {
+                        return Err(decline());
+                    }
+                    regions.push(ParallelRegion::new(threads));
+                }
+                ParallelStructure::new(regions)
+                    .map(Regions)
+                    .map_err(|_| decline())
+            }
+        }
+        deserializer.deserialize_seq(RegionsVisitor)
+    }
+}
+
+/// The thread lengths of one region, at most [`MAX_REGION_THREADS`].
+struct Threads(Vec<Duration>);
+
+impl<'de> Deserialize<'de> for Threads {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ThreadsVisitor;
+        impl<'de> Visitor<'de> for ThreadsVisitor {
+            type Value = Threads;
+            expecting!("a list of thread lengths");
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Threads, A::Error> {
+                let mut threads = Vec::new();
+                while let Some(TimeValue(t)) = seq.next_element()? {
+                    if threads.len() >= MAX_REGION_THREADS {
+                        return Err(decline());
+                    }
+                    threads.push(t);
+                }
+                Ok(Threads(threads))
+            }
+        }
+        deserializer.deserialize_seq(ThreadsVisitor)
     }
 }
 

@@ -1,6 +1,9 @@
 //! What the skeleton checks before any architecture sees a run, and the run's sizes: every
 //! size that input controls is bounded here with a clear error.
 //!
+//! - **Parallel tasks** [RTWS §III] are refused ([`RuntimeError::ParallelTask`]): no
+//!   architecture runs the threads of fork-join jobs yet, and a run must not quietly execute
+//!   a parallel job as one sequential body.
 //! - **Jobs**: task i releases `⌈(duration − offset_i) / period_i⌉` jobs; their records are
 //!   kept for the whole run (and some architectures reserve room for them up front), so the
 //!   total is at most [`MAX_RUN_JOBS`].
@@ -46,6 +49,9 @@ pub(crate) fn validate<'a>(
     config: &'a RunConfig,
 ) -> Result<Run<'a>, RuntimeError> {
     validate_tasks(tasks)?;
+    if let Some(task) = tasks.iter().position(|t| t.parallel.is_some()) {
+        return Err(RuntimeError::ParallelTask { task });
+    }
     validate_cpus(&config.cpus)?;
     let n = tasks.len();
     let duration = config.duration.as_ns();
@@ -326,6 +332,41 @@ mod tests {
     fn task(period_ns: u64) -> RtTask {
         let d = Duration::from_ns(period_ns);
         RtTask::new(Duration::from_ns(1), d, d)
+    }
+
+    /// A parallel task is refused by every architecture before anything runs (no thread is
+    /// created, no privilege needed), with an error naming the task.
+    #[test]
+    fn parallel_tasks_are_refused_by_every_architecture() {
+        let ms = |x| Duration::from_ms(x).unwrap_or(Duration::MAX);
+        let structure =
+            schedlab_model::ParallelStructure::from_threads(vec![vec![ms(1)], vec![ms(1), ms(1)]])
+                .expect("a valid structure");
+        let seq = RtTask::new(ms(1), ms(10), ms(10));
+        let mut par = RtTask::new(ms(3), ms(10), ms(10));
+        par.parallel = Some(structure);
+        let tasks = [seq, par];
+        for name in crate::arch::names() {
+            let arch = crate::arch::Arch::named(name, "ticket").expect("a registered architecture");
+            let config = RunConfig::new(vec![0, 1], arch, "gedf", 2, ms(100));
+            let err = crate::run::run(&tasks, &config).expect_err(name);
+            assert!(
+                matches!(err, RuntimeError::ParallelTask { task: 1 }),
+                "{name}: {err}"
+            );
+            assert_eq!(
+                err.to_string(),
+                "task 1 is parallel (field `parallel`): parallel tasks are not supported by the runtime yet (no architecture runs their threads); leave out `parallel` to run the task as one sequential job of its work, `wcet`"
+            );
+        }
+        // A task built from a model task keeps its structure.
+        let t = schedlab_model::Task::new(ms(3), ms(10), ms(10))
+            .expect("a valid task")
+            .with_parallel(
+                schedlab_model::ParallelStructure::from_threads(vec![vec![ms(3)]])
+                    .expect("a valid structure"),
+            );
+        assert!(RtTask::from(&t).parallel.is_some());
     }
 
     /// 1 s of a 1 ms task: 1,000 jobs; of a 1 ns task: 10⁹, beyond the limit: an error that

@@ -1,0 +1,195 @@
+//! Parallel (fork-join) tasks on the command line: `gen --rtws`, `--parallel` and
+//! `--util-window` write files that read back with their structures, and every command that
+//! cannot handle parallel tasks yet says so (`analyze`: not applicable, naming the task;
+//! `simulate` and `run`: an error and a failing exit code), instead of treating them as
+//! sequential.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use schedlab_model::file;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn schedlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(args)
+        .output()
+        .expect("run schedlab")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("schedlab-par-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn ok(o: &Output) -> String {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn example() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/parallel.toml")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn gen_rtws_writes_table_i_sets_reproducibly() {
+    let dir = temp_dir("rtws");
+    let out = dir.join("sets");
+    let args = |out: &str| {
+        vec![
+            "gen".to_string(),
+            "--rtws".into(),
+            "0.58..0.60".into(),
+            "--cpus".into(),
+            "4".into(),
+            "--count".into(),
+            "3".into(),
+            "--seed".into(),
+            "7".into(),
+            "--out".into(),
+            out.into(),
+        ]
+    };
+    let run = |out: &Path| {
+        let a = args(out.to_str().unwrap());
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        ok(&schedlab(&a));
+    };
+    run(&out);
+    let again = dir.join("again");
+    run(&again);
+    for k in 0..3 {
+        let name = format!("set-{k:04}.json");
+        let (a, b) = (out.join(&name), again.join(&name));
+        assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+        let f = file::load(&a).unwrap();
+        assert_eq!(f.platform.map(|p| p.cpus), Some(4));
+        let u = f.tasks.utilization();
+        assert!((2.32..=2.40).contains(&u), "{u}");
+        for t in f.tasks.iter() {
+            let p = t.parallel.as_ref().unwrap();
+            assert_eq!((p.region_count(), p.work()), (3, t.wcet));
+            assert!((1..=8).contains(&p.regions()[1].width()));
+        }
+    }
+    // --rtws needs --cpus and excludes the shape options.
+    let o = schedlab(&["gen", "--rtws", "0.38..0.40"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--cpus"));
+    let o = schedlab(&["gen", "--rtws", "0.38..0.40", "--cpus", "2", "--tasks", "3"]);
+    assert!(!o.status.success());
+    let o = schedlab(&["gen", "--rtws", "0.38..1.5", "--cpus", "2"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("utilization window"));
+}
+
+#[test]
+fn gen_parallel_and_util_window_compose_with_the_other_shapes() {
+    let o = schedlab(&[
+        "gen",
+        "--util-window",
+        "1.0..1.1",
+        "--util-dist",
+        "uni-medium",
+        "--parallel",
+        "forkjoin:regions=2..3,threads=1..4,lengths=equal",
+        "--periods",
+        "uniform:10ms..20ms",
+        "--seed",
+        "2",
+        "--format",
+        "toml",
+    ]);
+    let text = ok(&o);
+    let f = file::parse_str(&text, file::Format::Toml).unwrap();
+    assert!((1.0..=1.1).contains(&f.tasks.utilization()));
+    for t in f.tasks.iter() {
+        let p = t.parallel.as_ref().unwrap();
+        assert!((2..=3).contains(&p.region_count()));
+        assert_eq!(p.work(), t.wcet);
+    }
+    for (args, says) in [
+        (
+            vec![
+                "gen",
+                "--tasks",
+                "2",
+                "--utilization",
+                "1",
+                "--parallel",
+                "rtws:0",
+            ],
+            "cannot read parallel structure",
+        ),
+        (
+            vec![
+                "gen",
+                "--util-window",
+                "1..2",
+                "--tasks",
+                "3",
+                "--util-dist",
+                "uni-medium",
+            ],
+            "--util-window LO..HI needs --util-dist",
+        ),
+        (
+            vec!["gen", "--util-window", "2..1", "--util-dist", "uni-medium"],
+            "utilization window",
+        ),
+    ] {
+        let o = schedlab(&args);
+        assert!(!o.status.success(), "{args:?}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains(says), "{args:?}: {e}");
+    }
+}
+
+/// `analyze` answers "not applicable" for every test, naming the parallel task (no test
+/// analyses parallel tasks yet), and exits successfully: the file was read and analysed.
+#[test]
+fn analyze_says_every_test_does_not_apply_to_a_parallel_task() {
+    let out = ok(&schedlab(&["analyze", &example(), "--format", "json"]));
+    let line: Value = serde_json::from_str(&out).unwrap();
+    let results = line["results"].as_array().unwrap();
+    assert!(results.len() > 20);
+    for r in results {
+        assert_eq!(r["status"], "not-applicable", "{r}");
+        assert_eq!(
+            r["reason"],
+            "task 0 is parallel (field `parallel`): this test assumes sequential tasks; parallel tasks are not analysed by it",
+        );
+    }
+}
+
+/// `simulate` and `run` refuse a parallel task with their message and a failing exit code,
+/// global and partitioned policies alike.
+#[test]
+fn simulate_and_run_refuse_parallel_tasks() {
+    let f = example();
+    for (args, says) in [
+        (
+            vec!["simulate", &f, "--policy", "gedf", "--duration", "100ms"],
+            "task 0 is parallel (field `parallel`): parallel tasks are not supported by the simulator yet",
+        ),
+        (
+            vec!["simulate", &f, "--policy", "pedf", "--duration", "100ms"],
+            "task 0 (`tau1`) is parallel (field `parallel`): `pedf` places sequential tasks on CPUs",
+        ),
+        (
+            vec!["run", &f, "--policy", "gedf", "--duration", "100ms"],
+            "task 0 is parallel (field `parallel`): parallel tasks are not supported by the runtime yet",
+        ),
+    ] {
+        let o = schedlab(&args);
+        assert!(!o.status.success(), "{args:?}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains(says), "{args:?}: {e}");
+    }
+}
