@@ -25,6 +25,7 @@ pub mod gfp;
 pub mod gnpedf;
 pub mod json;
 pub mod overheads;
+pub mod parallel;
 pub mod param;
 pub mod partitioned;
 pub mod placement;

@@ -16,6 +16,7 @@ pub fn all() -> Vec<Box<dyn SchedTest>> {
     tests.extend(partitioned::tests());
     tests.extend(crate::semi::tests());
     tests.extend(crate::ua::tests());
+    tests.extend(crate::parallel::tests());
     tests
 }
 

@@ -8,7 +8,8 @@ use crate::overheads::context::OverheadContext;
 use schedlab_model::Task;
 use std::sync::{Arc, OnceLock};
 
-/// Timing parameters of one sporadic task, in nanoseconds: `c ≤ d`, all positive.
+/// Timing parameters of one sporadic task, in nanoseconds, all positive; `c ≤ d` except for a
+/// parallel task, whose work `c` may exceed its deadline (a heavy task, [`TaskValue::span`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Params {
     /// WCET `Ci`.
@@ -96,6 +97,9 @@ pub struct TaskValue {
     /// Whether the task is parallel (fork-join regions of threads [RTWS §III]): a test that
     /// assumes sequential tasks does not apply ([`crate::test::analyze`]).
     pub parallel: bool,
+    /// The critical path `L` (ns): the time a job needs on infinitely many CPUs (`T∞`, Σ of
+    /// each region's longest thread); the WCET for a sequential task.
+    pub span: u64,
 }
 
 impl From<&Task> for TaskValue {
@@ -116,6 +120,11 @@ impl From<&Task> for TaskValue {
             utility: tuf.map_or(1.0, |f| f.max_value()),
             outside,
             parallel: t.parallel.is_some(),
+            span: t
+                .parallel
+                .as_ref()
+                .map_or(t.wcet, |p| p.critical_path())
+                .as_ns(),
         }
     }
 }
@@ -150,7 +159,9 @@ impl Clone for System {
 impl System {
     /// A system of the given (already validated) tasks on `cpus ≥ 1` CPUs.
     pub fn new(tasks: &[Task], cpus: u32, priorities: Priorities) -> Result<System, AnalysisError> {
-        let sys = System::from_params(tasks.iter().map(Params::from).collect(), cpus, priorities)?;
+        let heavy_allowed = |i: usize| tasks.get(i).is_some_and(|t| t.parallel.is_some());
+        let params = tasks.iter().map(Params::from).collect();
+        let sys = System::checked(params, cpus, priorities, heavy_allowed)?;
         Ok(sys.with_values(tasks.iter().map(TaskValue::from).collect()))
     }
 
@@ -161,12 +172,23 @@ impl System {
         cpus: u32,
         priorities: Priorities,
     ) -> Result<System, AnalysisError> {
+        System::checked(params, cpus, priorities, |_| false)
+    }
+
+    /// [`System::from_params`], where task `i` may have `c > d` if `heavy_allowed(i)` (a
+    /// parallel task).
+    fn checked(
+        params: Vec<Params>,
+        cpus: u32,
+        priorities: Priorities,
+        heavy_allowed: impl Fn(usize) -> bool,
+    ) -> Result<System, AnalysisError> {
         if cpus == 0 {
             return Err(AnalysisError::NoCpus);
         }
         schedlab_model::platform::check_cpu_count(cpus)?;
         for (i, p) in params.iter().enumerate() {
-            if p.c == 0 || p.d == 0 || p.t == 0 || p.c > p.d {
+            if p.c == 0 || p.d == 0 || p.t == 0 || (p.c > p.d && !heavy_allowed(i)) {
                 return Err(AnalysisError::InvalidTask {
                     index: i,
                     message: format!(
@@ -210,6 +232,20 @@ impl System {
         self.values.as_deref()
     }
 
+    /// What task `i` carries besides `(C, D, T)`, if the system was built from tasks.
+    pub fn task_value(&self, i: usize) -> Option<&TaskValue> {
+        self.values.as_deref()?.get(i)
+    }
+
+    /// Task `i`'s critical path `L` (ns): its [`TaskValue::span`], or `C` for a system built
+    /// from bare parameters (sequential tasks).
+    pub fn span(&self, i: usize) -> u64 {
+        match self.task_value(i) {
+            Some(v) => v.span,
+            None => self.params.get(i).map_or(0, |p| p.c),
+        }
+    }
+
     /// The first parallel task (fork-join [RTWS §III]), if the system was built from tasks
     /// and has one: the tests of sequential tasks do not apply to it
     /// ([`crate::test::analyze`]). O(n).
@@ -245,7 +281,8 @@ impl System {
 
     /// The same tasks on another number of CPUs.
     pub fn with_cpus(&self, cpus: u32) -> Result<System, AnalysisError> {
-        let mut sys = System::from_params(self.params.clone(), cpus, self.priorities)?;
+        let parallel = |i: usize| self.task_value(i).is_some_and(|v| v.parallel);
+        let mut sys = System::checked(self.params.clone(), cpus, self.priorities, parallel)?;
         sys.values = self.values.clone();
         Ok(sys)
     }
@@ -259,7 +296,11 @@ impl System {
                 message: "no such task".into(),
             })?);
         }
-        let mut sys = System::from_params(params, cpus, self.priorities)?;
+        let parallel = |k: usize| {
+            let original = indices.get(k).copied().unwrap_or(usize::MAX);
+            self.task_value(original).is_some_and(|v| v.parallel)
+        };
+        let mut sys = System::checked(params, cpus, self.priorities, parallel)?;
         if let Some(values) = &self.values {
             let picked: Option<Vec<TaskValue>> =
                 indices.iter().map(|&i| values.get(i).cloned()).collect();

@@ -336,7 +336,10 @@ impl Task {
             });
         }
         self.validate_parallel(index)?;
-        if self.wcet > self.deadline {
+        // A parallel task's work may exceed its deadline (a *heavy* task, C > D, runs on
+        // several CPUs at once: federated scheduling [Li et al., ECRTS 2014]); its threads
+        // may not exceed the period (`parallel_problem`).
+        if self.wcet > self.deadline && self.parallel.is_none() {
             return Err(ModelError::WcetExceedsDeadline {
                 task: self.reference(index),
                 wcet: self.wcet.to_string(),

@@ -20,10 +20,11 @@ fn system(tasks: &[(u64, u64, u64, f64)], m: u32) -> System {
         .collect();
     let values: Arc<[TaskValue]> = tasks
         .iter()
-        .map(|&(.., u)| TaskValue {
+        .map(|&(c, .., u)| TaskValue {
             utility: u,
             outside: None,
             parallel: false,
+            span: c,
         })
         .collect();
     System::from_params(params, m, Priorities::Dm)
@@ -159,11 +160,13 @@ fn outside_the_model_is_not_applicable() {
             utility: 1.0,
             outside: None,
             parallel: false,
+            span: 1,
         },
         TaskValue {
             utility: 1.0,
             outside: Some("has critical sections"),
             parallel: false,
+            span: 1,
         },
     ]));
     let v = analyze(&GnphvdfUab, &sys);

@@ -160,9 +160,19 @@ fn every_check_names_the_task_and_the_field() {
     for (extra, expected) in cases {
         assert_eq!(task_with(extra), expected, "{extra}");
     }
-    // The work of a parallel task is its WCET, compared with the deadline as any WCET.
+    // The work of a parallel task may exceed its deadline: a heavy task (C > D) runs on
+    // several CPUs at once (federated scheduling); a sequential one may not.
+    let heavy = parse_str(
+        "[[tasks]]\nname = \"x\"\nperiod = \"10ms\"\ndeadline = \"5ms\"\nparallel = [[\"3ms\", \"3ms\"]]",
+        Format::Toml,
+    )
+    .unwrap();
     assert_eq!(
-        task_with("deadline = \"5ms\"\nparallel = [[\"3ms\", \"3ms\"]]"),
+        (heavy.tasks[0].wcet, heavy.tasks[0].deadline),
+        (ms(6), ms(5))
+    );
+    assert_eq!(
+        error_of("[[tasks]]\nname = \"x\"\nwcet = \"6ms\"\nperiod = \"10ms\"\ndeadline = \"5ms\""),
         "task 0 (`x`): wcet 6ms exceeds deadline 5ms"
     );
     // JSON says the same as TOML.
