@@ -101,6 +101,9 @@ impl SchedTest for Configured {
     fn set_param(&mut self, name: &str, value: &str) -> Result<(), String> {
         self.inner.set_param(name, value)
     }
+    fn charges_per_bin(&self) -> bool {
+        self.inner.charges_per_bin()
+    }
     fn handles_parallel(&self) -> bool {
         self.inner.handles_parallel()
     }
@@ -283,6 +286,33 @@ mod tests {
             }
             _ => panic!("expected UnknownTest"),
         }
+    }
+
+    /// A configured test is the base test with other parameters: it keeps every property the
+    /// engine asks of the base, e.g. that it charges overheads per bin (a configured
+    /// `pedf-ffd:limit=…` used to be charged as a whole set) and whether it handles parallel
+    /// tasks.
+    #[test]
+    fn a_configured_test_keeps_the_base_test_s_properties() {
+        for spec in [
+            "pedf-ffd:limit=100",
+            "pfp-ts:fallback=0",
+            "federated:light=gedf",
+        ] {
+            let configured = by_name(spec).unwrap();
+            let base = by_name(spec.split(':').next().unwrap()).unwrap();
+            assert_eq!(
+                configured.charges_per_bin(),
+                base.charges_per_bin(),
+                "{spec}"
+            );
+            assert_eq!(
+                configured.handles_parallel(),
+                base.handles_parallel(),
+                "{spec}"
+            );
+        }
+        assert!(by_name("pedf-ffd:limit=100").unwrap().charges_per_bin());
     }
 }
 
