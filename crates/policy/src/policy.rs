@@ -13,8 +13,8 @@
 //!    jobs), then ends of abort handlers (resources released, waiters resumed), then
 //!    releases, then timers, then lock milestones (requests and unlocks at execution offsets:
 //!    blocks and resumes), then budget exhaustions; completions, aborts, releases, lock
-//!    milestones and exhaustions each in increasing task index, handler ends by CPU, timers
-//!    in request order. So a
+//!    milestones and exhaustions each in increasing task index (completions of threads of
+//!    one parallel job by CPU), handler ends by CPU, timers in request order. So a
 //!    job that completes at the instant its budget runs out completes (no exhaustion), and a
 //!    policy sees every release and timer of the instant before an exhaustion at it. The
 //!    runtime observes the same order wherever it can tell events apart in time.

@@ -276,6 +276,9 @@ impl Rtws {
     /// started back to the top of its victim's deque; any other stays in the global queue.
     fn settle(&mut self, ctx: &Ctx<'_>) {
         self.engine.take_moves(&mut self.moved);
+        if self.origin.is_empty() {
+            return; // every linked job came from the global queue: nothing to send back
+        }
         let moved = std::mem::take(&mut self.moved);
         for &id in &moved {
             let Some((_, info)) = self.engine.waiting(id) else {
@@ -316,14 +319,11 @@ impl Rtws {
         self.origin.remove(&id);
         let cpu = self.engine.cpu_of(id);
         let local_work = |c: u32| self.local.get(c as usize).is_some_and(|q| !q.is_empty());
-        let stealable = |c: u32| {
-            self.local
-                .iter()
-                .enumerate()
-                .any(|(v, q)| v != c as usize && !q.is_empty())
-        };
+        // With its own local queue empty, any thread waiting in a local queue is another
+        // CPU's: stealable.
+        let stealable = !self.queued.is_empty();
         match cpu {
-            Some(c) if local_work(c) || (self.engine.ready_is_empty() && stealable(c)) => {
+            Some(c) if local_work(c) || (self.engine.ready_is_empty() && stealable) => {
                 self.engine.vacate(id);
                 self.dispatch(ctx, c, out);
             }

@@ -347,3 +347,54 @@ fn rtws_migrates_no_more_than_gedf_threads_as_jobs() {
         }
     }
 }
+
+/// Speed (docs/benchmarks.md, "Simulation"): Table-I-like parallel sets (the 0.73–0.75·m
+/// window, 3 seeded sets per m) simulated for 1000 s under `gedf` (threads as jobs) and
+/// `rtws`, metrics only: wall time per job and per policy callback, median of 5 runs (the
+/// two policies alternating).
+/// `cargo test --release -p schedlab-sim --test rtws -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn parallel_speed_report() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let horizon = 1_000_000_000_000u64; // 1000 s
+    println!("m  tasks threads/job   jobs  policy  callbacks  wall s   ns/job  ns/callback");
+    for m in [2u32, 4, 8, 16] {
+        for _ in 0..3 {
+            let set = table_one_set(&mut rng, m, 0.73, 0.75);
+            let threads: usize = set
+                .tasks()
+                .iter()
+                .map(|t| t.parallel.as_ref().map_or(1, |p| p.thread_count()))
+                .sum();
+            let mut cfg = SimConfig::new(m, Duration::from_ns(horizon));
+            cfg.record_jobs = false;
+            let ranks = par_common::ranks(set.len());
+            let mut walls = [Vec::new(), Vec::new()];
+            let mut last = [None, None];
+            for _ in 0..5 {
+                for (k, policy) in ["gedf", "rtws"].into_iter().enumerate() {
+                    let t0 = std::time::Instant::now();
+                    let r = schedlab_sim::run(&set, policy, &ranks, None, &cfg)
+                        .unwrap()
+                        .0;
+                    walls[k].push(t0.elapsed().as_secs_f64());
+                    last[k] = Some(r);
+                }
+            }
+            for (k, policy) in ["gedf", "rtws"].into_iter().enumerate() {
+                walls[k].sort_by(f64::total_cmp);
+                let (w, r) = (walls[k][2], last[k].take().unwrap());
+                println!(
+                    "{m:2} {:5} {:11.1} {:7} {policy:>7} {:10} {w:7.3} {:8.0} {:12.0}",
+                    set.len(),
+                    threads as f64 / set.len() as f64,
+                    r.totals.jobs,
+                    r.events_processed,
+                    w * 1e9 / r.totals.jobs as f64,
+                    w * 1e9 / r.events_processed as f64
+                );
+            }
+        }
+    }
+}
