@@ -50,8 +50,11 @@ def simulate(
     """Simulates ``taskset`` and returns the fields of ``schedlab simulate --format json``.
 
     ``policy``: ``gedf``, ``gnpedf``, ``gfp``, ``gfifo``, ``edzl``, ``pedf``, ``pfp``, ``cedf``,
-    ``pfp-ts``, and the utility-accrual ``ghvdf``, ``gnphvdf``, ``gmua``, ``nggua``, ``ggua``,
-    ``phvdf``, ``plbesa``, ``pdasa`` (partitioned/clustered ones use the tasks'
+    ``pfp-ts``, the utility-accrual ``ghvdf``, ``gnphvdf``, ``gmua``, ``nggua``, ``ggua``,
+    ``phvdf``, ``plbesa``, ``pdasa``, and ``rtws`` (G-EDF with priority work stealing for
+    parallel tasks [RTWS]; ``gedf``, ``gnpedf``, ``gfp``, ``gfifo``, ``edzl``, ``pedf``,
+    ``pfp``, ``cedf`` run a parallel task's threads as jobs, the others refuse parallel
+    tasks; docs/simulation.md, "Parallel tasks") (partitioned/clustered ones use the tasks'
     ``cpu``/``cluster`` fields, else ``partition``, a packing heuristic — ``chronos``,
     ``chronos-ff``, ``chronos-lu`` are the never-failing rules of [ChronOS §8.5], which
     ``plbesa``/``pdasa``/``phvdf`` always use; ``cedf`` needs ``cluster_size``; semi-partitioned

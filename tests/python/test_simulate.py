@@ -141,3 +141,15 @@ def test_simulate_writes_the_files_of_the_cli(tmp_path):
         assert py[n].read_bytes() == cli[n].read_bytes(), n
     with pytest.raises(schedlab.Error, match="cannot write"):
         schedlab.simulate(ts, duration="1ms", gantt=tmp_path / "missing" / "g.svg")
+
+
+def test_parallel_tasks_under_rtws_and_refused_elsewhere():
+    # [RTWS §V-A]'s fork-join set (examples/parallel.toml): rtws steals and reports it.
+    ts = schedlab.load(Path(__file__).parents[2] / "examples" / "parallel.toml")
+    r = schedlab.simulate(ts, cpus=2, policy="rtws", duration="100ms")
+    assert r["steals"] == sum(t["steals"] for t in r["per_task"]) and r["steals"] > 0
+    assert r["deadline_misses"] == 0 and r["jobs"] == len(r["jobs_records"]) == 21
+    g = schedlab.simulate(ts, cpus=2, policy="gedf", duration="100ms")
+    assert g["steals"] == 0 and g["jobs"] == 21
+    with pytest.raises(schedlab.Error, match=r"policy `ghvdf` does not schedule parallel tasks; the policies that do: rtws"):
+        schedlab.simulate(ts, cpus=2, policy="ghvdf", duration="100ms")

@@ -183,7 +183,9 @@ enum Command {
         /// Policy: gedf, gnpedf, gfp, gfifo, edzl, pedf, pfp, cedf, pfp-ts (split tasks: the file's
         /// cpu/split fields, else the assignment of analyze --test pfp-ts); utility accrual
         /// [ChronOS §6]: ghvdf, gnphvdf, gmua, nggua, ggua (global), phvdf, plbesa, pdasa
-        /// (partitioned by [ChronOS §8.5], overload included).
+        /// (partitioned by [ChronOS §8.5], overload included); rtws (G-EDF + priority work
+        /// stealing for parallel fork-join tasks [RTWS §V]; gedf, gnpedf, gfp, gfifo, edzl run
+        /// their threads as jobs, the UA policies and pfp-ts refuse them).
         #[arg(long)]
         policy: String,
         /// Priority assignment for fixed-priority policies (and FP partitioning).

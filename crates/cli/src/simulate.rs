@@ -123,9 +123,15 @@ pub(crate) fn run_command(o: &Options) -> Result<()> {
         t.max_tardiness
     )?;
     outln!(
-        "  preemptions {}, migrations {}, context switches {}{}",
+        "  preemptions {}, migrations {}{}, context switches {}{}",
         t.preemptions,
         t.migrations,
+        // Threads of parallel jobs taken from another CPU's local queue (`rtws`).
+        if t.steals > 0 {
+            format!(", steals {}", t.steals)
+        } else {
+            String::new()
+        },
         t.context_switches,
         t.aur.map(|a| format!(", AUR {a:.4}")).unwrap_or_default()
     )?;

@@ -249,7 +249,7 @@ fn print_stats(file: &Path, s: &TraceStats, equal_samples: bool) -> Result<()> {
         s.horizon
     )?;
     outln!(
-        "  jobs {}, completed {}, deadline misses {} (DSR {:.4}), max tardiness {}, preemptions {}, migrations {}, context switches {}",
+        "  jobs {}, completed {}, deadline misses {} (DSR {:.4}), max tardiness {}, preemptions {}, migrations {}{}, context switches {}",
         t.jobs,
         t.completed,
         t.deadline_misses,
@@ -257,6 +257,11 @@ fn print_stats(file: &Path, s: &TraceStats, equal_samples: bool) -> Result<()> {
         t.max_tardiness,
         t.preemptions,
         t.migrations,
+        if t.steals > 0 {
+            format!(", steals {}", t.steals)
+        } else {
+            String::new()
+        },
         t.context_switches
     )?;
     let us = |ns: f64| ns / 1000.0;

@@ -122,6 +122,71 @@ fn stats_of_a_simulated_trace_match_the_simulation_and_exports_work() {
 /// Two real runs (partitioned, global-lock) → fitted into a file that already has a CPMD
 /// section → the section is kept, both architectures are there, and the simulator accepts
 /// the file for each of them.
+/// A fork-join set [RTWS §V-A] (`examples/parallel.toml`) under `rtws`: the JSON summary
+/// reports `"steals"` next to `"migrations"` (in total and per task), the trace read back by
+/// `trace stats` counts the same, the Perfetto export names the threads `τi#j.s`, and a
+/// policy that does not take parallel tasks is refused naming those that do.
+#[test]
+fn parallel_tasks_report_steals_in_the_summary_and_the_trace() {
+    let dir = temp_dir("parallel");
+    let set = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/parallel.toml")
+        .display()
+        .to_string();
+    let trace = dir.join("p.trace").display().to_string();
+    let perfetto = dir.join("p.json").display().to_string();
+    let out = schedlab(&[
+        "simulate",
+        &set,
+        "--policy",
+        "rtws",
+        "--duration",
+        "100ms",
+        "--format",
+        "json",
+        "--trace",
+        &trace,
+        "--perfetto",
+        &perfetto,
+    ]);
+    let sim: Value = serde_json::from_slice(&ok(&out).stdout).unwrap();
+    let steals = sim["steals"].as_u64().unwrap();
+    assert!(
+        steals > 0 && sim["migrations"].as_u64().unwrap() > 0,
+        "{sim}"
+    );
+    let per_task: u64 = sim["per_task"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["steals"].as_u64().unwrap())
+        .sum();
+    assert_eq!(per_task, steals);
+    let out = schedlab(&["trace", "stats", &trace, "--format", "json"]);
+    let stats: Value = serde_json::from_slice(&ok(&out).stdout).unwrap();
+    for key in [
+        "jobs",
+        "migrations",
+        "steals",
+        "preemptions",
+        "context_switches",
+    ] {
+        assert_eq!(stats[key], sim[key], "{key}");
+    }
+    let json = std::fs::read_to_string(&perfetto).unwrap();
+    assert!(json.contains("\"name\":\"τ1#0.4\"") && json.contains("\"cat\":\"steal\""));
+    let out = schedlab(&["simulate", &set, "--policy", "gmua", "--duration", "100ms"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "policy `gmua` does not schedule parallel tasks; the policies that do: rtws (natively)"
+        ),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn fitted_overheads_of_real_runs_round_trip_into_the_simulator() {
     let dir = temp_dir("fit");

@@ -21,13 +21,17 @@
 //! domains. Priorities are inherited within a domain only: a job blocked on a resource held in
 //! another domain boosts nobody (no cross-partition protocol such as MPCP is modelled).
 //!
+//! Parallel tasks [RTWS §III]: every strand of a job goes to its task's domain (on_fork with
+//! the forking CPU translated), so a partitioned policy runs all threads of a task on its CPU
+//! and a clustered one within its cluster; steals' victim CPUs are translated like links.
+//!
 //! A job of a task outside the placement (the engine broke the contract: placements are
 //! validated against the task set) is ignored.
 
 use crate::error::PolicyError;
 use crate::event::{Ctx, Decisions, JobInfo};
 use crate::ids::{CpuId, JobId, ResourceId, TimerId};
-use crate::policy::Policy;
+use crate::policy::{ParallelSupport, Policy};
 use crate::task::Placement;
 
 /// `m/k` instances of a policy `P`, one per domain of `k` CPUs.
@@ -103,10 +107,14 @@ impl<P: Policy> Domains<P> {
             return;
         };
         let (links, timers, cancels) = (out.links.len(), out.timers.len(), out.cancels.len());
+        let steals = out.steals.len();
         f(p, out);
         let base = d * self.k;
         for l in out.links.iter_mut().skip(links) {
             l.cpu = CpuId(base + l.cpu.0);
+        }
+        for s in out.steals.iter_mut().skip(steals) {
+            s.victim = CpuId(base + s.victim.0);
         }
         if out.timers.len() == timers && out.cancels.len() == cancels {
             return;
@@ -186,6 +194,21 @@ impl<P: Policy> Policy for Domains<P> {
         if let Some(d) = self.domain_of(job) {
             self.route(d, out, |p, o| p.on_budget_exhausted(ctx, job, o));
         }
+    }
+    /// A region's threads go to their task's domain (all threads of a task run there), with
+    /// the forking CPU translated to the domain's numbering.
+    fn on_fork(&mut self, ctx: &Ctx<'_>, cpu: CpuId, strands: &[JobInfo], out: &mut Decisions) {
+        let Some(d) = strands.first().and_then(|s| self.domain_of(s.id)) else {
+            return;
+        };
+        let local = CpuId(cpu.0.saturating_sub(d.saturating_mul(self.k)));
+        self.route(d, out, |p, o| p.on_fork(ctx, local, strands, o));
+    }
+    /// As its domains' policy does (every domain runs the same policy).
+    fn parallel_support(&self) -> ParallelSupport {
+        self.domains
+            .first()
+            .map_or(ParallelSupport::Refused, Policy::parallel_support)
     }
     fn grant(&self, ctx: &Ctx<'_>, resource: ResourceId, waiters: &[JobId]) -> usize {
         // The domain of the longest-waiting waiter decides (module doc, "Resources").

@@ -30,7 +30,7 @@
 use crate::event::{Ctx, Decisions, JobInfo};
 use crate::global::{Engine, EngineKey, Preemption};
 use crate::ids::{CpuId, JobId, TimerId};
-use crate::policy::Policy;
+use crate::policy::{ParallelSupport, Policy};
 use crate::prio::{JobKey, Primary};
 use crate::table::JobTable;
 use crate::task::PolicyTask;
@@ -142,6 +142,11 @@ impl Edzl {
 impl Policy for Edzl {
     fn name(&self) -> &str {
         "edzl"
+    }
+    /// Threads as jobs: a strand's laxity uses its own execution time (its `JobInfo::wcet`)
+    /// and its own executed time, so each thread reaches zero laxity on its own.
+    fn parallel_support(&self) -> ParallelSupport {
+        ParallelSupport::ThreadsAsJobs
     }
     fn cpus(&self) -> u32 {
         self.engine.cpu_count()

@@ -54,6 +54,23 @@
 //!
 //! Both engines record `budget-replenished` (`arg` = the amount) when a budget is set and
 //! `budget-exhausted` (`arg` = the amount that ran out) when it runs out (docs/traces.md).
+//!
+//! # Strands (an engine offer to every policy, DESIGN.md) [RTWS §III]
+//!
+//! The threads of a parallel (fork-join) job are *strands*: `JobId { task, seq, strand }`,
+//! region `r`'s thread `k` being strand `Σ_{r' < r} width(r') + k` (strand 0 is region 0's
+//! first thread; a sequential job has strand 0 only). Each strand is handed to the policy
+//! like a job of its own ([`JobInfo`]: its `id`, the region's start as `release`, the job's
+//! absolute `deadline`, the thread's execution time as `wcet`): region 0's threads by
+//! [`crate::Policy::on_release`] at the job's release, each later region's by
+//! [`crate::Policy::on_fork`] when the previous region's last thread completes (its *join*).
+//! [`crate::Policy::on_complete`] is called per strand. A policy may link several strands of
+//! one job at once (to different CPUs); each strand is on at most one CPU.
+//!
+//! [`Decisions::steal`]`(strand, victim)` records that the strand linked in the same callback
+//! was taken from CPU `victim`'s local queue [RTWS §V, Rule E]: the engine records a `steal`
+//! event and counts it when the link is enacted (a steal superseded by a later link in the
+//! same instant never happened and is not counted).
 
 use crate::ids::{CpuId, JobId, ResourceId, TimerId};
 use schedlab_model::{Duration, Time};
@@ -174,6 +191,15 @@ pub struct BudgetRequest {
     pub amount: Option<Duration>,
 }
 
+/// "`job` (a strand) was stolen from CPU `victim`'s local queue" (module doc, "Strands").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Steal {
+    /// The stolen strand (linked to the thief in the same callback).
+    pub job: JobId,
+    /// The CPU whose queue it was taken from.
+    pub victim: CpuId,
+}
+
 /// Everything a callback decided.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Decisions {
@@ -187,6 +213,8 @@ pub struct Decisions {
     pub budgets: Vec<BudgetRequest>,
     /// Jobs the policy aborts, in order (module doc, "Aborts").
     pub aborts: Vec<JobId>,
+    /// Strands the policy stole, in order (module doc, "Strands").
+    pub steals: Vec<Steal>,
 }
 
 impl Decisions {
@@ -229,6 +257,11 @@ impl Decisions {
     pub fn abort(&mut self, job: JobId) {
         self.aborts.push(job);
     }
+    /// The strand `job`, linked in this callback to a thief CPU, was taken from CPU
+    /// `victim`'s local queue (module doc, "Strands"). Append it with the link.
+    pub fn steal(&mut self, job: JobId, victim: CpuId) {
+        self.steals.push(Steal { job, victim });
+    }
     /// Empties the buffer (engines reuse one).
     pub fn clear(&mut self) {
         self.links.clear();
@@ -236,6 +269,7 @@ impl Decisions {
         self.cancels.clear();
         self.budgets.clear();
         self.aborts.clear();
+        self.steals.clear();
     }
     /// Nothing decided.
     pub fn is_empty(&self) -> bool {
@@ -244,5 +278,6 @@ impl Decisions {
             && self.cancels.is_empty()
             && self.budgets.is_empty()
             && self.aborts.is_empty()
+            && self.steals.is_empty()
     }
 }

@@ -33,7 +33,7 @@ use crate::cpuset::CpuSet;
 use crate::event::{Ctx, Decisions, JobInfo};
 use crate::ids::{CpuId, JobId, ResourceId, TimerId};
 use crate::lowest::LowestTree;
-use crate::policy::Policy;
+use crate::policy::{ParallelSupport, Policy};
 use crate::prio::{JobKey, Primary};
 use crate::table::JobTable;
 use crate::task::PolicyTask;
@@ -270,6 +270,86 @@ impl<K: EngineKey> Engine<K> {
                     out.unlink(CpuId(cpu));
                 }
             }
+        }
+    }
+
+    /// The CPU `id` is linked to, if it is linked.
+    pub(crate) fn cpu_of(&self, id: JobId) -> Option<u32> {
+        match self.jobs.get(id)?.loc {
+            Loc::Linked(c) => Some(c),
+            Loc::Ready => None,
+        }
+    }
+
+    /// Whether `cpu` has no linked job.
+    pub(crate) fn is_idle(&self, cpu: u32) -> bool {
+        self.idle.contains(cpu)
+    }
+
+    /// Whether no job waits in the ready queue.
+    pub(crate) fn ready_is_empty(&self) -> bool {
+        self.live_ready == 0
+    }
+
+    /// Links a job that is not in the engine (e.g. a thread from a policy's own queue,
+    /// [`crate::rtws`]) to the idle `cpu`; ignored if `cpu` is not idle or the job is known.
+    pub(crate) fn adopt(
+        &mut self,
+        ctx: &Ctx<'_>,
+        cpu: u32,
+        info: &JobInfo,
+        key: K,
+        out: &mut Decisions,
+    ) {
+        if !self.idle.contains(cpu) || self.jobs.contains(info.id) {
+            return;
+        }
+        self.jobs.insert(
+            info.id,
+            Entry {
+                key,
+                loc: Loc::Ready,
+                info: *info,
+            },
+        );
+        // `link` counts the job out of the ready queue it never entered.
+        self.live_ready += 1;
+        self.link(ctx, cpu, key, info.id, out);
+    }
+
+    /// Removes `id` from the engine; if it was linked, its CPU becomes idle *without* taking a
+    /// waiting job or deciding an unlink (the caller links the CPU, or unlinks it, in the same
+    /// callback). The CPU it was linked to, if any.
+    pub(crate) fn vacate(&mut self, id: JobId) -> Option<u32> {
+        let entry = self.jobs.remove(id)?;
+        match entry.loc {
+            Loc::Ready => {
+                self.live_ready = self.live_ready.saturating_sub(1);
+                None
+            }
+            Loc::Linked(cpu) => {
+                if let Some(slot) = self.cpus.get_mut(cpu as usize) {
+                    *slot = None;
+                }
+                self.order_update(cpu);
+                self.idle.insert(cpu);
+                Some(cpu)
+            }
+        }
+    }
+
+    /// The idle `cpu` takes the highest-priority waiting job, if any (true if it did).
+    pub(crate) fn fill(&mut self, ctx: &Ctx<'_>, cpu: u32, out: &mut Decisions) -> bool {
+        if !self.idle.contains(cpu) {
+            return false;
+        }
+        match self.peek_ready() {
+            Some((key, next)) => {
+                self.ready.pop();
+                self.link(ctx, cpu, key, next, out);
+                true
+            }
+            None => false,
         }
     }
 
@@ -596,6 +676,11 @@ impl Policy for GlobalJlfp {
     }
     fn grant(&self, _ctx: &Ctx<'_>, _resource: ResourceId, waiters: &[JobId]) -> usize {
         self.pi.pick(waiters)
+    }
+    /// Threads as jobs (the default `on_fork`): every strand is a job of its own in the one
+    /// ready queue, keyed like a job ([`JobKey`] ends with the strand).
+    fn parallel_support(&self) -> ParallelSupport {
+        ParallelSupport::ThreadsAsJobs
     }
     fn linked(&self, cpu: CpuId) -> Option<JobId> {
         self.engine.linked(cpu)

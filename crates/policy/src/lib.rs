@@ -19,6 +19,7 @@ mod lowest;
 pub mod policy;
 pub mod prio;
 pub mod registry;
+pub mod rtws;
 mod table;
 pub mod task;
 #[cfg(test)]
@@ -28,10 +29,10 @@ pub mod ua;
 pub use error::PolicyError;
 pub use event::{
     BudgetRequest, Ctx, Decisions, JobInfo, Link, NoProgress, NoResources, Progress, Resources,
-    TimerRequest,
+    Steal, TimerRequest,
 };
 pub use ids::{CpuId, JobId, ResourceId, TaskId, TimerId};
-pub use policy::Policy;
+pub use policy::{ParallelSupport, Policy};
 pub use task::{Placement, PolicyTask};
 
 pub use domains::Domains;
@@ -40,4 +41,5 @@ pub use fpts::FpTs;
 pub use global::{GlobalJlfp, Preemption};
 pub use gua::Gua;
 pub use prio::{JobKey, Primary};
-pub use registry::{build, needs_engine_budgets, NAMES};
+pub use registry::{build, needs_engine_budgets, parallel_policies, parallel_support, NAMES};
+pub use rtws::Rtws;

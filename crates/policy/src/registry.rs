@@ -13,6 +13,7 @@
 //! | `gmua` | gMUA [ChronOS §6.8, Alg. 2] (Cho, Ravindran, Jensen 2010), [`crate::gua`] | ignored |
 //! | `nggua` | NG-GUA [ChronOS §6.9] (Garyali 2010): gMUA with dependency chains, [`crate::gua`] | ignored |
 //! | `ggua` | G-GUA [ChronOS §6.10, Alg. 3] (Garyali 2010), [`crate::gua`] | ignored |
+//! | `rtws` | RTWS [RTWS §V, rules A–F]: G-EDF for jobs plus priority work stealing for the threads of parallel jobs ([`crate::rtws`]) | ignored |
 //! | `pfp-ts` | FP-TS [RTPS §III, §IV]: per-CPU FP by rank, split tasks migrate part by part at budget exhaustion ([`crate::fpts`]) | required, `domain_size = 1`, with [`Placement::split`] |
 //! | `ghvdf` | G-HVDF [ChronOS §6.6] ([`crate::ua::ghvdf`]) | ignored |
 //! | `gnphvdf` | G-NP-HVDF [ChronOS §6.7] ([`crate::ua::gnphvdf`]) | ignored |
@@ -23,6 +24,18 @@
 //! Only `pfp-ts` runs split tasks: every other policy refuses a placement that splits one.
 //! `pfp-ts` relies on the engines' budgets ([`crate::Decisions::budget`]):
 //! [`needs_engine_budgets`] says so, for an engine that does not offer them yet.
+//!
+//! **Parallel (fork-join) tasks** [RTWS §III] ([`parallel_support`], [`PARALLEL`]): `rtws`
+//! schedules their threads natively; the global JLFP policies `gedf`, `gnpedf`, `gfp`,
+//! `gfifo`, EDZL (`edzl`: per-thread laxity from the thread's own time) and the domain
+//! policies `pedf`, `pfp`, `cedf` (every thread of a task in its task's domain) run them as
+//! threads as jobs (the default [`crate::Policy::on_fork`]: each thread released when its
+//! region starts, with the job's deadline). They keep per-job state only (the ready queues and
+//! [`crate::table`]'s per-task lists hold one entry per strand; the per-task "last CPU" of the
+//! global engine is a placement preference, not an assumption). The others refuse them:
+//! `pfp-ts` (budgets per job of a split task), the utility-accrual policies (their value
+//! densities, abort decisions and feasibility lists are per job of a task, assuming one job
+//! per task at a time).
 
 use crate::domains::Domains;
 use crate::edzl::Edzl;
@@ -30,7 +43,8 @@ use crate::error::PolicyError;
 use crate::fpts::FpTs;
 use crate::global::GlobalJlfp;
 use crate::gua::{Gua, Variant as GuaVariant};
-use crate::policy::Policy;
+use crate::policy::{ParallelSupport, Policy};
+use crate::rtws::Rtws;
 use crate::task::{Placement, PolicyTask};
 use crate::ua::dasa::Dasa;
 use crate::ua::ghvdf::GHvdf;
@@ -48,7 +62,57 @@ pub const NAMES: &[&str] = &[
     "ghvdf", "gnphvdf", "phvdf", "plbesa", "pdasa",
     // ua2: the global utility-accrual schedulers of [ChronOS §6.8–6.10].
     "gmua", "nggua", "ggua",
+    // Parallel fork-join tasks: G-EDF + priority work stealing [RTWS §V].
+    "rtws",
 ];
+
+/// How each policy of [`NAMES`] schedules parallel (fork-join) tasks (module doc): the one
+/// table; each built policy answers the same through [`Policy::parallel_support`].
+pub const PARALLEL: &[(&str, ParallelSupport)] = &[
+    ("gedf", ParallelSupport::ThreadsAsJobs),
+    ("gnpedf", ParallelSupport::ThreadsAsJobs),
+    ("gfp", ParallelSupport::ThreadsAsJobs),
+    ("gfifo", ParallelSupport::ThreadsAsJobs),
+    ("edzl", ParallelSupport::ThreadsAsJobs),
+    ("pedf", ParallelSupport::ThreadsAsJobs),
+    ("pfp", ParallelSupport::ThreadsAsJobs),
+    ("cedf", ParallelSupport::ThreadsAsJobs),
+    ("pfp-ts", ParallelSupport::Refused),
+    ("ghvdf", ParallelSupport::Refused),
+    ("gnphvdf", ParallelSupport::Refused),
+    ("phvdf", ParallelSupport::Refused),
+    ("plbesa", ParallelSupport::Refused),
+    ("pdasa", ParallelSupport::Refused),
+    ("gmua", ParallelSupport::Refused),
+    ("nggua", ParallelSupport::Refused),
+    ("ggua", ParallelSupport::Refused),
+    ("rtws", ParallelSupport::Native),
+];
+
+/// How policy `name` schedules parallel tasks (`None`: no such policy).
+pub fn parallel_support(name: &str) -> Option<ParallelSupport> {
+    PARALLEL
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, support)| support)
+}
+
+/// The policies that take parallel tasks, for error messages:
+/// `"rtws (natively); gedf, gnpedf, … (threads as jobs)"`.
+pub fn parallel_policies() -> String {
+    let of = |want: ParallelSupport| -> Vec<&str> {
+        PARALLEL
+            .iter()
+            .filter(|(_, s)| *s == want)
+            .map(|&(n, _)| n)
+            .collect()
+    };
+    format!(
+        "{} (natively); {} (threads as jobs)",
+        of(ParallelSupport::Native).join(", "),
+        of(ParallelSupport::ThreadsAsJobs).join(", ")
+    )
+}
 
 /// Whether policy `name` asks the engine for execution budgets ([`crate::Decisions::budget`]),
 /// so that an engine without them can refuse it rather than run it wrongly.
@@ -131,6 +195,7 @@ pub fn build(
         "gmua" => Box::new(Gua::new(GuaVariant::Gmua, shared, cpus)),
         "nggua" => Box::new(Gua::new(GuaVariant::NgGua, shared, cpus)),
         "ggua" => Box::new(Gua::new(GuaVariant::GGua, shared, cpus)),
+        "rtws" => Box::new(Rtws::new(shared, cpus)),
         _ => Box::new(Domains::new("cedf", cpus, n, placed(false)?, |k| {
             GlobalJlfp::gedf(shared.clone(), k)
         })?),
@@ -154,6 +219,26 @@ mod tests {
             assert_eq!(p.name(), *name);
             assert_eq!(p.cpus(), 4);
         }
+    }
+
+    /// The table covers every name once, and every built policy answers as the table says.
+    #[test]
+    fn parallel_support_table_matches_the_policies() {
+        let tasks = vec![task(1, 10, 10, 0), task(2, 10, 10, 1)];
+        assert_eq!(PARALLEL.len(), NAMES.len());
+        for name in NAMES {
+            let placement = match *name {
+                "cedf" => Some(Placement::new(vec![0, 1], 2)),
+                _ => Some(Placement::new(vec![0, 3], 1)),
+            };
+            let p = build(name, &tasks, 4, placement).unwrap();
+            assert_eq!(Some(p.parallel_support()), parallel_support(name), "{name}");
+        }
+        assert_eq!(parallel_support("llf"), None);
+        assert_eq!(
+            parallel_policies(),
+            "rtws (natively); gedf, gnpedf, gfp, gfifo, edzl, pedf, pfp, cedf (threads as jobs)"
+        );
     }
 
     #[test]

@@ -30,6 +30,29 @@ pub(crate) fn jid(task: u32, seq: u64) -> JobId {
     JobId::new(TaskId(task), seq)
 }
 
+/// Strand `strand` of job `seq` of `task` (a thread of a parallel job).
+pub(crate) fn sid(task: u32, seq: u64, strand: u32) -> JobId {
+    JobId {
+        strand,
+        ..jid(task, seq)
+    }
+}
+
+/// The facts of strand `strand` of a parallel job.
+pub(crate) fn sinfo(
+    task: u32,
+    seq: u64,
+    strand: u32,
+    release: u64,
+    deadline: u64,
+    wcet: u64,
+) -> JobInfo {
+    JobInfo {
+        id: sid(task, seq, strand),
+        ..info(task, seq, release, deadline, wcet)
+    }
+}
+
 pub(crate) fn info(task: u32, seq: u64, release: u64, deadline: u64, wcet: u64) -> JobInfo {
     JobInfo {
         id: jid(task, seq),
@@ -124,6 +147,16 @@ impl<P: Policy> Harness<P> {
         self.out.clear();
         let ctx = Ctx::new(Time::from_ns(self.now), &self.progress);
         self.p.on_complete(&ctx, job, &mut self.out);
+        self.apply();
+        &self.out
+    }
+
+    /// The region `strands` starts at `t` on `cpu` (the join of the previous one).
+    pub(crate) fn fork(&mut self, t: u64, cpu: u32, strands: &[JobInfo]) -> &Decisions {
+        self.advance(t);
+        self.out.clear();
+        let ctx = Ctx::new(Time::from_ns(self.now), &self.progress);
+        self.p.on_fork(&ctx, CpuId(cpu), strands, &mut self.out);
         self.apply();
         &self.out
     }

@@ -16,7 +16,7 @@ use schedlab_model::{Duration, ParallelStructure, Task, Tuf};
 /// A task as the simulator sees it: `(C, D, T)`, the first release offset, an optional
 /// utility (downward-step time/utility function: earned iff the job meets its deadline) or a
 /// general time/utility function, its abort handler, its critical sections, and its fork-join
-/// structure if it is parallel (which the simulator refuses for now: [`SimError::ParallelTask`]).
+/// structure if it is parallel (engine module doc, "Strands").
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimTask {
     /// WCET `C` (> 0).
@@ -42,9 +42,9 @@ pub struct SimTask {
     pub abort_cost: Duration,
     /// Critical sections of each job (engine module doc, "Resources").
     pub critical_sections: Vec<CriticalSection>,
-    /// The fork-join structure of a parallel task [RTWS §III] (`None`: sequential). No policy
-    /// schedules the threads of parallel jobs yet, so a parallel task is an error
-    /// ([`SimError::ParallelTask`]) rather than a sequential job of length `wcet`.
+    /// The fork-join structure of a parallel task [RTWS §III] (`None`: sequential): its
+    /// threads run as strands (engine module doc, "Strands"), under a policy that takes
+    /// parallel tasks (else [`SimError::ParallelTask`]); `wcet` must equal its work.
     pub parallel: Option<ParallelStructure>,
 }
 
@@ -270,8 +270,23 @@ pub(crate) fn validate_task(index: usize, t: &SimTask) -> Result<(), SimError> {
     if let Some(f) = schedlab_model::task::zero_timing_field(t.wcet, t.period, t.deadline) {
         return bad(f, schedlab_model::task::MUST_BE_POSITIVE);
     }
-    if t.parallel.is_some() {
-        return Err(SimError::ParallelTask { task: index });
+    if let Some(p) = &t.parallel {
+        if p.work() != t.wcet {
+            return bad(
+                "parallel",
+                &format!(
+                    "adds up to {} of work, but `wcet` is {} (the wcet of a parallel task is the sum of its threads)",
+                    p.work(),
+                    t.wcet
+                ),
+            );
+        }
+        if !t.critical_sections.is_empty() {
+            return bad(
+                "critical_sections",
+                "are not supported on a parallel task (its threads are independent, [RTWS §III])",
+            );
+        }
     }
     if let Some(u) = t.utility {
         if !(u.is_finite() && u >= 0.0) {

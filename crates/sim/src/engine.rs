@@ -9,7 +9,8 @@
 //! per task, completions in a tournament tree with one per CPU, the rest in a general heap), so
 //! each event costs `O(log n + log m)`. Classes at one instant, in this order (DESIGN.md "Event
 //! order at one instant"):
-//! 1. **completions**, by task index;
+//! 1. **completions**, by task index (threads of one parallel job: by CPU), with the
+//!    joins and forks of parallel jobs (below, "Strands");
 //! 2. **aborts** of late jobs (engine-internal, only with `abort_late`), by task index —
 //!    after completions, so a job that completes exactly at its deadline meets it;
 //! 3. **abort-handler ends** (engine-internal), by CPU — the aborted job's resources are
@@ -90,6 +91,49 @@
 //! dispatch (the job's execution segment starts `δ` later, its demand may grow by CPMD), and
 //! the trace brackets each dispatch with SchedBegin/SchedEnd.
 //!
+//! # Strands (parallel fork-join tasks [RTWS §III])
+//! A task with a [`SimTask::parallel`] structure runs each job as its regions in order, each
+//! region's threads as *strands* (`JobId::strand`: region `r`'s thread `k` is strand
+//! `Σ_{r' < r} width(r') + k`). Per strand the engine keeps the execution state a sequential
+//! job has (demand — drawn per thread from the task's execution-time stream, in strand order —,
+//! executed time, CPU, segment); per job the record, the CPU it last executed on and its
+//! counters. A policy may run several strands of one job on different CPUs at once.
+//! - **Release**: region 0's threads are handed to the policy one by one (`on_release`, in
+//!   strand order), with the job's release and deadline and the thread's time as `wcet`.
+//! - **Thread completion** (class 1): the thread leaves its CPU (`switch-out`, no
+//!   `preempt`). Before the last thread of its region: `on_complete(strand)`. At the last one
+//!   (the **join**): `join` (`arg` = the region) is recorded; if a region follows, it starts
+//!   at this instant on this CPU — its threads' demands are drawn, `fork` (`arg` = its width)
+//!   is recorded, the policy hears `on_fork(cpu, new strands)` (release = now, the job's
+//!   deadline) and only then `on_complete` of the joining strand, which is still linked
+//!   during `on_fork`. After the last region's join the job completes (`complete`, one
+//!   [`JobRecord`] per job: start = first thread start, executed = Σ, preemptions, migrations
+//!   and steals summed over its threads); then `on_complete(strand)`. At the horizon nothing
+//!   forks: a job whose region joined exactly there is unfinished.
+//! - **Migration** (one definition for every policy, `schedlab_trace::counts`): a thread that
+//!   starts or resumes on another CPU than the one where its job last executed (the CPU of the
+//!   job's latest switch-in or switch-out, any thread; threads switched in at one instant are
+//!   each compared with where the job executed before it). For a sequential job this is the
+//!   previous switch-in's CPU, as before.
+//! - **Steals**: a policy's [`schedlab_policy::Decisions::steal`] names a strand it linked in
+//!   the same callback (the thief is that link's CPU); the steal is recorded — a `steal`
+//!   event (`arg` = the victim CPU) right before the thread's `switch-in`, and one more in its
+//!   job's `steals` — when the link is enacted; a steal whose link was overridden in the same
+//!   instant never happened. A steal without a link, or from a CPU that does not exist or is
+//!   the thief, stops the run with [`SimError::PolicyViolation`].
+//! - **Aborts**: `--abort-late` aborts the whole job at its deadline (every running thread
+//!   leaves; the policy hears `on_abort` for each thread it holds, in strand order). A
+//!   policy's abort of one thread aborts the whole job; the policy forgets all its threads in
+//!   the same callback (linking another of them later is a policy violation).
+//! - A policy that does not take parallel tasks
+//!   ([`schedlab_policy::Policy::parallel_support`]) is refused before the run
+//!   ([`SimError::ParallelTask`], naming the policies that take them), as are overheads with a
+//!   parallel task ([`SimError::ParallelOverheads`]: their charging models sequential
+//!   dispatches). Budgets apply to sequential jobs only (a request for a parallel job is
+//!   ignored); parallel tasks have no critical sections (a task error).
+//!
+//! Sequential tasks run exactly as before: one strand, no `fork`/`join`/`steal` events.
+//!
 //! # Horizon
 //! Arrivals at `t < duration` are simulated; at `t = duration` only completions and aborts
 //! are recorded (so a job completing exactly at the horizon is complete), without calling the
@@ -97,7 +141,7 @@
 //! Events beyond the horizon are never queued. Overloaded systems (U > m) terminate: jobs just
 //! queue up behind their predecessors until the horizon.
 
-use crate::config::{validate_task, SimConfig, SimTask, TaskRng};
+use crate::config::{validate_task, ExecTime, SimConfig, SimTask, TaskRng};
 use crate::error::SimError;
 use crate::metrics::{summarize, JobRecord, TaskAcc, TaskMetrics, Totals};
 use crate::overheads::{OverheadReport, PendingSwitchIn, Source, State as OverheadState};
@@ -106,7 +150,7 @@ use crate::queue::{
     IRQ, LOCK, RELEASE, TIMER, VISIBLE,
 };
 use schedlab_model::{Duration, Time, Tuf};
-use schedlab_policy::{Ctx, Decisions, JobId, JobInfo, Policy, Progress, TaskId, TimerId};
+use schedlab_policy::{CpuId, Ctx, Decisions, JobId, JobInfo, Policy, Progress, TaskId, TimerId};
 use schedlab_trace::{Event, Kind, NO_CPU};
 use std::collections::{HashMap, VecDeque};
 
@@ -153,6 +197,18 @@ pub fn simulate(
     for (i, t) in tasks.iter().enumerate() {
         validate_task(i, t)?;
     }
+    if let Some(task) = tasks.iter().position(|t| t.parallel.is_some()) {
+        if !policy.parallel_support().accepts() {
+            return Err(SimError::ParallelTask {
+                task,
+                policy: policy.name().to_string(),
+                accepted: schedlab_policy::parallel_policies(),
+            });
+        }
+        if config.overheads.is_some() {
+            return Err(SimError::ParallelOverheads { task });
+        }
+    }
     if policy.cpus() != config.cpus {
         return Err(SimError::CpuMismatch {
             policy: policy.name().to_string(),
@@ -168,22 +224,70 @@ pub fn simulate(
 /// The job a task has handed to the policy (at most one per task).
 struct Live {
     rec: JobRecord,
-    demand: Duration,
+    /// The CPU it last executed on (any strand; switch-in and, for a parallel job, switch-out).
     last_cpu: Option<u32>,
+    /// The CPU of its last *realised* dispatch (its last `switch-in` in the trace; for a
+    /// parallel job also its last `switch-out`): where a migration is measured from.
+    switched_in_on: Option<u32>,
+    /// A parallel job's latest instant with switch-ins and `switched_in_on` before them
+    /// (several threads switched in at one instant are each compared with where the job
+    /// executed before it: `schedlab_trace::counts`).
+    switch_group: Option<(Time, Option<u32>)>,
+    /// Its budget, if the policy gave it one.
+    budget: Option<Budget>,
+    /// Its critical sections' progress, what it holds and what it waits for.
+    locks: LockState,
+    /// The execution state of the current region's first thread (of the job, if sequential).
+    e: Exec,
+    /// The current region's other threads (empty for a sequential job).
+    more: Vec<Exec>,
+    /// Strand number of `e` (module doc, "Strands").
+    offset: u32,
+    /// The current region (0-based).
+    region: u32,
+    /// Threads of the current region not yet finished.
+    left: u32,
+    /// Whether its task is parallel.
+    parallel: bool,
+}
+
+/// The execution state of one strand (thread) of the current job.
+#[derive(Clone, Copy, Debug)]
+struct Exec {
+    demand: Duration,
+    /// Executed before the current segment.
+    executed: Duration,
     running_on: Option<u32>,
     /// Start of the current execution segment (valid while `running_on` is set).
     seg_start: Time,
-    /// The CPU of its last *realised* dispatch (its last `switch-in` in the trace).
-    switched_in_on: Option<u32>,
     /// Linked with a dispatch delay that has not yet been realised (see [`Live::leave`]).
     dispatch_pending: bool,
     /// When that dispatch ends (its `switch-in` in the trace); interference during the
     /// dispatch moves it later.
     dispatch_end: Time,
-    /// Its budget, if the policy gave it one.
-    budget: Option<Budget>,
-    /// Its critical sections' progress, what it holds and what it waits for.
-    locks: LockState,
+    /// The thread has finished (its region has not joined yet).
+    done: bool,
+}
+
+impl Exec {
+    fn new(demand: Duration, now: Time) -> Exec {
+        Exec {
+            demand,
+            executed: Duration::ZERO,
+            running_on: None,
+            seg_start: now,
+            dispatch_pending: false,
+            dispatch_end: now,
+            done: false,
+        }
+    }
+
+    fn executed_at(&self, now: Time) -> Duration {
+        match self.running_on {
+            Some(_) => self.executed + now.saturating_since(self.seg_start),
+            None => self.executed,
+        }
+    }
 }
 
 /// A job's budget (module doc, "Budgets").
@@ -198,36 +302,113 @@ struct Budget {
 }
 
 impl Live {
-    /// Counts a dispatch that happened — a `switch-in` in the trace — with the one definition
-    /// of `schedlab_trace::counts`: a context switch; a migration if its previous `switch-in`
-    /// was on another CPU; the CPU among those it used.
-    fn switched_in(&mut self, cpu: u32, context_switches: &mut u64) {
+    /// Strand `strand`'s state, if it is a thread of the current region.
+    fn exec(&self, strand: u32) -> Option<&Exec> {
+        match strand.checked_sub(self.offset)? {
+            0 => Some(&self.e),
+            k => self.more.get(k as usize - 1),
+        }
+    }
+
+    fn exec_mut(&mut self, strand: u32) -> Option<&mut Exec> {
+        match strand.checked_sub(self.offset)? {
+            0 => Some(&mut self.e),
+            k => self.more.get_mut(k as usize - 1),
+        }
+    }
+
+    /// Whether `strand` is an unfinished thread of the current region (the policy holds it).
+    fn holds(&self, strand: u32) -> bool {
+        self.exec(strand).is_some_and(|x| !x.done)
+    }
+
+    /// The unfinished threads of the current region, in strand order.
+    fn live_strands(&self) -> impl Iterator<Item = u32> + '_ {
+        let width = u32::try_from(self.more.len()).map_or(u32::MAX, |w| w.saturating_add(1));
+        (0..width)
+            .map(move |k| self.offset.saturating_add(k))
+            .filter(move |&s| self.holds(s))
+    }
+
+    /// The strands running now: (strand, CPU).
+    fn running(&self) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        for (k, x) in std::iter::once(&self.e).chain(&self.more).enumerate() {
+            if let Some(c) = x.running_on {
+                let k = u32::try_from(k).unwrap_or(u32::MAX);
+                out.push((self.offset.saturating_add(k), c));
+            }
+        }
+        out
+    }
+
+    /// Counts a dispatch of `strand` that happened at `at` — a `switch-in` in the trace —
+    /// with the one definition of `schedlab_trace::counts`: a context switch; a migration if
+    /// the job last executed on another CPU; the CPU among those it used. The CPU it migrated
+    /// from, if it did.
+    fn switched_in(&mut self, cpu: u32, at: Time, context_switches: &mut u64) -> Option<u32> {
         *context_switches += 1;
         if !self.rec.cpus_used.contains(&cpu) {
             self.rec.cpus_used.push(cpu);
         }
-        if self.switched_in_on.is_some_and(|l| l != cpu) {
-            self.rec.migrations += 1;
+        let before = match self.switch_group {
+            Some((t, before)) if self.parallel && t == at => before,
+            _ => self.switched_in_on,
+        };
+        if self.parallel {
+            self.switch_group = Some((at, before));
         }
         self.switched_in_on = Some(cpu);
+        let from = before.filter(|&l| l != cpu);
+        if from.is_some() {
+            self.rec.migrations += 1;
+        }
+        from
     }
 
-    /// The job leaves its CPU at `now`: a dispatch with a delay (overheads) happened only if
+    /// `strand` leaves its CPU at `now`: a dispatch with a delay (overheads) happened only if
     /// it had ended (`dispatch_end < now`); one cut short at or before its end is cancelled,
     /// and the trace shows no `switch-in` for it either.
-    fn leave(&mut self, now: Time, context_switches: &mut u64) {
-        if std::mem::take(&mut self.dispatch_pending) && self.dispatch_end < now {
-            if let Some(cpu) = self.running_on {
-                self.switched_in(cpu, context_switches);
+    fn leave(&mut self, strand: u32, now: Time, context_switches: &mut u64) {
+        let Some(x) = self.exec_mut(strand) else {
+            return;
+        };
+        let (pending, end, on) = (
+            std::mem::take(&mut x.dispatch_pending),
+            x.dispatch_end,
+            x.running_on,
+        );
+        if pending && end < now {
+            if let Some(cpu) = on {
+                self.switched_in(cpu, end, context_switches);
             }
         }
     }
 
-    fn executed_at(&self, now: Time) -> Duration {
-        match self.running_on {
-            Some(_) => self.rec.executed + now.saturating_since(self.seg_start),
-            None => self.rec.executed,
+    /// Ends `strand`'s execution segment at `now` (its executed time and the job's grow);
+    /// the CPU it ran on, if it was running. A parallel job last executed there.
+    fn end_segment(&mut self, strand: u32, now: Time) -> Option<u32> {
+        let x = self.exec_mut(strand)?;
+        let cpu = x.running_on.take()?;
+        let d = now.saturating_since(x.seg_start);
+        x.executed += d;
+        let strand_executed = x.executed;
+        self.rec.executed += d;
+        if strand_executed.is_zero() && !self.parallel {
+            self.rec.start = None; // taken off during its dispatch (overheads)
         }
+        if self.parallel {
+            self.last_cpu = Some(cpu);
+            self.switched_in_on = Some(cpu);
+            self.switch_group = None;
+        }
+        Some(cpu)
+    }
+
+    /// Executed time of `strand` at `now`.
+    fn executed_at(&self, strand: u32, now: Time) -> Duration {
+        self.exec(strand)
+            .map_or(Duration::ZERO, |x| x.executed_at(now))
     }
 }
 
@@ -275,7 +456,7 @@ impl Progress for View<'_> {
             .get(job.task.0 as usize)
             .and_then(TaskRt::current)
         {
-            Some(live) if live.rec.seq == job.seq && job.strand == 0 => live.executed_at(self.now),
+            Some(live) if live.rec.seq == job.seq => live.executed_at(job.strand, self.now),
             _ => Duration::ZERO,
         }
     }
@@ -287,8 +468,11 @@ struct Engine<'a> {
     cfg: &'a SimConfig,
     horizon: Time,
     rt: Vec<TaskRt>,
-    /// Task whose current job runs on each CPU.
-    running: Vec<Option<u32>>,
+    /// The (task, strand) whose current job's thread runs on each CPU.
+    running: Vec<Option<(u32, u32)>>,
+    /// Steals decided in the current instant: (strand, thief, victim), recorded when the
+    /// thief's link is enacted (module doc, "Strands").
+    steals: Vec<(JobId, u32, u32)>,
     queue: EventQueue,
     /// Armed timers: id → serial of the arming that is still valid.
     timers: HashMap<u64, u64>,
@@ -334,15 +518,17 @@ impl<'a> Engine<'a> {
                     backlog: VecDeque::new(),
                     live: Live {
                         rec: JobRecord::fresh(i as u32, 0, Time::ZERO, Time::ZERO, Vec::new()),
-                        demand: Duration::ZERO,
                         last_cpu: None,
                         switched_in_on: None,
-                        dispatch_pending: false,
-                        dispatch_end: Time::ZERO,
-                        running_on: None,
-                        seg_start: Time::ZERO,
+                        switch_group: None,
                         budget: None,
                         locks: LockState::default(),
+                        e: Exec::new(Duration::ZERO, Time::ZERO),
+                        more: Vec::new(),
+                        offset: 0,
+                        region: 0,
+                        left: 0,
+                        parallel: t.parallel.is_some(),
                     },
                     active: false,
                     in_flight: VecDeque::new(),
@@ -358,6 +544,7 @@ impl<'a> Engine<'a> {
             horizon,
             rt,
             running: vec![None; m],
+            steals: Vec::new(),
             queue,
             timers: HashMap::new(),
             timer_serial: 0,
@@ -393,12 +580,22 @@ impl<'a> Engine<'a> {
 
     #[inline]
     fn emit(&mut self, time: Time, kind: Kind, cpu: u32, task: u32, seq: u64, arg: u64) {
+        self.emit_strand(time, kind, cpu, (task, seq, 0), arg);
+    }
+
+    /// [`Engine::emit`] for strand `job.2` of job (`job.0`, `job.1`).
+    #[inline]
+    fn emit_strand(&mut self, time: Time, kind: Kind, cpu: u32, job: (u32, u64, u32), arg: u64) {
         if self.cfg.record_trace {
             if self.oh.as_ref().is_some_and(|o| o.pending_n > 0) {
                 self.flush_dispatches(time.as_ns());
             }
-            self.trace
-                .push(Event::new(time.as_ns(), kind, cpu, task, seq).with_arg(arg));
+            let (task, seq, strand) = job;
+            self.trace.push(
+                Event::new(time.as_ns(), kind, cpu, task, seq)
+                    .with_arg(arg)
+                    .with_strand(strand),
+            );
         }
     }
 
@@ -442,7 +639,11 @@ impl<'a> Engine<'a> {
             let now = Time::from_ns(ev.time);
             let task = ev.order as usize;
             match ev.class {
-                COMPLETION => self.complete(now, task, ev.arg)?,
+                COMPLETION => {
+                    if let QueueSource::Completion(cpu) = source {
+                        self.complete(now, task, ev.arg, cpu)?;
+                    }
+                }
                 ABORT => self.abort(now, task, ev.arg)?,
                 HANDLER => self.handler_end(now, ev.order as u32)?,
                 RELEASE => self.release(now, task, ev.arg)?,
@@ -478,15 +679,49 @@ impl<'a> Engine<'a> {
         self.flush_releases(now)
     }
 
-    fn complete(&mut self, now: Time, task: usize, seq: u64) -> Result<(), SimError> {
-        let Some(rt) = self.rt.get_mut(task) else {
-            return Ok(());
+    /// The thread running on `cpu`, of job `seq` of `task`, completes at `now` (a stale
+    /// event — the thread was switched out since, or its job finished — is ignored). Before
+    /// its region's join the policy hears `on_complete` only; at the join of a region with a
+    /// successor the next region forks on `cpu` (module doc, "Strands"); at the last join the
+    /// job completes.
+    fn complete(&mut self, now: Time, task: usize, seq: u64, cpu: u32) -> Result<(), SimError> {
+        let strand = match self.running.get(cpu as usize).copied().flatten() {
+            Some((t, s)) if t as usize == task => s,
+            _ => return Ok(()),
         };
-        match rt.current() {
-            Some(live) if live.rec.seq == seq && live.executed_at(now) == live.demand => {}
+        let due = |x: &Exec| x.executed_at(now) == x.demand;
+        match self.rt.get(task).and_then(TaskRt::current) {
+            Some(live) if live.rec.seq == seq && live.exec(strand).is_some_and(due) => {}
             _ => return Ok(()), // stale: preempted since, or already finished
         }
-        self.stop_running(now, task);
+        self.stop_strand(now, task, strand);
+        let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
+            return Ok(());
+        };
+        if let Some(x) = live.exec_mut(strand) {
+            x.done = true;
+        }
+        live.left = live.left.saturating_sub(1);
+        let (left, parallel, region) = (live.left, live.parallel, live.region);
+        let t = task as u32;
+        let id = JobId {
+            task: TaskId(t),
+            seq,
+            strand,
+        };
+        if left > 0 {
+            // A thread finished before its region's join.
+            if now < self.horizon {
+                self.call(now, |p, ctx, out| p.on_complete(ctx, id, out))?;
+            }
+            return Ok(());
+        }
+        if parallel {
+            self.emit_strand(now, Kind::Join, cpu, (t, seq, strand), u64::from(region));
+            if self.fork(now, task, cpu, id)? {
+                return Ok(());
+            }
+        }
         let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
             return Ok(());
         };
@@ -502,14 +737,13 @@ impl<'a> Engine<'a> {
             live.rec.utility = tuf.value_at(now.saturating_since(live.rec.release), spec.deadline);
         }
         let cpu = live.last_cpu.unwrap_or(NO_CPU);
-        let (t, d) = (task as u32, live.rec.deadline);
-        self.emit(now, Kind::Complete, cpu, t, seq, 0);
+        let d = live.rec.deadline;
+        self.emit_strand(now, Kind::Complete, cpu, (t, seq, strand), 0);
         if now > d {
             self.emit(now, Kind::DeadlineMiss, cpu, t, seq, d.as_ns());
         }
         let held = self.take_resources(now, task);
         self.retire(task);
-        let id = JobId::new(TaskId(t), seq);
         if !held.is_empty() {
             self.release_held(now, id, cpu, held)?;
         }
@@ -520,17 +754,84 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
-    /// The engine aborts a late job at its deadline (`abort_late`).
-    fn abort(&mut self, now: Time, task: usize, seq: u64) -> Result<(), SimError> {
-        match self.rt.get(task).and_then(TaskRt::current) {
-            Some(live) if live.rec.seq == seq => {}
-            _ => return Ok(()), // completed in time
+    /// The join of a parallel job's region on `cpu` at `now`, `joining` its thread that
+    /// completed last: if another region follows, it starts — its threads' demands are drawn,
+    /// `fork` is recorded, the policy hears `on_fork` and then `on_complete(joining)` — and
+    /// true is returned. At the horizon nothing forks (nothing could execute): the job stays
+    /// unfinished, and true is returned too. False: that was the last region.
+    fn fork(&mut self, now: Time, task: usize, cpu: u32, joining: JobId) -> Result<bool, SimError> {
+        let tasks = self.tasks;
+        let exec_model = self.cfg.exec;
+        let Some(regions) = tasks
+            .get(task)
+            .and_then(|t| t.parallel.as_ref())
+            .map(|p| p.regions())
+        else {
+            return Ok(false);
+        };
+        let Some(live) = self.rt.get(task).and_then(TaskRt::current) else {
+            return Ok(false);
+        };
+        let next = live.region as usize + 1;
+        let (Some(prev), Some(region)) = (regions.get(next - 1), regions.get(next)) else {
+            return Ok(false);
+        };
+        if now >= self.horizon {
+            return Ok(true);
         }
+        let Some(rt) = self.rt.get_mut(task) else {
+            return Ok(false);
+        };
+        let width = u32::try_from(region.width()).unwrap_or(u32::MAX);
+        let offset = rt
+            .live
+            .offset
+            .saturating_add(u32::try_from(prev.width()).unwrap_or(u32::MAX));
+        start_region(rt, &region.threads, offset, now, exec_model);
+        rt.live.region = next as u32;
+        let (seq, deadline) = (rt.live.rec.seq, rt.live.rec.deadline);
+        let infos: Vec<JobInfo> = region
+            .threads
+            .iter()
+            .zip(offset..)
+            .map(|(&wcet, strand)| JobInfo {
+                id: JobId {
+                    task: TaskId(task as u32),
+                    seq,
+                    strand,
+                },
+                release: now,
+                deadline,
+                wcet,
+            })
+            .collect();
+        let job = (task as u32, seq, offset);
+        self.emit_strand(now, Kind::Fork, cpu, job, u64::from(width));
+        self.call(now, |p, ctx, out| p.on_fork(ctx, CpuId(cpu), &infos, out))?;
+        self.call(now, |p, ctx, out| p.on_complete(ctx, joining, out))?;
+        Ok(true)
+    }
+
+    /// The engine aborts a late job at its deadline (`abort_late`).
+    /// A parallel job is aborted as a whole: every thread the policy holds (the current
+    /// region's unfinished ones) leaves, and the policy hears `on_abort` for each, in strand
+    /// order.
+    fn abort(&mut self, now: Time, task: usize, seq: u64) -> Result<(), SimError> {
+        let strands: Vec<u32> = match self.rt.get(task).and_then(TaskRt::current) {
+            Some(live) if live.rec.seq == seq => live.live_strands().collect(),
+            _ => return Ok(()), // completed in time
+        };
         self.drop_job(now, task)?;
         self.flush_releases(now)?;
         if now < self.horizon {
-            let id = JobId::new(TaskId(task as u32), seq);
-            self.call(now, |p, ctx, out| p.on_abort(ctx, id, out))?;
+            for strand in strands {
+                let id = JobId {
+                    task: TaskId(task as u32),
+                    seq,
+                    strand,
+                };
+                self.call(now, |p, ctx, out| p.on_abort(ctx, id, out))?;
+            }
             self.after_finish(now, task);
         }
         Ok(())
@@ -544,23 +845,34 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Takes the current job of `task` off its CPU (engine-initiated: completion or abort).
+    /// Takes every running thread of the current job of `task` off its CPU
+    /// (engine-initiated: abort, block, the horizon).
     fn stop_running(&mut self, now: Time, task: usize) {
+        let running = self
+            .rt
+            .get(task)
+            .and_then(TaskRt::current)
+            .map(Live::running)
+            .unwrap_or_default();
+        for (strand, _) in running {
+            self.stop_strand(now, task, strand);
+        }
+    }
+
+    /// Takes thread `strand` of the current job of `task` off its CPU (engine-initiated:
+    /// completion, abort, block).
+    fn stop_strand(&mut self, now: Time, task: usize, strand: u32) {
         let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
             return;
         };
-        live.leave(now, &mut self.context_switches);
-        if let Some(c) = live.running_on.take() {
-            live.rec.executed += now.saturating_since(live.seg_start);
-            if live.rec.executed.is_zero() {
-                live.rec.start = None; // taken off during its dispatch (overheads)
-            }
+        live.leave(strand, now, &mut self.context_switches);
+        if let Some(c) = live.end_segment(strand, now) {
             let seq = live.rec.seq;
             if let Some(slot) = self.running.get_mut(c as usize) {
                 *slot = None;
             }
             self.queue.clear_completion(c);
-            self.emit_switch_out(now, c, task as u32, seq);
+            self.emit_switch_out(now, c, (task as u32, seq, strand));
         }
     }
 
@@ -669,30 +981,58 @@ impl<'a> Engine<'a> {
         let Some(rt) = self.rt.get_mut(task) else {
             return Ok(());
         };
-        let demand = rt.rng.demand(exec, spec.wcet);
         let cpus_used = std::mem::take(&mut rt.live.rec.cpus_used);
         let mut rec = JobRecord::fresh(task as u32, w.seq, w.release, w.deadline, cpus_used);
         rec.termination = termination(self.tufs.get(task), spec, &w);
-        rt.live = Live {
-            rec,
-            demand,
-            last_cpu: None,
-            switched_in_on: None,
-            dispatch_pending: false,
-            dispatch_end: now,
-            running_on: None,
-            seg_start: now,
-            budget: None,
-            locks: LockState::default(),
-        };
+        let live = &mut rt.live;
+        live.rec = rec;
+        live.last_cpu = None;
+        live.switched_in_on = None;
+        live.switch_group = None;
+        live.budget = None;
+        live.locks = LockState::default();
+        live.region = 0;
+        let region0 = spec
+            .parallel
+            .as_ref()
+            .and_then(|p| p.regions().first())
+            .filter(|_| live.parallel);
+        match region0 {
+            None => {
+                let demand = rt.rng.demand(exec, spec.wcet);
+                let live = &mut rt.live;
+                live.e = Exec::new(demand, now);
+                live.more.clear();
+                live.offset = 0;
+                live.left = 1;
+            }
+            Some(r) => start_region(rt, &r.threads, 0, now, exec),
+        }
         rt.active = true;
-        let info = JobInfo {
-            id: JobId::new(TaskId(task as u32), w.seq),
-            release: w.release,
-            deadline: w.deadline,
-            wcet: spec.wcet,
-        };
-        self.call(now, |p, ctx, out| p.on_release(ctx, &info, out))?;
+        let id = JobId::new(TaskId(task as u32), w.seq);
+        match region0 {
+            None => {
+                let info = JobInfo {
+                    id,
+                    release: w.release,
+                    deadline: w.deadline,
+                    wcet: spec.wcet,
+                };
+                self.call(now, |p, ctx, out| p.on_release(ctx, &info, out))?;
+            }
+            // Region 0's threads, each released like a job (module doc, "Strands").
+            Some(r) => {
+                for (&wcet, strand) in r.threads.iter().zip(0u32..) {
+                    let info = JobInfo {
+                        id: JobId { strand, ..id },
+                        release: w.release,
+                        deadline: w.deadline,
+                        wcet,
+                    };
+                    self.call(now, |p, ctx, out| p.on_release(ctx, &info, out))?;
+                }
+            }
+        }
         if abort_late && w.deadline <= self.horizon {
             self.push(w.deadline.max(now), ABORT, task as u64, w.seq);
         }
@@ -750,9 +1090,42 @@ impl<'a> Engine<'a> {
                 oh.link_source[c] = oh.source;
             }
         }
+        if let Err(e) = self.record_steals(now) {
+            self.out.clear();
+            return Err(e);
+        }
         let result = self.apply_aborts(now);
         self.out.clear();
         result
+    }
+
+    /// Keeps the steals of the last callback until the end of the instant (module doc,
+    /// "Strands"): the thief is the CPU the same callback linked the stolen strand to.
+    fn record_steals(&mut self, now: Time) -> Result<(), SimError> {
+        let m = self.running.len();
+        for i in 0..self.out.steals.len() {
+            let st = self.out.steals[i];
+            let thief = self
+                .out
+                .links
+                .iter()
+                .rev()
+                .find(|l| l.job == Some(st.job))
+                .map(|l| l.cpu.0);
+            let Some(thief) = thief else {
+                let msg = format!("stole {} without linking it to a CPU", st.job);
+                return Err(self.violation(now, msg));
+            };
+            if st.victim.0 as usize >= m || st.victim.0 == thief {
+                let msg = format!(
+                    "stole {} from CPU {} for CPU {thief} ({m} CPUs)",
+                    st.job, st.victim.0
+                );
+                return Err(self.violation(now, msg));
+            }
+            self.steals.push((st.job, thief, st.victim.0));
+        }
+        Ok(())
     }
 
     /// Enacts the links decided during the instant `now` (see the module doc).
@@ -763,6 +1136,7 @@ impl<'a> Engine<'a> {
             self.desired[c as usize] = None;
         }
         self.touched.clear();
+        self.steals.clear();
         result
     }
 
@@ -770,12 +1144,11 @@ impl<'a> Engine<'a> {
         // Every linked job must be a job the policy holds.
         for &c in &self.touched {
             if let Some(j) = self.desired[c as usize] {
-                let held = j.strand == 0
-                    && self
-                        .rt
-                        .get(j.task.0 as usize)
-                        .and_then(TaskRt::current)
-                        .is_some_and(|live| live.rec.seq == j.seq);
+                let held = self
+                    .rt
+                    .get(j.task.0 as usize)
+                    .and_then(TaskRt::current)
+                    .is_some_and(|live| live.rec.seq == j.seq && live.holds(j.strand));
                 if !held {
                     return Err(self.violation(
                         now,
@@ -791,10 +1164,10 @@ impl<'a> Engine<'a> {
         // Switch out first, so a job can move between CPUs within one decision.
         for k in 0..self.touched.len() {
             let c = self.touched[k] as usize;
-            let want = self.desired[c].map(|j| j.task.0);
+            let want = self.desired[c].map(|j| (j.task.0, j.strand));
             if let Some(old) = self.running[c] {
                 if want != Some(old) {
-                    self.switch_out(now, old as usize, c as u32);
+                    self.switch_out(now, old, c as u32);
                 }
             }
         }
@@ -804,87 +1177,122 @@ impl<'a> Engine<'a> {
                 continue;
             }
             if let Some(j) = self.desired[c] {
-                if self.running[c] != Some(j.task.0) {
-                    self.switch_in(now, j.task.0 as usize, c as u32)?;
+                if self.running[c] != Some((j.task.0, j.strand)) {
+                    let cpu = c as u32;
+                    let stolen = self
+                        .steals
+                        .iter()
+                        .find(|&&(s, thief, _)| s == j && thief == cpu)
+                        .map(|&(_, _, victim)| victim);
+                    self.switch_in(now, (j.task.0 as usize, j.strand), cpu, stolen)?;
                 }
             }
         }
         Ok(())
     }
 
-    fn switch_out(&mut self, now: Time, task: usize, cpu: u32) {
+    /// Switches thread `strand` of `task`'s job (`running[cpu]`) out of `cpu`: a preemption
+    /// if it is unfinished.
+    fn switch_out(&mut self, now: Time, (task, strand): (u32, u32), cpu: u32) {
         if let Some(slot) = self.running.get_mut(cpu as usize) {
             *slot = None;
         }
         self.queue.clear_completion(cpu);
-        let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
+        let Some(live) = self.rt.get_mut(task as usize).and_then(TaskRt::current_mut) else {
             return;
         };
-        live.leave(now, &mut self.context_switches);
-        live.running_on = None;
+        live.leave(strand, now, &mut self.context_switches);
         if let Some(b) = &mut live.budget {
             b.serial = 0; // its queued exhaustion is stale now
         }
         live.locks.clear_serial(); // and its queued milestone
-        live.rec.executed += now.saturating_since(live.seg_start);
-        if live.rec.executed.is_zero() {
-            live.rec.start = None; // taken off during its dispatch (overheads)
-        }
+        live.end_segment(strand, now);
         let seq = live.rec.seq;
-        let unfinished = live.rec.executed < live.demand;
+        let unfinished = live.exec(strand).is_some_and(|x| x.executed < x.demand);
         if unfinished {
             live.rec.preemptions += 1;
         }
-        self.emit_switch_out(now, cpu, task as u32, seq);
+        self.emit_switch_out(now, cpu, (task, seq, strand));
         if unfinished {
-            self.emit(now, Kind::Preempt, cpu, task as u32, seq, 0);
+            self.emit_strand(now, Kind::Preempt, cpu, (task, seq, strand), 0);
         }
     }
 
-    fn switch_in(&mut self, now: Time, task: usize, cpu: u32) -> Result<(), SimError> {
+    /// Switches thread `strand` of `task`'s job in on `cpu` (`stolen`: the victim CPU of a
+    /// steal decided in this instant).
+    fn switch_in(
+        &mut self,
+        now: Time,
+        (task, strand): (usize, u32),
+        cpu: u32,
+        stolen: Option<u32>,
+    ) -> Result<(), SimError> {
         let horizon = self.horizon;
         let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
             return Ok(());
         };
-        if let Some(other) = live.running_on {
-            let j = JobId::new(TaskId(task as u32), live.rec.seq);
+        let seq = live.rec.seq;
+        let Some(x) = live.exec(strand) else {
+            return Ok(());
+        };
+        if let Some(other) = x.running_on {
+            let j = JobId {
+                task: TaskId(task as u32),
+                seq,
+                strand,
+            };
             return Err(self.violation(
                 now,
                 format!("linked {j} to CPU {cpu} while it stays linked to CPU {other}"),
             ));
         }
+        let started = !x.executed.is_zero();
         // Overheads (crate::overheads, rules 2 and 3): dispatch delay, cache reload.
         let (delay, reload) = match &mut self.oh {
-            Some(oh) => oh.switch_in(task, cpu, live.last_cpu, !live.rec.executed.is_zero()),
+            Some(oh) => oh.switch_in(task, cpu, live.last_cpu, started),
             None => (Duration::ZERO, Duration::ZERO),
         };
         let seg_start = now
             .checked_add(delay)
             .ok_or(SimError::Overflow("the end of a dispatch"))?;
-        live.demand = live
+        let Some(x) = live.exec_mut(strand) else {
+            return Ok(());
+        };
+        x.demand = x
             .demand
             .checked_add(reload)
             .ok_or(SimError::Overflow("a demand with CPMD"))?;
-        live.running_on = Some(cpu);
-        live.seg_start = seg_start;
+        x.running_on = Some(cpu);
+        x.seg_start = seg_start;
+        if !delay.is_zero() {
+            x.dispatch_pending = true;
+            x.dispatch_end = seg_start;
+        }
+        let done_at = seg_start.checked_add(x.demand.saturating_sub(x.executed));
         if live.rec.start.is_none() {
             live.rec.start = Some(seg_start);
         }
+        if stolen.is_some() {
+            live.rec.steals += 1;
+        }
         // Counted when the dispatch happens (a `switch-in`): now, or when the job leaves the
         // CPU after its segment began.
-        if delay.is_zero() {
-            live.switched_in(cpu, &mut self.context_switches);
+        let counted_from = if delay.is_zero() {
+            live.switched_in(cpu, now, &mut self.context_switches)
         } else {
-            live.dispatch_pending = true;
-            live.dispatch_end = seg_start;
-        }
-        let from = live.last_cpu.filter(|&l| l != cpu);
+            None
+        };
+        // The `migrate` event: a sequential job's from the CPU it was last linked to (as
+        // counted, without overheads), a parallel job's as counted (module doc, "Strands").
+        let from = if live.parallel {
+            counted_from
+        } else {
+            live.last_cpu.filter(|&l| l != cpu)
+        };
         live.last_cpu = Some(cpu);
-        let seq = live.rec.seq;
         let budgeted = live.budget.is_some();
-        let done_at = seg_start.checked_add(live.demand.saturating_sub(live.rec.executed));
         if let Some(slot) = self.running.get_mut(cpu as usize) {
-            *slot = Some(task as u32);
+            *slot = Some((task as u32, strand));
         }
         match done_at.filter(|&t| t <= horizon) {
             Some(t) => self.queue.set_completion(cpu, t.as_ns(), task as u32, seq),
@@ -894,14 +1302,18 @@ impl<'a> Engine<'a> {
             self.arm_budget(task);
         }
         self.arm_lock(task);
-        self.emit(now, Kind::Link, cpu, task as u32, seq, 0);
+        let job = (task as u32, seq, strand);
+        if let Some(victim) = stolen {
+            self.emit_strand(now, Kind::Steal, cpu, job, u64::from(victim));
+        }
+        self.emit_strand(now, Kind::Link, cpu, job, 0);
         if delay.is_zero() {
-            self.emit(now, Kind::SwitchIn, cpu, task as u32, seq, 0);
+            self.emit_strand(now, Kind::SwitchIn, cpu, job, 0);
         } else {
             self.begin_dispatch(now, cpu, task as u32, seq, seg_start);
         }
         if let Some(l) = from {
-            self.emit(now, Kind::Migrate, cpu, task as u32, seq, u64::from(l));
+            self.emit_strand(now, Kind::Migrate, cpu, job, u64::from(l));
         }
         Ok(())
     }
@@ -914,7 +1326,8 @@ impl<'a> Engine<'a> {
         let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
             return;
         };
-        if live.rec.seq != job.seq || job.strand != 0 {
+        // Budgets are for sequential jobs (module doc, "Strands").
+        if live.rec.seq != job.seq || job.strand != 0 || live.parallel {
             return;
         }
         let Some(amount) = amount else {
@@ -923,6 +1336,7 @@ impl<'a> Engine<'a> {
         };
         // A limit beyond 2^64 ns of execution is never reached.
         let limit = live
+            .e
             .executed_at(now)
             .checked_add(amount)
             .unwrap_or(Duration::MAX);
@@ -931,7 +1345,7 @@ impl<'a> Engine<'a> {
             amount,
             serial: 0,
         });
-        let cpu = live.running_on.unwrap_or(NO_CPU);
+        let cpu = live.e.running_on.unwrap_or(NO_CPU);
         let (t, seq) = (job.task.0, job.seq);
         self.emit(now, Kind::BudgetReplenished, cpu, t, seq, amount.as_ns());
         self.arm_budget(task);
@@ -949,11 +1363,11 @@ impl<'a> Engine<'a> {
             return;
         };
         b.serial = 0;
-        if live.running_on.is_none() {
+        if live.e.running_on.is_none() || live.parallel {
             return;
         }
-        let left = b.limit.saturating_sub(live.rec.executed);
-        let Some(at) = live.seg_start.checked_add(left).filter(|&t| t < horizon) else {
+        let left = b.limit.saturating_sub(live.e.executed);
+        let Some(at) = live.e.seg_start.checked_add(left).filter(|&t| t < horizon) else {
             return; // past the horizon: never observed
         };
         self.budget_serial += 1;
@@ -972,9 +1386,9 @@ impl<'a> Engine<'a> {
         let Some(b) = live.budget.filter(|b| b.serial == serial && serial != 0) else {
             return Ok(());
         };
-        debug_assert_eq!(live.executed_at(now), b.limit, "budget of task {task}");
+        debug_assert_eq!(live.e.executed_at(now), b.limit, "budget of task {task}");
         live.budget = None;
-        let (cpu, seq) = (live.running_on.unwrap_or(NO_CPU), live.rec.seq);
+        let (cpu, seq) = (live.e.running_on.unwrap_or(NO_CPU), live.rec.seq);
         self.emit(
             now,
             Kind::BudgetExhausted,
@@ -993,22 +1407,9 @@ impl<'a> Engine<'a> {
         for task in 0..self.rt.len() {
             // A job still blocked at the horizon: its blocking time counts up to it.
             drop(self.take_resources(h, task));
-            let mut still_running = None;
-            if let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) {
-                live.leave(h, &mut self.context_switches);
-                if let Some(cpu) = live.running_on {
-                    live.rec.executed += h.saturating_since(live.seg_start);
-                    if live.rec.executed.is_zero() {
-                        live.rec.start = None; // still in its dispatch (overheads)
-                    }
-                    live.seg_start = h;
-                    still_running = Some((cpu, live.rec.seq));
-                }
-            }
-            // Close the execution interval in the trace (the run ends; not a preemption).
-            if let Some((cpu, seq)) = still_running {
-                self.emit_switch_out(h, cpu, task as u32, seq);
-            }
+            // Close the execution intervals in the trace (the run ends; not a preemption; a
+            // job still in its dispatch, with overheads, has not started).
+            self.stop_running(h, task);
             let mut pending: Vec<JobRecord> = Vec::new();
             if let Some(rt) = self.rt.get_mut(task) {
                 if rt.active {
@@ -1053,6 +1454,18 @@ impl<'a> Engine<'a> {
             overheads: self.oh.as_ref().map(OverheadState::report),
         }
     }
+}
+
+/// Makes `threads` (strands `offset…`) the current region of `rt`'s job at `now`: each
+/// thread's demand drawn from the task's execution-time stream, in strand order.
+fn start_region(rt: &mut TaskRt, threads: &[Duration], offset: u32, now: Time, exec: ExecTime) {
+    let live = &mut rt.live;
+    let mut demands = threads.iter().map(|&c| rt.rng.demand(exec, c));
+    live.e = Exec::new(demands.next().unwrap_or(Duration::ZERO), now);
+    live.more.clear();
+    live.more.extend(demands.map(|d| Exec::new(d, now)));
+    live.offset = offset;
+    live.left = u32::try_from(threads.len()).unwrap_or(u32::MAX);
 }
 
 /// The termination time of job `w` of a task with TUF `tuf` (`JobRecord::termination`): its
@@ -1126,40 +1539,45 @@ impl Engine<'_> {
         };
         let d = oh.model.interference();
         let h = oh.irq_cpu(task);
-        let Some(j) = self.running.get(h as usize).copied().flatten() else {
+        let Some((j, strand)) = self.running.get(h as usize).copied().flatten() else {
             return Ok(()); // an idle CPU absorbs the handler
         };
         let Some(live) = self.rt.get_mut(j as usize).and_then(TaskRt::current_mut) else {
             return Ok(());
         };
+        let seq = live.rec.seq;
+        let Some(x) = live.exec_mut(strand) else {
+            return Ok(());
+        };
         // Still in its dispatch (`now ≤` its end): the handler delays the dispatch's end, and
         // the `switch-in` owed in the trace moves with it. Past its end, the `switch-in` stays
         // where the dispatch ended and the handler delays the execution.
-        let in_dispatch = live.dispatch_pending && now <= live.dispatch_end;
-        if now > live.seg_start {
-            live.rec.executed += now.saturating_since(live.seg_start);
-            live.seg_start = now;
+        let in_dispatch = x.dispatch_pending && now <= x.dispatch_end;
+        let mut ran = Duration::ZERO;
+        if now > x.seg_start {
+            ran = now.saturating_since(x.seg_start);
+            x.executed += ran;
+            x.seg_start = now;
         }
-        live.seg_start = live
+        x.seg_start = x
             .seg_start
             .checked_add(d)
             .ok_or(SimError::Overflow("an interrupted execution"))?;
+        if in_dispatch && x.dispatch_pending {
+            x.dispatch_end = x.seg_start;
+        }
+        let (seg_start, left) = (x.seg_start, x.demand.saturating_sub(x.executed));
+        live.rec.executed += ran;
         if live.rec.executed.is_zero() && live.rec.start.is_some() {
-            live.rec.start = Some(live.seg_start);
+            live.rec.start = Some(seg_start);
         }
         oh.charged.interrupt = oh.charged.interrupt.saturating_add(d.as_ns());
         if in_dispatch {
-            if live.dispatch_pending {
-                live.dispatch_end = live.seg_start;
-            }
             if let Some(Some(p)) = oh.pending.get_mut(h as usize) {
-                p.time = live.seg_start.as_ns();
+                p.time = seg_start.as_ns();
             }
         }
-        let seq = live.rec.seq;
-        let done_at = live
-            .seg_start
-            .checked_add(live.demand.saturating_sub(live.rec.executed));
+        let done_at = seg_start.checked_add(left);
         match done_at.filter(|&t| t <= self.horizon) {
             Some(t) => self.queue.set_completion(h, t.as_ns(), j, seq),
             None => self.queue.clear_completion(h),
@@ -1208,14 +1626,14 @@ impl Engine<'_> {
     /// The end of an execution on `cpu` in the trace: SwitchOut, or SchedEnd if the job is
     /// taken off before its dispatch ended (it never executed there).
     #[inline]
-    fn emit_switch_out(&mut self, now: Time, cpu: u32, task: u32, seq: u64) {
+    fn emit_switch_out(&mut self, now: Time, cpu: u32, job: (u32, u64, u32)) {
         if self.cfg.record_trace
             && self.oh.as_ref().is_some_and(|oh| oh.pending_n > 0)
             && self.cancel_dispatch(now, cpu)
         {
-            self.emit(now, Kind::SchedEnd, cpu, task, seq, 0);
+            self.emit_strand(now, Kind::SchedEnd, cpu, job, 0);
         } else {
-            self.emit(now, Kind::SwitchOut, cpu, task, seq, 0);
+            self.emit_strand(now, Kind::SwitchOut, cpu, job, 0);
         }
     }
 

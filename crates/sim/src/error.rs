@@ -34,11 +34,22 @@ pub enum SimError {
         /// What is wrong.
         message: String,
     },
-    /// A parallel (fork-join) task [RTWS §III]: no policy of the simulator schedules the
-    /// threads of parallel jobs yet, and running the job as one sequential job of length
-    /// `wcet` would simulate another task than the one given.
-    #[error("task {task} is parallel (field `parallel`): parallel tasks are not supported by the simulator yet (no policy schedules their threads); leave out `parallel` to simulate the task as one sequential job of its work, `wcet`")]
+    /// A parallel (fork-join) task [RTWS §III] under a policy that does not schedule the
+    /// threads of parallel jobs (`schedlab_policy::Policy::parallel_support`): running the
+    /// job as one sequential job of length `wcet` would simulate another task.
+    #[error("task {task} is parallel (field `parallel`), and policy `{policy}` does not schedule parallel tasks; the policies that do: {accepted}")]
     ParallelTask {
+        /// Task index.
+        task: usize,
+        /// The policy.
+        policy: String,
+        /// The policies that take parallel tasks (`schedlab_policy::parallel_policies`).
+        accepted: String,
+    },
+    /// A parallel task with run-time overheads: overhead charging models the dispatches of
+    /// sequential jobs only (docs/simulation.md, "Parallel tasks").
+    #[error("task {task} is parallel (field `parallel`): run-time overheads (`--overheads`) are charged for sequential tasks only; simulate parallel tasks without overheads")]
+    ParallelOverheads {
         /// Task index.
         task: usize,
     },

@@ -573,11 +573,12 @@ fn too_many_cpus_is_refused_before_anything_is_allocated() {
     assert!(crate::front::run(&set, "gedf", &[0], None, &cfg(at_limit, 10)).is_ok());
 }
 
-/// A parallel task is refused by every policy with a typed error naming the task, not
-/// simulated as a sequential job of its work (no policy schedules threads yet); the same set
-/// without `parallel` simulates.
+/// A parallel task is refused, with a typed error naming the task and the policies that take
+/// parallel tasks, by a policy that does not schedule threads (a UA policy; the engine's own
+/// test policy) — never simulated as a sequential job of its work; under `gedf` (threads as
+/// jobs) the same set simulates, and a `wcet` that is not the work is a task error.
 #[test]
-fn parallel_tasks_are_refused_not_run_sequentially() {
+fn parallel_tasks_are_refused_by_policies_that_do_not_take_them() {
     let ns = Duration::from_ns;
     let p = schedlab_model::ParallelStructure::from_threads(vec![vec![ns(2)], vec![ns(1), ns(1)]])
         .unwrap();
@@ -586,24 +587,33 @@ fn parallel_tasks_are_refused_not_run_sequentially() {
         .unwrap()
         .with_parallel(p);
     let set = schedlab_model::TaskSet::new(vec![seq.clone(), par.clone()]).unwrap();
-    for policy in ["gedf", "gfp", "gnpedf", "ghvdf"] {
+    for policy in ["ghvdf", "gmua"] {
         let err = crate::front::run(&set, policy, &[0, 1], None, &cfg(2, 20)).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "task 1 is parallel (field `parallel`): parallel tasks are not supported by the simulator yet (no policy schedules their threads); leave out `parallel` to simulate the task as one sequential job of its work, `wcet`",
-            "{policy}"
+            format!("task 1 is parallel (field `parallel`), and policy `{policy}` does not schedule parallel tasks; the policies that do: rtws (natively); gedf, gnpedf, gfp, gfifo, edzl, pedf, pfp, cedf (threads as jobs)"),
         );
     }
-    // The engine itself refuses a SimTask built in code.
-    let mut sim_task = SimTask::from(&par);
+    for policy in ["gedf", "gfp", "gnpedf", "gfifo", "edzl", "rtws"] {
+        let (r, _) = crate::front::run(&set, policy, &[0, 1], None, &cfg(2, 20)).unwrap();
+        assert_eq!((r.totals.jobs, r.totals.completed), (4, 4), "{policy}");
+    }
+    // The engine itself refuses a SimTask built in code under a policy that does not take it.
+    let sim_task = SimTask::from(&par);
     assert!(sim_task.parallel.is_some());
     let mut p = TestGedf::new(1);
     let err = simulate(&[task(1, 10, 10), sim_task.clone()], &mut p, &cfg(1, 20)).unwrap_err();
-    assert!(matches!(err, SimError::ParallelTask { task: 1 }), "{err}");
-    sim_task.parallel = None;
-    assert_eq!(run(&[sim_task], &cfg(1, 20)).totals.jobs, 2);
-    let mut plain = par;
-    plain.parallel = None;
-    let set = schedlab_model::TaskSet::new(vec![seq, plain]).unwrap();
-    assert!(crate::front::run(&set, "gedf", &[0, 1], None, &cfg(2, 20)).is_ok());
+    assert!(
+        matches!(err, SimError::ParallelTask { task: 1, .. }),
+        "{err}"
+    );
+    // `wcet` must be the work.
+    let mut wrong = sim_task;
+    wrong.wcet = ns(5);
+    let mut p = TestGedf::new(1);
+    let err = simulate(&[wrong], &mut p, &cfg(1, 20)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "task 0: field `parallel` adds up to 4ns of work, but `wcet` is 5ns (the wcet of a parallel task is the sum of its threads)"
+    );
 }

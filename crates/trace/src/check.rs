@@ -1,7 +1,8 @@
 //! Properties of a runtime trace, checked after the fact (the tests of real runs use them,
 //! and a user can run them on any trace):
-//! - [`parallel_execution`]: no job executes on two CPUs at once (its execution intervals on
-//!   different CPUs never overlap);
+//! - [`parallel_execution`]: no job — no *strand* of a parallel (fork-join) job [RTWS §III] —
+//!   executes on two CPUs at once (its execution intervals on different CPUs never overlap;
+//!   different threads of one parallel job may run at once, that is their point);
 //! - [`cpus_per_task`]: the CPUs each task's jobs executed on (partitioned: one each);
 //! - [`part_overruns`]: a job of a split task [RTPS §III] that executed longer on a part's
 //!   CPU than that part's budget (the metadata's `split`), or on a CPU that hosts none of its
@@ -23,8 +24,8 @@ use crate::intervals::intervals;
 use crate::{Event, Kind};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// A job executing on two CPUs at once: (task, seq, cpu a, cpu b, overlap start, overlap
-/// end).
+/// A job (a strand of a parallel job) executing on two CPUs at once: (task, seq, cpu a,
+/// cpu b, overlap start, overlap end).
 pub type Overlap = (u32, u64, u32, u32, u64, u64);
 
 /// A split job's execution on one CPU beyond its part's budget: (task, seq, cpu, executed
@@ -53,19 +54,20 @@ pub fn part_overruns(meta: &Meta, events: &[Event]) -> Vec<PartOverrun> {
         .collect()
 }
 
-/// Every overlap of a job's execution intervals on different CPUs.
+/// Every overlap of a strand's execution intervals on different CPUs (a sequential job is
+/// its strand 0), in (task, seq, strand) order.
 pub fn parallel_execution(events: &[Event]) -> Vec<Overlap> {
-    // (task, seq) → its intervals as (start, end, cpu).
+    // (task, seq, strand) → its intervals as (start, end, cpu).
     type Ivs = Vec<(u64, u64, u32)>;
-    let mut by_job: BTreeMap<(u32, u64), Ivs> = BTreeMap::new();
+    let mut by_strand: BTreeMap<(u32, u64, u32), Ivs> = BTreeMap::new();
     for iv in intervals(events) {
-        by_job
-            .entry((iv.task, iv.seq))
+        by_strand
+            .entry((iv.task, iv.seq, iv.strand))
             .or_default()
             .push((iv.start, iv.end, iv.cpu));
     }
     let mut out = Vec::new();
-    for ((task, seq), mut ivs) in by_job {
+    for ((task, seq, _), mut ivs) in by_strand {
         ivs.sort_unstable();
         for (i, a) in ivs.iter().enumerate() {
             for b in ivs.iter().skip(i + 1) {
@@ -309,6 +311,16 @@ mod tests {
             ev(9, Kind::SwitchOut, 1, 1, 0),
         ];
         assert!(parallel_execution(&ok).is_empty());
+        // Two strands of one parallel job at once: fine; one strand on two CPUs: reported.
+        let par = vec![
+            ev(0, Kind::SwitchIn, 0, 1, 0).with_strand(1),
+            ev(0, Kind::SwitchIn, 1, 1, 0).with_strand(2),
+            ev(2, Kind::SwitchIn, 2, 1, 0).with_strand(2),
+            ev(3, Kind::SwitchOut, 0, 1, 0).with_strand(1),
+            ev(3, Kind::SwitchOut, 1, 1, 0).with_strand(2),
+            ev(4, Kind::SwitchOut, 2, 1, 0).with_strand(2),
+        ];
+        assert_eq!(parallel_execution(&par), vec![(1, 0, 1, 2, 2, 3)]);
     }
 
     /// One CPU, keys = task index. τ1 ready at 0 and linked at 0; τ0 (higher priority) ready

@@ -14,7 +14,17 @@
 //!   met; the runtime's dispatchers (and message-passing clients) when they park a job whose
 //!   code ran since it was last made runnable; the kernel baselines when the burn loop sees
 //!   the job lose its CPU (a gap, or a move to another CPU);
-//! - **migrations**: its `switch-in`s on another CPU than its previous `switch-in`.
+//! - **migrations**: its `switch-in`s on another CPU than the one where the job last
+//!   executed: the CPU of its latest `switch-out` or earlier `switch-in`, of any of its
+//!   threads. Several threads of one job switched in at the same instant are each compared
+//!   with where the job executed *before* that instant (so the order in which one instant's
+//!   `switch-in`s are written does not matter). For a sequential job (one strand) this is
+//!   "another CPU than its previous `switch-in`"; for a parallel (fork-join) job [RTWS §III]
+//!   it is the one definition of the issue: a thread run where its job forked it is no
+//!   migration, a stolen one is;
+//! - **steals**: its `steal` events (threads taken from another CPU's local queue, `rtws`).
+//!
+//! A parallel job's counters are summed over its threads (strands).
 //!
 //! The **context switches** of a trace are its `switch-in` events.
 //!
@@ -39,10 +49,14 @@ pub struct JobCounts {
     pub cpus: Vec<u32>,
     /// Its `preempt` events.
     pub preemptions: u32,
-    /// Its `switch-in`s on another CPU than its previous one.
+    /// Its `switch-in`s on another CPU than the one where it last executed (module doc).
     pub migrations: u32,
-    /// CPU of its last `switch-in`.
+    /// Its `steal` events.
+    pub steals: u32,
+    /// CPU of its last `switch-in` or `switch-out` (any strand).
     last_cpu: Option<u32>,
+    /// The instant of its latest `switch-in`s and where it had executed before them.
+    group: Option<(u64, Option<u32>)>,
 }
 
 impl JobCounts {
@@ -54,24 +68,40 @@ impl JobCounts {
                 if !self.cpus.contains(&e.cpu) {
                     self.cpus.push(e.cpu);
                 }
-                if self.last_cpu.is_some_and(|c| c != e.cpu) {
+                let before = match self.group {
+                    Some((t, before)) if t == e.time => before,
+                    _ => self.last_cpu,
+                };
+                self.group = Some((e.time, before));
+                if before.is_some_and(|c| c != e.cpu) {
                     self.migrations = self.migrations.saturating_add(1);
                 }
                 self.last_cpu = Some(e.cpu);
             }
+            Kind::SwitchOut => {
+                self.last_cpu = Some(e.cpu);
+                self.group = None;
+            }
             Kind::Preempt => self.preemptions = self.preemptions.saturating_add(1),
+            Kind::Steal => self.steals = self.steals.saturating_add(1),
             _ => {}
         }
     }
 }
 
-/// The counters of every job that has a `switch-in` or a `preempt` in `events` (in trace
-/// order), by (task, seq).
+/// The counters of every job that has a `switch-in`, `switch-out`, `preempt` or `steal` in
+/// `events` (in trace order), by (task, seq).
 pub fn job_counts(events: &[Event]) -> HashMap<(u32, u64), JobCounts> {
     let mut out: HashMap<(u32, u64), JobCounts> = HashMap::new();
+    let counted = |k: Kind| {
+        matches!(
+            k,
+            Kind::SwitchIn | Kind::SwitchOut | Kind::Preempt | Kind::Steal
+        )
+    };
     for e in events
         .iter()
-        .filter(|e| e.task != u32::MAX && matches!(e.kind, Kind::SwitchIn | Kind::Preempt))
+        .filter(|e| e.task != u32::MAX && counted(e.kind))
     {
         out.entry((e.task, e.seq)).or_default().add(e);
     }
@@ -114,5 +144,30 @@ mod tests {
         assert_eq!((j1.start, j1.preemptions, j1.migrations), (Some(20), 0, 0));
         assert_eq!(c.len(), 2);
         assert_eq!(context_switches(&trace), 3);
+    }
+
+    /// A parallel job τ0#0: strand 0 runs on CPU 0 (0–3) and forks; at 3 strand 1 is stolen
+    /// by CPU 1 (a migration: the job last executed on CPU 0) and strand 2 runs on CPU 0 (no
+    /// migration, although strand 1's `switch-in` was written first: both are compared with
+    /// where the job executed before 3). Strand 2 ends on CPU 0 at 4, strand 1 on CPU 1 at 5;
+    /// strand 3 then runs on CPU 0 at 5 — the job last executed on CPU 1: a migration. Two
+    /// migrations, one steal.
+    #[test]
+    fn parallel_job_migrations_follow_the_jobs_last_cpu() {
+        let ev = |t, k, cpu, s: u32| Event::new(t, k, cpu, 0, 0).with_strand(s);
+        let trace = [
+            ev(0, Kind::SwitchIn, 0, 0),
+            ev(3, Kind::SwitchOut, 0, 0),
+            ev(3, Kind::Steal, 1, 1).with_arg(0),
+            ev(3, Kind::SwitchIn, 1, 1),
+            ev(3, Kind::SwitchIn, 0, 2),
+            ev(4, Kind::SwitchOut, 0, 2),
+            ev(5, Kind::SwitchOut, 1, 1),
+            ev(5, Kind::SwitchIn, 0, 3),
+            ev(6, Kind::SwitchOut, 0, 3),
+        ];
+        let c = &job_counts(&trace)[&(0, 0)];
+        assert_eq!((c.migrations, c.steals, c.preemptions), (2, 1, 0));
+        assert_eq!(c.cpus, vec![0, 1]);
     }
 }

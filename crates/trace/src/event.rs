@@ -1,6 +1,7 @@
 //! The shared event vocabulary (DESIGN.md, "Trace events"): one fixed-size record per event,
-//! in nanoseconds, naming the CPU and the job (task index, sequence number) it concerns
-//! (cf. feather-trace's `sched_trace.h`). The simulator and the runtime emit the same events,
+//! in nanoseconds, naming the CPU and the job (task index, sequence number) it concerns, and
+//! for the threads of a parallel (fork-join) job [RTWS §III] the *strand* (the thread's number
+//! within its job, 0 for a sequential job; docs/traces.md) (cf. feather-trace's `sched_trace.h`). The simulator and the runtime emit the same events,
 //! so statistics, Gantt charts and Perfetto exports work on both.
 
 /// "No CPU" in [`Event::cpu`] (events that concern no particular CPU).
@@ -84,6 +85,18 @@ pub enum Kind {
     Block = 31,
     /// The blocked job was granted resource `arg` and is ready again.
     Resume = 32,
+    /// A parallel job entered its next region on `cpu` (the CPU on which the previous
+    /// region's last thread completed): its threads were created; `arg` = how many
+    /// [RTWS §III, Rule B]. `strand` = the new region's first strand.
+    Fork = 33,
+    /// The last thread of a region of a parallel job completed on `cpu` (the region's
+    /// threads have all finished); `arg` = the region's index (0-based); `strand` = the thread
+    /// that completed last. At the last region's join the job completes (`complete` follows).
+    Join = 34,
+    /// CPU `cpu` (the thief) stole thread `strand` of the job from the local queue of CPU
+    /// `arg` (the victim) [RTWS §V, Rule E]; the thread's `switch-in` on `cpu` follows at the
+    /// same instant.
+    Steal = 35,
 }
 
 /// A scheduler operation timed by an `op-begin` … `op-end` pair ([`Kind::OpBegin`]); named
@@ -143,7 +156,7 @@ impl Op {
 
 impl Kind {
     /// Every kind, in code order.
-    pub const ALL: [Kind; 32] = [
+    pub const ALL: [Kind; 35] = [
         Kind::Release,
         Kind::Link,
         Kind::SwitchIn,
@@ -176,6 +189,9 @@ impl Kind {
         Kind::LockRelease,
         Kind::Block,
         Kind::Resume,
+        Kind::Fork,
+        Kind::Join,
+        Kind::Steal,
     ];
     /// The kind with code `code`.
     pub fn from_code(code: u16) -> Option<Kind> {
@@ -216,6 +232,9 @@ impl Kind {
             Kind::LockRelease => "lock-release",
             Kind::Block => "block",
             Kind::Resume => "resume",
+            Kind::Fork => "fork",
+            Kind::Join => "join",
+            Kind::Steal => "steal",
         }
     }
 }
@@ -235,10 +254,15 @@ pub struct Event {
     pub seq: u64,
     /// Kind-specific argument (see [`Kind`]).
     pub arg: u64,
+    /// The thread of a parallel job the event concerns (its strand: region `r`'s thread `k`
+    /// is `Σ_{r' < r} width(r') + k`), 0 for a sequential job and for events of the job as a
+    /// whole (release, deadline miss, abort). Stored in bytes 36..40 of the record, which
+    /// version-1 writers left zero: older files read as strand 0 (docs/traces.md).
+    pub strand: u32,
 }
 
 impl Event {
-    /// An event with `arg = 0`.
+    /// An event with `arg = 0` and strand 0.
     pub fn new(time: u64, kind: Kind, cpu: u32, task: u32, seq: u64) -> Event {
         Event {
             time,
@@ -247,11 +271,17 @@ impl Event {
             task,
             seq,
             arg: 0,
+            strand: 0,
         }
     }
     /// The same event with `arg`.
     pub fn with_arg(mut self, arg: u64) -> Event {
         self.arg = arg;
+        self
+    }
+    /// The same event for strand `strand` of its job.
+    pub fn with_strand(mut self, strand: u32) -> Event {
+        self.strand = strand;
         self
     }
 }

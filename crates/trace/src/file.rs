@@ -315,7 +315,8 @@ pub fn encode(e: &Event) -> [u8; RECORD_SIZE] {
     b[24..28].copy_from_slice(&e.task.to_le_bytes());
     b[28..32].copy_from_slice(&e.cpu.to_le_bytes());
     b[32..34].copy_from_slice(&(e.kind as u16).to_le_bytes());
-    // 34..40 reserved, zero.
+    // 34..36 reserved, zero.
+    b[36..40].copy_from_slice(&e.strand.to_le_bytes());
     b
 }
 
@@ -340,6 +341,7 @@ pub fn decode(b: &[u8; RECORD_SIZE], index: u64) -> Result<Event, TraceError> {
         task: u32_at(24),
         cpu: u32_at(28),
         kind,
+        strand: u32_at(36),
     })
 }
 

@@ -266,18 +266,24 @@ fn draw_boxes(s: &mut String, c: &Chart<'_>, visible: &[&Interval]) {
         let bw = x1 - x0;
         let _ = writeln!(
             s,
-            r##"<rect class="job" x="{x0:.2}" y="{y:.1}" width="{bw:.2}" height="{box_h:.1}" fill="{}" stroke="#333" stroke-width="0.5"><title>{}#{} on CPU {}: {}–{} {}</title></rect>"##,
+            r##"<rect class="job" x="{x0:.2}" y="{y:.1}" width="{bw:.2}" height="{box_h:.1}" fill="{}" stroke="#333" stroke-width="0.5"><title>{}#{}{} on CPU {}: {}–{} {}</title></rect>"##,
             palette::task_fill(i.task),
             esc(&c.meta.task_name(i.task)),
             i.seq,
+            strand_suffix(i.strand),
             i.cpu,
             decimal(i.start, c.unit),
             decimal(i.end, c.unit),
             c.unit_name
         );
         let label = match c.opts.rows {
-            Rows::PerCpu => format!("{},{}", c.meta.task_name(i.task), i.seq),
-            Rows::PerTask => format!("CPU {}", i.cpu),
+            Rows::PerCpu => format!(
+                "{},{}{}",
+                c.meta.task_name(i.task),
+                i.seq,
+                strand_suffix(i.strand)
+            ),
+            Rows::PerTask => format!("CPU {}{}", i.cpu, strand_suffix(i.strand)),
         };
         if bw >= 7.0 * label.chars().count() as f64 + 4.0 {
             let _ = writeln!(
@@ -498,6 +504,16 @@ fn esc(s: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
+}
+
+/// `.s` after a job's label for strand `s` of a parallel job [RTWS §III] (nothing for strand
+/// 0, so sequential schedules are labelled as before).
+fn strand_suffix(strand: u32) -> String {
+    if strand == 0 {
+        String::new()
+    } else {
+        format!(".{strand}")
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
-//! Execution intervals: the pairs SwitchIn → SwitchOut of a job on a CPU, shared by the Gantt
-//! and Perfetto exports.
+//! Execution intervals: the pairs SwitchIn → SwitchOut of a job (of one strand of a parallel
+//! job) on a CPU, shared by the Gantt and Perfetto exports.
 //!
 //! Events are processed in slice order (the emission order, which is nondecreasing in time;
 //! same-instant events keep their order, so a SwitchOut at `t` closes before a SwitchIn at `t`
@@ -28,6 +28,8 @@ pub struct Interval {
     pub task: u32,
     /// Job sequence number.
     pub seq: u64,
+    /// Strand (the thread of a parallel job; 0 for a sequential job).
+    pub strand: u32,
     /// End time (≥ `start`).
     pub end: u64,
     /// The SwitchIn was not in the trace (started at or before the trace start).
@@ -48,7 +50,7 @@ impl Interval {
 }
 
 /// The execution intervals of `events`, with the trace edges at the first and last event time.
-/// Sorted by (start, cpu, task, seq, end).
+/// Sorted by (start, cpu, task, seq, strand, end).
 pub fn intervals(events: &[Event]) -> Vec<Interval> {
     let start = events.iter().map(|e| e.time).min().unwrap_or(0);
     let end = events.iter().map(|e| e.time).max().unwrap_or(0);
@@ -56,35 +58,40 @@ pub fn intervals(events: &[Event]) -> Vec<Interval> {
 }
 
 /// The execution intervals of `events` for a trace that covers `[trace_start, trace_end]`.
-/// Sorted by (start, cpu, task, seq, end).
+/// Sorted by (start, cpu, task, seq, strand, end).
 pub fn intervals_between(events: &[Event], trace_start: u64, trace_end: u64) -> Vec<Interval> {
-    // Open interval per CPU: (task, seq, start). BTreeMap for a deterministic drain order.
-    let mut open: BTreeMap<u32, (u32, u64, u64)> = BTreeMap::new();
+    // Open interval per CPU: (task, seq, strand, start). BTreeMap for a deterministic drain
+    // order.
+    let mut open: BTreeMap<u32, (u32, u64, u32, u64)> = BTreeMap::new();
     let mut out = Vec::new();
-    let close =
-        |out: &mut Vec<Interval>, cpu, (task, seq, start): (u32, u64, u64), end: u64, oe: bool| {
-            out.push(Interval {
-                start,
-                cpu,
-                task,
-                seq,
-                end: end.max(start),
-                open_start: false,
-                open_end: oe,
-            });
-        };
+    let close = |out: &mut Vec<Interval>,
+                 cpu,
+                 (task, seq, strand, start): (u32, u64, u32, u64),
+                 end: u64,
+                 oe: bool| {
+        out.push(Interval {
+            start,
+            cpu,
+            task,
+            seq,
+            strand,
+            end: end.max(start),
+            open_start: false,
+            open_end: oe,
+        });
+    };
     for e in events {
         if e.cpu == NO_CPU {
             continue;
         }
         match e.kind {
             Kind::SwitchIn => {
-                if let Some(prev) = open.insert(e.cpu, (e.task, e.seq, e.time)) {
+                if let Some(prev) = open.insert(e.cpu, (e.task, e.seq, e.strand, e.time)) {
                     close(&mut out, e.cpu, prev, e.time, true);
                 }
             }
             Kind::SwitchOut => match open.remove(&e.cpu) {
-                Some(cur) if cur.0 == e.task && cur.1 == e.seq => {
+                Some(cur) if cur.0 == e.task && cur.1 == e.seq && cur.2 == e.strand => {
                     close(&mut out, e.cpu, cur, e.time, false);
                 }
                 Some(other) => close(&mut out, e.cpu, other, e.time, true),
@@ -95,6 +102,7 @@ pub fn intervals_between(events: &[Event], trace_start: u64, trace_end: u64) -> 
                         cpu: e.cpu,
                         task: e.task,
                         seq: e.seq,
+                        strand: e.strand,
                         end: e.time,
                         open_start: true,
                         open_end: false,
@@ -165,6 +173,7 @@ mod tests {
                 cpu: 0,
                 task: 4,
                 seq: 1,
+                strand: 0,
                 end: 3,
                 open_start: true,
                 open_end: false
@@ -177,6 +186,7 @@ mod tests {
                 cpu: 0,
                 task: 5,
                 seq: 0,
+                strand: 0,
                 end: 6,
                 open_start: false,
                 open_end: true
@@ -189,6 +199,7 @@ mod tests {
                 cpu: 1,
                 task: 6,
                 seq: 0,
+                strand: 0,
                 end: 10,
                 open_start: false,
                 open_end: true

@@ -47,8 +47,12 @@ pub struct JobRecord {
     pub cpus_used: Vec<u32>,
     /// Times it was switched out before completing (aborts excluded).
     pub preemptions: u32,
-    /// Times it resumed on a CPU other than the one it last ran on.
+    /// Times it (any of its threads, for a parallel job) started or resumed on a CPU other
+    /// than the one where it last executed (`crate::counts`).
     pub migrations: u32,
+    /// Threads of it stolen from another CPU's local queue (`rtws` [RTWS §V, Rule E]; 0 for
+    /// a sequential job and for policies that never steal).
+    pub steals: u32,
     /// Execution time received (equal to its demand if it completed).
     pub executed: Duration,
     /// Tardiness (see the module doc).
@@ -95,6 +99,7 @@ impl JobRecord {
             cpus_used,
             preemptions: 0,
             migrations: 0,
+            steals: 0,
             executed: Duration::ZERO,
             tardiness: Duration::ZERO,
             aborted: false,
@@ -140,6 +145,8 @@ pub struct TaskMetrics {
     pub preemptions: u64,
     /// Migrations of its jobs.
     pub migrations: u64,
+    /// Steals of its jobs' threads.
+    pub steals: u64,
 }
 
 /// Whole-run metrics.
@@ -169,8 +176,11 @@ pub struct Totals {
     pub mean_response: Option<f64>,
     /// Preemptions (a job switched out before completing, aborts excluded).
     pub preemptions: u64,
-    /// Migrations (a job resumed on a CPU other than the one it last ran on).
+    /// Migrations (a job or thread started or resumed on a CPU other than the one where its
+    /// job last executed).
     pub migrations: u64,
+    /// Steals (a thread taken from another CPU's local queue; `rtws`).
+    pub steals: u64,
     /// Context switches (switch-ins).
     pub context_switches: u64,
     /// Accrued utility ratio [ChronOS §8.6, Eq. 8.4]: utility of the jobs that met their
@@ -195,6 +205,7 @@ pub struct TaskAcc {
     sum_tardiness: u128,
     preemptions: u64,
     migrations: u64,
+    steals: u64,
     /// Jobs whose termination time fell within the horizon, and what they accrued (summed in
     /// the order jobs are added: job order within the task).
     in_termination: u64,
@@ -207,6 +218,7 @@ impl TaskAcc {
         self.jobs += 1;
         self.preemptions += u64::from(job.preemptions);
         self.migrations += u64::from(job.migrations);
+        self.steals += u64::from(job.steals);
         if job.aborted {
             self.aborted += 1;
         }
@@ -250,6 +262,7 @@ impl TaskAcc {
             mean_tardiness: mean(self.sum_tardiness, self.in_horizon).unwrap_or(0.0),
             preemptions: self.preemptions,
             migrations: self.migrations,
+            steals: self.steals,
         }
     }
 }
@@ -283,6 +296,7 @@ pub fn summarize(
         t.deadlines_in_horizon += a.in_horizon;
         t.preemptions += a.preemptions;
         t.migrations += a.migrations;
+        t.steals += a.steals;
         t.max_tardiness = t.max_tardiness.max(a.max_tardiness);
         if let Some(r) = a.max_response {
             t.max_response = Some(t.max_response.map_or(r, |m| m.max(r)));
@@ -348,6 +362,7 @@ pub fn metrics_json(
                 "mean_tardiness_ns": p.mean_tardiness,
                 "preemptions": p.preemptions,
                 "migrations": p.migrations,
+                "steals": p.steals,
             })
         })
         .collect();
@@ -366,6 +381,7 @@ pub fn metrics_json(
         "mean_response_ns": t.mean_response,
         "preemptions": t.preemptions,
         "migrations": t.migrations,
+        "steals": t.steals,
         "context_switches": t.context_switches,
         "aur": t.aur,
         "per_task": per_task,

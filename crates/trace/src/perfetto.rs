@@ -4,13 +4,16 @@
 //! Layout (documented in `docs/traces.md`):
 //! - process 0 "CPUs" (the machine) with one thread track per CPU, named "CPU k" (tid = k);
 //!   every execution interval is a complete event (`"ph":"X"`) named `τ{task}#{seq}` with
-//!   `args {task, seq}` (plus `"open_start"`/`"open_end": true` at trace edges); an interval
+//!   `args {task, seq}` (plus `"open_start"`/`"open_end": true` at trace edges); a thread of a
+//!   parallel job [RTWS §III] (strand `s > 0`) is named `τ{task}#{seq}.{s}` and its args add
+//!   `strand`; an interval
 //!   of a split task (the metadata's `split`, [RTPS §III]) also has `part` (0-based position
 //!   of the part on that CPU), `part_kind` (`head`, `body`, `tail`) and `budget_ns`;
 //! - process 1 "tasks" with one thread track per task (tid = task index, named from the
 //!   metadata or `τ{task}`), carrying instant events (`"ph":"i"`, thread scope): `release`,
 //!   `complete`, `deadline-miss` (args add `deadline`), `abort`, `budget-exhausted` (args add
-//!   `cpu` and `budget_ns`, the budget that ran out);
+//!   `cpu` and `budget_ns`, the budget that ran out), and for parallel jobs `fork` (args add
+//!   `threads`), `join` (`region`) and `steal` (`victim_cpu`), named with the strand;
 //! - metadata events (`"ph":"M"`) naming and ordering the processes and tracks.
 //!
 //! Timestamps are microseconds written as exact decimals with three fractional digits
@@ -51,15 +54,19 @@ pub fn to_perfetto_string(meta: &Meta, events: &[Event]) -> String {
         let mut s = String::new();
         let _ = write!(
             s,
-            r#"{{"ph":"X","cat":"job","pid":{CPU_PID},"tid":{},"ts":{},"dur":{},"name":"τ{}#{}","args":{{"task":{},"seq":{}"#,
+            r#"{{"ph":"X","cat":"job","pid":{CPU_PID},"tid":{},"ts":{},"dur":{},"name":"τ{}#{}{}","args":{{"task":{},"seq":{}"#,
             i.cpu,
             micros(i.start),
             micros(i.len()),
             i.task,
             i.seq,
+            strand_suffix(i.strand),
             i.task,
             i.seq
         );
+        if i.strand != 0 {
+            let _ = write!(s, r#","strand":{}"#, i.strand);
+        }
         if let Some((k, n, part)) = meta.part_on(i.task, i.cpu) {
             let _ = write!(
                 s,
@@ -91,6 +98,9 @@ pub fn to_perfetto_string(meta: &Meta, events: &[Event]) -> String {
                 | Kind::LockRelease
                 | Kind::Block
                 | Kind::Resume
+                | Kind::Fork
+                | Kind::Join
+                | Kind::Steal
         );
         if !shown || e.task == u32::MAX {
             continue;
@@ -99,16 +109,20 @@ pub fn to_perfetto_string(meta: &Meta, events: &[Event]) -> String {
         let mut s = String::new();
         let _ = write!(
             s,
-            r#"{{"ph":"i","s":"t","cat":"{}","pid":{TASK_PID},"tid":{},"ts":{},"name":"{} τ{}#{}","args":{{"task":{},"seq":{}"#,
+            r#"{{"ph":"i","s":"t","cat":"{}","pid":{TASK_PID},"tid":{},"ts":{},"name":"{} τ{}#{}{}","args":{{"task":{},"seq":{}"#,
             e.kind.name(),
             e.task,
             micros(e.time),
             e.kind.name(),
             e.task,
             e.seq,
+            strand_suffix(e.strand),
             e.task,
             e.seq
         );
+        if e.strand != 0 {
+            let _ = write!(s, r#","strand":{}"#, e.strand);
+        }
         if e.cpu != NO_CPU {
             let _ = write!(s, r#","cpu":{}"#, e.cpu);
         }
@@ -127,6 +141,15 @@ pub fn to_perfetto_string(meta: &Meta, events: &[Event]) -> String {
             }
             Kind::LockAcquire | Kind::LockRelease | Kind::Block | Kind::Resume => {
                 let _ = write!(s, r#","resource":{}"#, e.arg);
+            }
+            Kind::Fork => {
+                let _ = write!(s, r#","threads":{}"#, e.arg);
+            }
+            Kind::Join => {
+                let _ = write!(s, r#","region":{}"#, e.arg);
+            }
+            Kind::Steal => {
+                let _ = write!(s, r#","victim_cpu":{}"#, e.arg);
             }
             _ => {}
         }
@@ -192,6 +215,15 @@ fn thread_meta(pid: u32, tid: u32, name: &str) -> String {
 }
 
 /// ns as an exact decimal number of µs with three fractional digits.
+/// `.s` after a job's name for strand `s` of a parallel job (nothing for strand 0).
+fn strand_suffix(strand: u32) -> String {
+    if strand == 0 {
+        String::new()
+    } else {
+        format!(".{strand}")
+    }
+}
+
 fn micros(ns: u64) -> String {
     format!("{}.{:03}", ns / 1000, ns % 1000)
 }

@@ -209,6 +209,7 @@ pub fn jobs_from_trace(
             cpus_used: p.counts.cpus,
             preemptions: p.counts.preemptions,
             migrations: p.counts.migrations,
+            steals: p.counts.steals,
             executed: Duration::from_ns(p.executed),
             tardiness: Duration::from_ns(tardiness),
             aborted: p.aborted,
@@ -339,6 +340,7 @@ impl TraceStats {
                     "mean_tardiness_ns": p.mean_tardiness,
                     "preemptions": p.preemptions,
                     "migrations": p.migrations,
+                    "steals": p.steals,
                 })
             })
             .collect();
@@ -361,6 +363,7 @@ impl TraceStats {
             "mean_response_ns": t.mean_response,
             "preemptions": t.preemptions,
             "migrations": t.migrations,
+            "steals": t.steals,
             "context_switches": t.context_switches,
             "response_time": response_times(&self.jobs).map(|s| s.to_json()),
             "tardiness": tardiness(&self.jobs, self.horizon).map(|s| s.to_json()),

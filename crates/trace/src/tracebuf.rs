@@ -104,6 +104,8 @@ impl TraceBuf {
                 task: (tc >> 32) as u32,
                 seq: get(1),
                 arg: get(2),
+                // The runtime runs sequential jobs only (strand 0).
+                strand: 0,
             });
         }
         out

@@ -128,6 +128,7 @@ fn to_record(
         cpus_used: c.cpus,
         preemptions: c.preemptions,
         migrations: c.migrations,
+        steals: c.steals,
         executed: Duration::from_ns(r.executed_ns),
         tardiness: Duration::from_ns(tardiness),
         aborted: r.aborted,

@@ -60,12 +60,13 @@ impl Engine<'_> {
         for i in 0..self.out.aborts.len() {
             let job = self.out.aborts[i];
             let task = job.task.0 as usize;
-            let held = job.strand == 0
-                && self
-                    .rt
-                    .get(task)
-                    .and_then(TaskRt::current)
-                    .is_some_and(|l| l.rec.seq == job.seq);
+            // A thread of a parallel job aborts the whole job; the policy has forgotten all
+            // its threads in the same callback (module doc of `crate::engine`, "Strands").
+            let held = self
+                .rt
+                .get(task)
+                .and_then(TaskRt::current)
+                .is_some_and(|l| l.rec.seq == job.seq && l.holds(job.strand));
             if !held {
                 continue; // unknown or finished: ignored (event.rs, "Aborts")
             }
@@ -86,7 +87,7 @@ impl Engine<'_> {
             .rt
             .get(task)
             .and_then(TaskRt::current)
-            .and_then(|l| l.running_on);
+            .and_then(|l| l.e.running_on);
         self.stop_running(now, task);
         let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
             return Ok(());
@@ -135,12 +136,16 @@ impl Engine<'_> {
         if hold.handlers.len() > 1 {
             return Ok(()); // runs when the ones before it end
         }
-        if let Some(j) = self.running.get(c).copied().flatten() {
+        if let Some((j, strand)) = self.running.get(c).copied().flatten() {
             let seq = self.rt.get(j as usize).map_or(0, |rt| rt.live.rec.seq);
             if let Some(hold) = self.holds.get_mut(c) {
-                hold.deferred = Some(JobId::new(TaskId(j), seq));
+                hold.deferred = Some(JobId {
+                    task: TaskId(j),
+                    seq,
+                    strand,
+                });
             }
-            self.switch_out(now, j as usize, cpu);
+            self.switch_out(now, (j, strand), cpu);
         }
         self.start_handler(now, cpu)
     }

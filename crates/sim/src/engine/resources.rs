@@ -179,12 +179,13 @@ impl Engine<'_> {
         live.locks.serial = 0;
         let Some(next) = ms
             .get(live.locks.next)
-            .filter(|_| live.running_on.is_some())
+            .filter(|_| live.e.running_on.is_some())
         else {
             return;
         };
-        let left = next.offset.saturating_sub(live.rec.executed);
+        let left = next.offset.saturating_sub(live.e.executed);
         let Some(at) = live
+            .e
             .seg_start
             .checked_add(left)
             .filter(|&t| t < self.horizon)
@@ -208,18 +209,18 @@ impl Engine<'_> {
         let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
             return Ok(());
         };
-        if serial == 0 || live.locks.serial != serial || live.running_on.is_none() {
+        if serial == 0 || live.locks.serial != serial || live.e.running_on.is_none() {
             return Ok(());
         }
         live.locks.serial = 0;
-        let (seq, executed) = (live.rec.seq, live.executed_at(now));
+        let (seq, executed) = (live.rec.seq, live.e.executed_at(now));
         loop {
             // Each step may run policy callbacks (grants): go on only with the same job,
             // still running.
             let Some(live) = self.rt.get(task).and_then(TaskRt::current) else {
                 return Ok(());
             };
-            if live.rec.seq != seq || live.running_on.is_none() {
+            if live.rec.seq != seq || live.e.running_on.is_none() {
                 return Ok(());
             }
             let due = self
@@ -246,7 +247,7 @@ impl Engine<'_> {
         let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {
             return Ok(false);
         };
-        let (seq, cpu) = (live.rec.seq, live.running_on.unwrap_or(NO_CPU));
+        let (seq, cpu) = (live.rec.seq, live.e.running_on.unwrap_or(NO_CPU));
         let job = JobId::new(TaskId(task as u32), seq);
         let owner = self.res.owner.get(res as usize).copied().flatten();
         if owner.is_some_and(|o| o != job) {
@@ -281,7 +282,7 @@ impl Engine<'_> {
             return Ok(());
         }
         live.locks.held.swap_remove(k);
-        let (seq, cpu) = (live.rec.seq, live.running_on.unwrap_or(NO_CPU));
+        let (seq, cpu) = (live.rec.seq, live.e.running_on.unwrap_or(NO_CPU));
         self.unlock_resource(now, JobId::new(TaskId(task as u32), seq), cpu, res)
     }
 
@@ -291,7 +292,7 @@ impl Engine<'_> {
             .rt
             .get(task)
             .and_then(TaskRt::current)
-            .and_then(|l| l.running_on)
+            .and_then(|l| l.e.running_on)
             .unwrap_or(NO_CPU);
         self.stop_running(now, task);
         let Some(live) = self.rt.get_mut(task).and_then(TaskRt::current_mut) else {

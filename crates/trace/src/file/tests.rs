@@ -183,14 +183,16 @@ fn arb_event() -> impl Strategy<Value = Event> {
         any::<u32>(),
         any::<u64>(),
         any::<u64>(),
+        any::<u32>(),
     )
-        .prop_map(|(time, k, cpu, task, seq, arg)| Event {
+        .prop_map(|(time, k, cpu, task, seq, arg, strand)| Event {
             time,
             kind: Kind::ALL[k],
             cpu,
             task,
             seq,
             arg,
+            strand,
         })
 }
 
