@@ -344,9 +344,15 @@ impl Live {
 
     /// Counts a dispatch of `strand` that happened at `at` — a `switch-in` in the trace —
     /// with the one definition of `schedlab_trace::counts`: a context switch; a migration if
-    /// the job last executed on another CPU; the CPU among those it used. The CPU it migrated
-    /// from, if it did.
-    fn switched_in(&mut self, cpu: u32, at: Time, context_switches: &mut u64) -> Option<u32> {
+    /// the job last executed on another CPU, or if the strand was stolen from CPU `stolen`
+    /// (always a migration); the CPU among those it used. The CPU it migrated from, if it did.
+    fn switched_in(
+        &mut self,
+        cpu: u32,
+        at: Time,
+        context_switches: &mut u64,
+        stolen: Option<u32>,
+    ) -> Option<u32> {
         *context_switches += 1;
         if !self.rec.cpus_used.contains(&cpu) {
             self.rec.cpus_used.push(cpu);
@@ -359,7 +365,7 @@ impl Live {
             self.switch_group = Some((at, before));
         }
         self.switched_in_on = Some(cpu);
-        let from = before.filter(|&l| l != cpu);
+        let from = before.filter(|&l| l != cpu).or(stolen);
         if from.is_some() {
             self.rec.migrations += 1;
         }
@@ -380,7 +386,7 @@ impl Live {
         );
         if pending && end < now {
             if let Some(cpu) = on {
-                self.switched_in(cpu, end, context_switches);
+                self.switched_in(cpu, end, context_switches, None);
             }
         }
     }
@@ -1278,7 +1284,7 @@ impl<'a> Engine<'a> {
         // Counted when the dispatch happens (a `switch-in`): now, or when the job leaves the
         // CPU after its segment began.
         let counted_from = if delay.is_zero() {
-            live.switched_in(cpu, now, &mut self.context_switches)
+            live.switched_in(cpu, now, &mut self.context_switches, stolen)
         } else {
             None
         };

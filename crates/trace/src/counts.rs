@@ -21,7 +21,9 @@
 //!   `switch-in`s are written does not matter). For a sequential job (one strand) this is
 //!   "another CPU than its previous `switch-in`"; for a parallel (fork-join) job [RTWS §III]
 //!   it is the one definition of the issue: a thread run where its job forked it is no
-//!   migration, a stolen one is;
+//!   migration, a stolen one is — the `switch-in` that follows a thread's `steal` is a
+//!   migration even when the thief last ran another thread of the same job (it took the
+//!   thread from the victim's CPU), so a job's steals never outnumber its migrations;
 //! - **steals**: its `steal` events (threads taken from another CPU's local queue, `rtws`).
 //!
 //! A parallel job's counters are summed over its threads (strands).
@@ -57,6 +59,8 @@ pub struct JobCounts {
     last_cpu: Option<u32>,
     /// The instant of its latest `switch-in`s and where it had executed before them.
     group: Option<(u64, Option<u32>)>,
+    /// Strands stolen whose `switch-in` is still to come.
+    stolen: Vec<u32>,
 }
 
 impl JobCounts {
@@ -73,7 +77,14 @@ impl JobCounts {
                     _ => self.last_cpu,
                 };
                 self.group = Some((e.time, before));
-                if before.is_some_and(|c| c != e.cpu) {
+                let stolen = match self.stolen.iter().position(|&s| s == e.strand) {
+                    Some(k) => {
+                        self.stolen.swap_remove(k);
+                        true
+                    }
+                    None => false,
+                };
+                if stolen || before.is_some_and(|c| c != e.cpu) {
                     self.migrations = self.migrations.saturating_add(1);
                 }
                 self.last_cpu = Some(e.cpu);
@@ -83,7 +94,10 @@ impl JobCounts {
                 self.group = None;
             }
             Kind::Preempt => self.preemptions = self.preemptions.saturating_add(1),
-            Kind::Steal => self.steals = self.steals.saturating_add(1),
+            Kind::Steal => {
+                self.steals = self.steals.saturating_add(1);
+                self.stolen.push(e.strand);
+            }
             _ => {}
         }
     }
@@ -169,5 +183,24 @@ mod tests {
         let c = &job_counts(&trace)[&(0, 0)];
         assert_eq!((c.migrations, c.steals, c.preemptions), (2, 1, 0));
         assert_eq!(c.cpus, vec![0, 1]);
+    }
+
+    /// A steal is a migration even when the thief last ran a thread of the same job: CPU 1
+    /// finishes stolen strand 1 at 5 and steals strand 2 at once (the job last executed on
+    /// CPU 1, yet strand 2 comes from CPU 0's deque).
+    #[test]
+    fn a_steal_is_a_migration_even_by_a_thief_of_the_same_job() {
+        let ev = |t, k, cpu, s: u32| Event::new(t, k, cpu, 0, 0).with_strand(s);
+        let trace = [
+            ev(0, Kind::SwitchIn, 0, 0),
+            ev(3, Kind::Steal, 1, 1).with_arg(0),
+            ev(3, Kind::SwitchIn, 1, 1),
+            ev(5, Kind::SwitchOut, 1, 1),
+            ev(5, Kind::Steal, 1, 2).with_arg(0),
+            ev(5, Kind::SwitchIn, 1, 2),
+            ev(6, Kind::SwitchOut, 1, 2),
+        ];
+        let c = &job_counts(&trace)[&(0, 0)];
+        assert_eq!((c.migrations, c.steals), (2, 2));
     }
 }
