@@ -151,15 +151,23 @@ fn gen_parallel_and_util_window_compose_with_the_other_shapes() {
     }
 }
 
-/// `analyze` answers "not applicable" for every test, naming the parallel task (no test
-/// analyses parallel tasks yet), and exits successfully: the file was read and analysed.
+/// `analyze` answers "not applicable" for every test of sequential tasks, naming the parallel
+/// task, and runs the two tests of parallel tasks (`federated`, `gedf-cab`); it exits
+/// successfully: the file was read and analysed.
 #[test]
 fn analyze_says_every_test_does_not_apply_to_a_parallel_task() {
     let out = ok(&schedlab(&["analyze", &example(), "--format", "json"]));
     let line: Value = serde_json::from_str(&out).unwrap();
     let results = line["results"].as_array().unwrap();
     assert!(results.len() > 20);
-    for r in results {
+    let (parallel, sequential): (Vec<&Value>, Vec<&Value>) = results
+        .iter()
+        .partition(|r| r["test"] == "federated" || r["test"] == "gedf-cab");
+    assert_eq!(parallel.len(), 2);
+    // §V-A's set: light tasks only, 1.21 on two CPUs under pedf-ffd; L1 = 4 > 10/2.618.
+    assert_eq!(parallel[0]["status"], "schedulable", "{}", parallel[0]);
+    assert_eq!(parallel[1]["status"], "not-shown", "{}", parallel[1]);
+    for r in sequential {
         assert_eq!(r["status"], "not-applicable", "{r}");
         assert_eq!(
             r["reason"],
@@ -168,15 +176,27 @@ fn analyze_says_every_test_does_not_apply_to_a_parallel_task() {
     }
 }
 
-/// `simulate` and `run` refuse a parallel task with their message and a failing exit code,
-/// global and partitioned policies alike.
+/// `simulate` refuses a parallel task under a policy that does not schedule parallel tasks
+/// (naming those that do) and where the placement cannot place it; `run` refuses it (no
+/// architecture runs threads yet); each with a failing exit code. `rtws` and `gedf` (threads
+/// as jobs) simulate it.
 #[test]
 fn simulate_and_run_refuse_parallel_tasks() {
     let f = example();
+    for policy in ["rtws", "gedf"] {
+        ok(&schedlab(&[
+            "simulate",
+            &f,
+            "--policy",
+            policy,
+            "--duration",
+            "100ms",
+        ]));
+    }
     for (args, says) in [
         (
-            vec!["simulate", &f, "--policy", "gedf", "--duration", "100ms"],
-            "task 0 is parallel (field `parallel`): parallel tasks are not supported by the simulator yet",
+            vec!["simulate", &f, "--policy", "ghvdf", "--duration", "100ms"],
+            "task 0 is parallel (field `parallel`), and policy `ghvdf` does not schedule parallel tasks; the policies that do: rtws (natively)",
         ),
         (
             vec!["simulate", &f, "--policy", "pedf", "--duration", "100ms"],
