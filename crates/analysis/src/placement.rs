@@ -471,13 +471,61 @@ pub struct PolicyInputs {
     pub split: Vec<Vec<SplitPart>>,
 }
 
+/// The policies with a placement that take parallel tasks: they run the threads as jobs on
+/// the task's CPU (`pedf`, `pfp`) or cluster (`cedf`), the parent's deadline for each.
+pub const PLACES_PARALLEL: [&str; 3] = ["pedf", "pfp", "cedf"];
+
+/// For a policy with a placement and a set with parallel tasks: the set to place, each
+/// parallel task as a sequential task of its work (`Ok(None)`: place `tasks` as they are).
+/// An error names the task for a policy that does not take parallel tasks, or a heavy one.
+fn placed_sequentially(policy: &str, tasks: &TaskSet) -> Result<Option<TaskSet>, String> {
+    let parallel = tasks.iter().enumerate().find(|(_, t)| t.parallel.is_some());
+    let (Some(_), Some((i, t))) = (placement_kind(policy), parallel) else {
+        return Ok(None);
+    };
+    if !PLACES_PARALLEL.contains(&policy) {
+        return Err(format!(
+            "{} is parallel (field `parallel`): `{policy}` places sequential tasks on CPUs; of the policies with a placement only {} take parallel tasks (their threads as jobs)",
+            t.reference(i),
+            PLACES_PARALLEL.join(", ")
+        ));
+    }
+    if let Some((i, t)) = tasks
+        .iter()
+        .enumerate()
+        .find(|(_, t)| t.parallel.is_some() && t.wcet > t.deadline)
+    {
+        return Err(format!(
+            "{} is a heavy parallel task (work {} > deadline {}): `{policy}` runs all its threads on one {}, where it cannot meet its deadline; federated scheduling gives a heavy task CPUs of its own (`analyze --test federated`)",
+            t.reference(i),
+            t.wcet,
+            t.deadline,
+            if policy == "cedf" { "cluster" } else { "CPU" }
+        ));
+    }
+    let sequential: Vec<_> = tasks
+        .iter()
+        .map(|t| {
+            let mut t = t.clone();
+            t.parallel = None;
+            t
+        })
+        .collect();
+    TaskSet::with_resources(sequential, tasks.resources().to_vec())
+        .map(Some)
+        .map_err(|e| e.to_string())
+}
+
 /// The ranks and placement `policy` needs on `cpus` CPUs (see [`for_policy`], and
 /// [`semi_placement`] for `pfp-ts`). Errors name what is missing: priorities a fixed-priority
 /// policy (`gfp`, `pfp`, `pfp-ts`) cannot do without, a cluster size for `cedf`, a partition
 /// or assignment that does not fit (never for the best-effort `plbesa`/`pdasa`/`phvdf`, whose
 /// [ChronOS §8.5] placement places every set). The utility-accrual policies need no ranks.
-/// A policy with a placement refuses parallel tasks [RTWS §III]: its placement packs
-/// sequential tasks (the packing tests do not apply to parallel ones).
+/// Parallel tasks [RTWS §III]: `pedf`, `pfp` and `cedf` run a parallel task's threads as jobs
+/// on the task's CPU or cluster ([`PLACES_PARALLEL`]), so they place it as a sequential task
+/// of its work (`C ≤ D`: a heavy task, `C > D`, cannot meet its deadline on one CPU and is
+/// refused; federated scheduling gives it CPUs of its own); every other policy with a
+/// placement refuses parallel tasks.
 pub fn policy_inputs(
     policy: &str,
     tasks: &TaskSet,
@@ -487,14 +535,14 @@ pub fn policy_inputs(
     priorities: Priorities,
     overheads: Option<&OverheadSetup>,
 ) -> Result<PolicyInputs, String> {
-    if placement_kind(policy).is_some() {
-        if let Some((i, t)) = tasks.iter().enumerate().find(|(_, t)| t.parallel.is_some()) {
-            return Err(format!(
-                "{} is parallel (field `parallel`): `{policy}` places sequential tasks on CPUs; parallel tasks are not supported by partitioned, clustered or semi-partitioned policies",
-                t.reference(i)
-            ));
+    let sequential;
+    let tasks = match placed_sequentially(policy, tasks)? {
+        Some(s) => {
+            sequential = s;
+            &sequential
         }
-    }
+        None => tasks,
+    };
     let sys = System::new(tasks, cpus, priorities).map_err(|e| e.to_string())?;
     let ranks = match sys.priority_ranks() {
         Ok(r) => r,
@@ -544,18 +592,57 @@ mod tests {
         .unwrap()
     }
 
-    /// A placement is of sequential tasks: a parallel task is refused by name; a global
-    /// policy needs none and gets its ranks.
+    /// `pedf`, `pfp` and `cedf` place a light parallel task as a sequential task of its work
+    /// (threads as jobs on its CPU or cluster) and refuse a heavy one; the other policies
+    /// with a placement refuse parallel tasks by name; a global policy needs no placement
+    /// and gets its ranks.
     #[test]
-    fn placements_refuse_parallel_tasks() {
+    fn placements_of_parallel_tasks() {
         let ns = Duration::from_ns;
-        let p = schedlab_model::ParallelStructure::from_threads(vec![vec![ns(1), ns(1)]]).unwrap();
-        let par = Task::implicit(ns(2), ns(10))
-            .unwrap()
-            .named("fj")
-            .with_parallel(p);
-        let tasks = TaskSet::new(vec![Task::implicit(ns(1), ns(10)).unwrap(), par]).unwrap();
-        for policy in ["pedf", "pfp", "cedf", "pfp-ts", "plbesa"] {
+        let fj = |threads: Vec<u64>, d: u64| {
+            let p = schedlab_model::ParallelStructure::from_threads(vec![threads
+                .into_iter()
+                .map(ns)
+                .collect()])
+            .unwrap();
+            Task::new(ns(1), ns(d), ns(10))
+                .unwrap()
+                .named("fj")
+                .with_parallel(p)
+        };
+        // Work 6 of 10 beside 5 of 10: they do not share a CPU; first fit decreasing puts
+        // the parallel task (0.6) on CPU 0.
+        let light = TaskSet::new(vec![
+            Task::implicit(ns(5), ns(10)).unwrap(),
+            fj(vec![3, 3], 10),
+        ])
+        .unwrap();
+        for policy in ["pedf", "pfp"] {
+            let inputs =
+                policy_inputs(policy, &light, 2, "ffd", None, Priorities::Dm, None).unwrap();
+            assert_eq!(inputs.placement, Some((vec![1, 0], 1)), "{policy}");
+        }
+        let c = policy_inputs("cedf", &light, 2, "ffd", Some(2), Priorities::Dm, None).unwrap();
+        assert_eq!(c.placement, Some((vec![0, 0], 2)));
+        // Work 6 > deadline 4: heavy.
+        let heavy = TaskSet::new(vec![
+            Task::implicit(ns(1), ns(10)).unwrap(),
+            fj(vec![3, 3], 4),
+        ])
+        .unwrap();
+        let e = policy_inputs("pedf", &heavy, 2, "ffd", None, Priorities::Dm, None)
+            .err()
+            .unwrap();
+        assert!(
+            e.starts_with("task 1 (`fj`) is a heavy parallel task (work 6ns > deadline 4ns)"),
+            "{e}"
+        );
+        let tasks = TaskSet::new(vec![
+            Task::implicit(ns(1), ns(10)).unwrap(),
+            fj(vec![1, 1], 10),
+        ])
+        .unwrap();
+        for policy in ["pfp-ts", "plbesa"] {
             let e = policy_inputs(policy, &tasks, 2, "ffd", Some(2), Priorities::Dm, None)
                 .err()
                 .unwrap();

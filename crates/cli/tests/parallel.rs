@@ -179,7 +179,7 @@ fn analyze_says_every_test_does_not_apply_to_a_parallel_task() {
 /// `simulate` refuses a parallel task under a policy that does not schedule parallel tasks
 /// (naming those that do) and where the placement cannot place it; `run` refuses it (no
 /// architecture runs threads yet); each with a failing exit code. `rtws` and `gedf` (threads
-/// as jobs) simulate it.
+/// as jobs; `pedf` and `pfp` on the task's CPU) simulate it.
 #[test]
 fn simulate_and_run_refuse_parallel_tasks() {
     let f = example();
@@ -199,8 +199,8 @@ fn simulate_and_run_refuse_parallel_tasks() {
             "task 0 is parallel (field `parallel`), and policy `ghvdf` does not schedule parallel tasks; the policies that do: rtws (natively)",
         ),
         (
-            vec!["simulate", &f, "--policy", "pedf", "--duration", "100ms"],
-            "task 0 (`tau1`) is parallel (field `parallel`): `pedf` places sequential tasks on CPUs",
+            vec!["simulate", &f, "--policy", "plbesa", "--duration", "100ms"],
+            "task 0 (`tau1`) is parallel (field `parallel`): `plbesa` places sequential tasks on CPUs; of the policies with a placement only pedf, pfp, cedf take parallel tasks",
         ),
         (
             vec!["run", &f, "--policy", "gedf", "--duration", "100ms"],
