@@ -66,25 +66,6 @@ fn every_job_once(r: &RunResult, tasks: &[RtTask]) {
     assert_eq!(r.totals.completed + unfinished, r.totals.jobs);
 }
 
-pub fn print(name: &str, r: &RunResult) {
-    eprintln!(
-        "{name}: rt={} jobs={} completed={} misses={} preemptions={} migrations={} warnings={:?}",
-        r.real_time,
-        r.totals.jobs,
-        r.totals.completed,
-        r.totals.deadline_misses,
-        r.totals.preemptions,
-        r.totals.migrations,
-        r.warnings
-    );
-    for (k, s) in r.overheads.stats() {
-        eprintln!(
-            "  {k:16} n={:6} min={:7} median={:7} mean={:9.0} p99={:8} max={:8}",
-            s.count, s.min_ns, s.median_ns, s.mean_ns, s.p99_ns, s.max_ns
-        );
-    }
-}
-
 fn concurrent(test: &str, policy: &str) {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let tasks = taskset();
@@ -93,7 +74,7 @@ fn concurrent(test: &str, policy: &str) {
     };
     let r = run(&tasks, &config(cpus, policy, tasks.len(), 2)).unwrap();
     assert!(r.real_time, "{:?}", r.warnings);
-    print(&format!("concurrent {policy}"), &r);
+    common::print_run(&format!("concurrent {policy}"), &r);
     every_job_once(&r, &tasks);
     let par = check::parallel_execution(&r.trace);
     assert!(par.is_empty(), "{par:?}");

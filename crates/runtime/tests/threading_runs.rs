@@ -18,7 +18,7 @@ use schedlab_runtime::config::{Arch, Body, RtTask, RunConfig, Threading};
 use schedlab_runtime::job::POOL_THREADS;
 use schedlab_runtime::mech::burn::burn;
 use schedlab_runtime::mech::sched;
-use schedlab_runtime::{run, RunResult};
+use schedlab_runtime::run;
 use schedlab_trace::check;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -70,25 +70,6 @@ fn threads_of(tids: &[AtomicI32], i: usize, jobs: usize) -> Vec<i32> {
         .collect()
 }
 
-fn print(name: &str, r: &RunResult) {
-    eprintln!(
-        "{name}: rt={} jobs={} completed={} misses={} preemptions={} migrations={} warnings={:?}",
-        r.real_time,
-        r.totals.jobs,
-        r.totals.completed,
-        r.totals.deadline_misses,
-        r.totals.preemptions,
-        r.totals.migrations,
-        r.warnings
-    );
-    for (k, s) in r.overheads.stats() {
-        eprintln!(
-            "  {k:16} n={:6} median={:7} mean={:9.0} p99={:8} max={:8}",
-            s.count, s.median_ns, s.mean_ns, s.p99_ns, s.max_ns
-        );
-    }
-}
-
 /// One per-job run of `policy` under `arch` (`placement`: task → CPU) and its checks.
 fn per_job(test: &str, arch: &str, policy: &str, placement: Option<Vec<u32>>) {
     let stretch = if arch == "message-passing" { 2 } else { 1 };
@@ -104,7 +85,7 @@ fn per_job(test: &str, arch: &str, policy: &str, placement: Option<Vec<u32>>) {
     config.placement = placement.map(|p| Placement::new(p, 1));
     let r = run(&tasks, &config).unwrap();
     assert!(r.real_time, "{:?}", r.warnings);
-    print(&format!("{} {policy} per-job", config.arch.name()), &r);
+    common::print_run(&format!("{} {policy} per-job", config.arch.name()), &r);
     // No warning at all: in particular no misplaced switch-in and no mechanism error.
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     let par = check::parallel_execution(&r.trace);

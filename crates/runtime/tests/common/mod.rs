@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use schedlab_runtime::mech::sched::{self, Class, ClassGuard};
+use schedlab_runtime::RunResult;
 
 /// Whether a thread of this process may switch to SCHED_FIFO.
 pub(crate) fn rt_permitted() -> bool {
@@ -31,4 +32,25 @@ pub(crate) fn machine(test: &str, n: usize) -> Option<Vec<u32>> {
         return None;
     }
     Some(allowed[..n].to_vec())
+}
+
+/// Prints a real run's totals and overhead statistics (`--nocapture`; the numbers reported in
+/// docs/runtime.md).
+pub(crate) fn print_run(name: &str, r: &RunResult) {
+    eprintln!(
+        "{name}: rt={} jobs={} completed={} misses={} preemptions={} migrations={} warnings={:?}",
+        r.real_time,
+        r.totals.jobs,
+        r.totals.completed,
+        r.totals.deadline_misses,
+        r.totals.preemptions,
+        r.totals.migrations,
+        r.warnings
+    );
+    for (k, s) in r.overheads.stats() {
+        eprintln!(
+            "  {k:16} n={:6} min={:7} median={:7} mean={:9.0} p99={:8} max={:8}",
+            s.count, s.min_ns, s.median_ns, s.mean_ns, s.p99_ns, s.max_ns
+        );
+    }
 }
