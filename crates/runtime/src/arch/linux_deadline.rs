@@ -27,6 +27,7 @@
 
 use crate::arch::kernel::{self, TaskThread, ThreadClass};
 use crate::arch::{Architecture, ArchDef, Cx, Harvest, Jobs, RtLoad, Run, Setup};
+use crate::config::RtTask;
 use crate::error::RuntimeError;
 use crate::mech::cpuset::RootDomain;
 use crate::mech::{sched, MechError};
@@ -70,6 +71,7 @@ impl Architecture for LinuxDeadline {
     const NOT_REAL_TIME: &'static str = "linux-deadline not permitted: ran under SCHED_OTHER (--allow-non-rt); this is not the kernel baseline";
 
     fn prepare(run: &Run<'_>, warnings: &mut Vec<String>) -> Result<Setup<Self>, RuntimeError> {
+        kernel::check_parallel(run)?;
         let margin = run.config.dl_margin.as_ns();
         let mut classes = Vec::with_capacity(run.n());
         let mut reserved = 0.0;
@@ -84,13 +86,20 @@ impl Architecture for LinuxDeadline {
                     ),
                 });
             }
-            let runtime = t.wcet.as_ns().saturating_add(margin).min(d).max(1024);
-            reserved += runtime as f64 / p.max(1) as f64;
-            classes.push(ThreadClass::Deadline {
-                runtime,
-                deadline: d,
-                period: p,
-            });
+            let slots = slot_runtimes(t, margin);
+            for &runtime in &slots {
+                reserved += runtime as f64 / p.max(1) as f64;
+            }
+            classes.push(
+                slots
+                    .into_iter()
+                    .map(|runtime| ThreadClass::Deadline {
+                        runtime,
+                        deadline: d,
+                        period: p,
+                    })
+                    .collect(),
+            );
         }
         // Split the root domain before anything runs real-time; undone when the run's
         // state drops.
@@ -134,30 +143,50 @@ impl Architecture for LinuxDeadline {
     }
 }
 
+/// The SCHED_DEADLINE runtime of each of task `t`'s threads (one for a sequential task, one
+/// per thread slot of a parallel one), with `margin` (ns) per job the thread runs: a
+/// sequential task's WCET + margin; slot k of a parallel task the sum of its threads'
+/// lengths + margin per thread (module doc: it runs once per region it has a thread in, all
+/// within one reservation period), each capped at the deadline and at least 1024 ns (the
+/// kernel's minimum). O(threads).
+fn slot_runtimes(t: &RtTask, margin: u64) -> Vec<u64> {
+    let d = t.deadline.as_ns();
+    let cap = |runtime: u64| runtime.min(d).max(1024);
+    match &t.parallel {
+        None => vec![cap(t.wcet.as_ns().saturating_add(margin))],
+        Some(p) => (0..p.max_width())
+            .map(|k| {
+                let (work, threads) = kernel::slot_demand(p, k);
+                cap(work.saturating_add(margin.saturating_mul(threads)))
+            })
+            .collect(),
+    }
+}
+
 impl LinuxDeadline {
     /// Explains a failed SCHED_DEADLINE setup of `w`'s task.
     fn explain(&self, w: &TaskThread, e: &MechError) -> String {
-        let i = w.task;
+        let i = kernel::who(w);
         let ThreadClass::Deadline {
             runtime, period, ..
         } = w.class
         else {
-            return format!("task {i}: {e}");
+            return format!("{i}: {e}");
         };
         let online = sched::configured_cpus();
         match e {
             MechError::NotPermitted { .. } => format!(
-                "task {i}: SCHED_DEADLINE refused (EPERM). As root this means the thread's affinity does not span its root domain: deadline threads are scheduled globally over a root domain (all {online} CPUs of this machine unless cpusets split it), and the run's CPUs are {:?}; run linux-deadline on every CPU of the root domain, or pass --dl-cpuset to give the run's CPUs a root domain of their own. Without root, CAP_SYS_NICE is needed.",
+                "{i}: SCHED_DEADLINE refused (EPERM). As root this means the thread's affinity does not span its root domain: deadline threads are scheduled globally over a root domain (all {online} CPUs of this machine unless cpusets split it), and the run's CPUs are {:?}; run linux-deadline on every CPU of the root domain, or pass --dl-cpuset to give the run's CPUs a root domain of their own. Without root, CAP_SYS_NICE is needed.",
                 self.cpus
             ),
             MechError::Os { errno, .. } if *errno == libc::EBUSY => {
                 let limit = crate::throttle::rt_limit().map_or(1.0, |l| l.0);
                 format!(
-                    "task {i}: SCHED_DEADLINE admission control refused runtime {runtime} ns / period {period} ns (EBUSY): the set reserves Σ runtime/period = {:.3}, the kernel admits at most {limit:.2} per CPU of the root domain ({online} CPUs), minus what other deadline threads hold; lower --dl-margin or the load",
+                    "{i}: SCHED_DEADLINE admission control refused runtime {runtime} ns / period {period} ns (EBUSY): the set reserves Σ runtime/period = {:.3} (over every thread, a parallel task's thread slots included), the kernel admits at most {limit:.2} per CPU of the root domain ({online} CPUs), minus what other deadline threads hold; lower --dl-margin or the load",
                     self.reserved
                 )
             }
-            other => format!("task {i}: {other}"),
+            other => format!("{i}: {other}"),
         }
     }
 }
