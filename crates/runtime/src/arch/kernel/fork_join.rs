@@ -300,7 +300,7 @@ pub(crate) fn check_parallel(run: &Run<'_>) -> Result<(), RuntimeError> {
             return Err(bad(
                 "parallel",
                 format!(
-                    "the widest region has {} threads: the kernel baselines run one kernel thread per thread slot (the widest region's width), at most {MAX_SLOT_THREADS} in a run, and the parallel tasks up to this one need {slots}",
+                    "has a region of {} threads: the kernel baselines run one kernel thread per thread slot (the widest region's width), at most {MAX_SLOT_THREADS} in a run, and the parallel tasks up to this one need {slots}",
                     p.max_width()
                 ),
             ));
