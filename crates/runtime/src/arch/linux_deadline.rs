@@ -24,6 +24,40 @@
 //! runtime is used up); the burn loop records what user space can see of it (a gap or a move
 //! to another CPU, `kernel`). Admission control failures (EBUSY) and a root domain the
 //! affinity does not span (EPERM) are explained.
+//!
+//! # Parallel tasks: the "SD" baseline of [RTWS §VI]
+//!
+//! A parallel (fork-join) task runs as one SCHED_DEADLINE thread per thread slot (slot k
+//! runs the k-th thread of every region that has one; `kernel`'s `fork_join` has the
+//! fork/join protocol): the threads of a job are threads of their own that the kernel's
+//! global EDF places, pushes and pulls like any other — what RTWS compared its scheduler
+//! with ("SCHED_DEADLINE", Figs. 3–4, Tables II–III). Each slot thread has the task's
+//! deadline and period and, as runtime, the slot's **demand per job**: the sum of its
+//! threads' lengths plus `dl_margin` per thread, capped at the deadline. Not the slot's
+//! longest thread: a slot thread runs once per region it has a thread in, all within one
+//! reservation period (slot 0 runs in every region), and the CBS keeps the remaining
+//! runtime and the deadline across its sleeps within the period (a wake-up refills only
+//! when the remainder would exceed the reserved bandwidth until the deadline), so a runtime
+//! of its longest thread would throttle the slot in its second region until its deadline.
+//! Admission: Σ over all threads of runtime/period, which for a parallel task is
+//! (work + margin·threads)/period, must pass the kernel's test (≤ 0.95 per CPU of the root
+//! domain), else the setup fails with EBUSY, explained per thread slot.
+//!
+//! **Whose deadline.** The kernel's CBS gives each thread a deadline of its own: at a
+//! wake-up after its previous deadline (or when the remaining runtime no longer fits),
+//! `now + deadline`. So a slot woken at a fork competes with the fork time + D, not with
+//! its job's absolute deadline (release + D) as the threads-as-jobs baseline of the
+//! simulator does (the parent's deadline inherited, [RTWS §III]); slot 0, running since the
+//! release, usually keeps release + D. A late region therefore looks less urgent to the
+//! kernel than its job is, and the kernel meeting every thread's own deadline says nothing
+//! about the job's: a job can miss although no thread does. The job's record measures
+//! what counts — release to final join against release + D. Two more differences from the
+//! paper's SD: RTWS ran SCHED_DEADLINE with bandwidth management **disabled** ("to set
+//! equal grounds"), so threads there were never throttled; here the CBS is on (the stock
+//! kernel has no per-thread switch, and the run keeps the kernel's RT limits), so a thread
+//! that overruns its runtime waits for its next period. And the paper counted migrations
+//! and context switches in the kernel; here they are what user space sees of its threads
+//! (`kernel`), counted per job over its strands by `schedlab_trace::counts`.
 
 use crate::arch::kernel::{self, TaskThread, ThreadClass};
 use crate::arch::{Architecture, ArchDef, Cx, Harvest, Jobs, RtLoad, Run, Setup};
