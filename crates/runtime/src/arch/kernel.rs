@@ -88,7 +88,7 @@ pub(crate) struct TaskThread {
 /// The task threads of a run: task i's slot k (0 for a sequential task) scheduled as
 /// `classes[i][k]`, on physical CPU `cpus[p[i]]` with a placement `p`, else on all the
 /// run's CPUs. A parallel task's slot threads share one [`ForkJoin`]; each has a trace
-/// buffer of its own, sized for the threads it runs ([`fork_join::slot_capacity`]).
+/// buffer of its own, sized for the threads it runs ([`fork_join::slot_capacities`]).
 pub(crate) fn task_threads(
     run: &Run<'_>,
     classes: Vec<Vec<ThreadClass>>,

@@ -9,44 +9,49 @@
 //! # Protocol
 //!
 //! State ([`ForkJoin`], one per parallel task, shared by its slot threads) and who writes it:
-//! - `seq`, `region`, `left`, `executed`, `first_start`, `completion`, `ended` describe the
-//!   current job. Slot 0 sets them at a release before it wakes anyone; the **joiner** (the
-//!   thread whose decrement of `left` reached zero) sets `region` and `left` at a fork, and
-//!   `completion` and `ended` at the final join, before it wakes anyone. Everyone else only
-//!   reads them after its wake-up (the `go` word's Release/Acquire) or adds to `executed` /
-//!   lowers `first_start` before its decrement of `left` (AcqRel: the joiner sees every
-//!   thread's contribution).
-//! - `go[k]`: slot k's futex word, bumped to hand it its thread of the current region (at
-//!   most one hand-over is pending: slot k's next thread starts only after the join its
-//!   current thread takes part in), by slot 0 at a release, by the joiner at a fork, by the
-//!   final joiner for slot 0 (the job ended), and for every slot at the close.
-//! - `closed`: the task's threads leave (set at the stop or when slot 0 has released its
-//!   last job).
+//! - `seq`, `left`, `executed`, `first_start`, `completion`, `ended` describe the current
+//!   job. Slot 0 sets them at a release before it hands out any thread; the **joiner** (the
+//!   thread whose decrement of `left` reached zero) sets `left` at a fork, and `completion`
+//!   and `ended` at the final join, before it hands anything out. The others add to
+//!   `executed` and lower `first_start` before their decrement of `left` (AcqRel: the
+//!   joiner sees every thread's contribution) and read `seq` after taking a hand-over.
+//! - `go[k]`: slot k's futex word; its *value* is the hand-over: 0 nothing, `r + 1` "run
+//!   your thread of region r", `ENDED` (slot 0 only) "the job completed", `CLOSED` "leave".
+//!   The giver stores it (Release) and wakes the slot; the slot takes it with a swap to 0
+//!   (Acquire) and sleeps while it reads 0. Each hand-over is taken exactly once, so one
+//!   that arrives late (its giver was preempted or throttled between its state updates and
+//!   the store) cannot be mistaken for a later one. At most one is pending per slot: slot
+//!   k's next thread is handed out only at a join its current thread takes part in, and
+//!   slot 0 waits for `ENDED` before it releases the next job.
+//! - The close hands `CLOSED` to every slot: at the stop, or when slot 0 has released its
+//!   last job; every slot thread then leaves.
 //!
 //! One job, numbered steps:
 //! 1. Slot 0 wakes at the release (kernel.rs), records `release`, resets the job state
-//!    (`left` = region 0's width) and bumps `go[k]` for every other slot of region 0.
-//! 2. Each thread of the region — slot 0 at once, slot k when its `go` moves — records
-//!    `switch-in` (strand `offset(r) + k`, the simulator's numbering: docs/traces.md), burns
-//!    its thread's time (recording what user space sees of its preemptions and migrations,
-//!    kernel.rs), records `switch-out`, adds its CPU time and decrements `left`.
+//!    (`left` = region 0's width) and hands region 0 to every other slot of region 0.
+//! 2. Each thread of the region — slot 0 at once, slot k when it takes its hand-over —
+//!    records `switch-in` (strand `offset(r) + k`, the simulator's numbering:
+//!    docs/traces.md), burns its thread's time (recording what user space sees of its
+//!    preemptions and migrations, kernel.rs), records `switch-out`, adds its CPU time and
+//!    decrements `left`.
 //! 3. The joiner records `join` (arg = the region). If another region follows it records
-//!    `fork` (arg = the new region's width, strand = its first strand), sets `region` and
-//!    `left`, bumps `go` of every other slot of the new region and, if it has a thread
-//!    there itself, runs it at once (step 2) — no thread waits busily, and no slot thread
-//!    sleeps between two of its threads when it joins the region before.
+//!    `fork` (arg = the new region's width, strand = its first strand), sets `left`, hands
+//!    the new region to every other slot of it and, if it has a thread there itself, runs
+//!    it at once (step 2) — no thread waits busily, and a slot thread that joins a region
+//!    does not sleep before its thread of the next.
 //! 4. After the last region the joiner records `complete` (strand = its own, `arg` = the
-//!    join's ticks) and sets `completion` and `ended`; a joiner other than slot 0 bumps
-//!    `go[0]`. Slot 0, which waits on `go[0]` whenever it has finished its thread and is not
-//!    the joiner, writes the job's one record (response time from the release to the final
-//!    join; deadline miss checked by the accounting), then sleeps until the next release.
+//!    join's ticks) and sets `completion` and `ended`; a joiner other than slot 0 hands
+//!    `ENDED` to slot 0, which waits on `go[0]` whenever it has finished its thread and is
+//!    not the joiner. Slot 0 writes the job's one record (response time from the release to
+//!    the final join; the deadline miss is the accounting's), then sleeps until the next
+//!    release.
 //!
 //! Stop: a thread burning when the run stops returns at once (the burn loop watches the
 //! stop) and still decrements `left`; a joiner that sees the stop does not fork but closes
-//! the task (`closed`, every `go` bumped), so every thread waiting on its `go` wakes and
-//! leaves, and slot 0 records the job as not completed. While a job is in progress one of
-//! its threads is always running or runnable, so the close comes within a burn-loop pass of
-//! the stop; between jobs slot 0 sleeps on the run's stop word and closes when it wakes.
+//! the task (`CLOSED` to every slot), so every slot thread waiting on its `go` wakes and leaves, and slot 0 records
+//! the job as not completed. While a job is in progress one of its threads is always
+//! running or runnable, so the close comes within a burn-loop pass of the stop; between
+//! jobs slot 0 sleeps on the run's stop word and closes when it wakes.
 //!
 //! Complexity: per job O(threads) wake-ups and trace records; per region one atomic
 //! decrement per thread and one futex wake per thread woken.
@@ -74,8 +79,6 @@ pub(crate) struct ForkJoin {
     offsets: Vec<u32>,
     /// The current job.
     seq: AtomicU64,
-    /// Its current region.
-    region: AtomicU32,
     /// Threads of the current region that have not finished: the join counter.
     left: AtomicU32,
     /// CPU time of the current job's threads so far (ns).
@@ -86,11 +89,9 @@ pub(crate) struct ForkJoin {
     completion: AtomicU64,
     /// The current job completed (its final join).
     ended: AtomicBool,
-    /// Per slot: its futex word (bumped to hand it a thread, at a job's end for slot 0, at
-    /// the close).
+    /// Per slot: its futex word, holding its hand-over (module doc: 0, `r + 1`, [`ENDED`],
+    /// [`CLOSED`]).
     go: Box<[AtomicU32]>,
-    /// The task's threads leave.
-    closed: AtomicBool,
 }
 
 impl ForkJoin {
@@ -115,13 +116,11 @@ impl ForkJoin {
             regions,
             offsets,
             seq: AtomicU64::new(0),
-            region: AtomicU32::new(0),
             left: AtomicU32::new(0),
             executed: AtomicU64::new(0),
             first_start: AtomicU64::new(u64::MAX),
             completion: AtomicU64::new(0),
             ended: AtomicBool::new(false),
-            closed: AtomicBool::new(false),
         }
     }
 
@@ -130,59 +129,72 @@ impl ForkJoin {
         self.regions.get(r).map_or(0, |t| t.len() as u32)
     }
 
-    /// Hands slot `k` its thread of the current region (or tells it to look: job end,
-    /// close).
-    fn bump(&self, k: usize) {
+    /// Hands `what` (module doc: `r + 1`, [`ENDED`], [`CLOSED`]) to slot `k`.
+    fn hand(&self, k: usize, what: u32) {
         if let Some(g) = self.go.get(k) {
-            g.fetch_add(1, Ordering::Release);
+            g.store(what, Ordering::Release);
             futex::wake(g, 1);
         }
     }
 
     /// Every slot thread leaves (idempotent).
     pub(crate) fn close(&self) {
-        self.closed.store(true, Ordering::Release);
         for k in 0..self.go.len() {
-            self.bump(k);
+            self.hand(k, CLOSED);
         }
     }
 
-    /// Waits until slot `k`'s `go` word differs from `seen`; returns its new value.
-    fn wait(&self, k: usize, seen: u32) -> u32 {
+    /// Takes slot `k`'s next hand-over, sleeping until there is one.
+    fn take(&self, k: usize) -> Handed {
         let Some(g) = self.go.get(k) else {
-            return seen.wrapping_add(1);
+            return Handed::Closed;
         };
         loop {
-            let now = g.load(Ordering::Acquire);
-            if now != seen {
-                return now;
+            match g.swap(0, Ordering::AcqRel) {
+                0 => {
+                    futex::wait(g, 0, None);
+                }
+                CLOSED => return Handed::Closed,
+                ENDED => return Handed::Ended,
+                r => return Handed::Region(r as usize - 1),
             }
-            futex::wait(g, seen, None);
         }
     }
+}
+
+/// `go` value: the job completed (to slot 0).
+const ENDED: u32 = u32::MAX - 1;
+/// `go` value: leave.
+const CLOSED: u32 = u32::MAX;
+
+/// What a slot thread was handed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Handed {
+    /// Its thread of this region of the current job.
+    Region(usize),
+    /// The current job completed (slot 0).
+    Ended,
+    /// Leave.
+    Closed,
 }
 
 /// Job `seq` of a parallel task, run by its slot-0 thread `w` (module doc, steps 1–4): its
 /// record's start, completion and CPU time (summed over its threads).
 pub(super) fn job(w: &TaskThread, fj: &ForkJoin, cx: &Cx<'_>, seq: u64) -> Done {
     fj.seq.store(seq, Ordering::Relaxed);
-    fj.region.store(0, Ordering::Relaxed);
     fj.left.store(fj.width(0), Ordering::Relaxed);
     fj.executed.store(0, Ordering::Relaxed);
     fj.first_start.store(u64::MAX, Ordering::Relaxed);
     fj.ended.store(false, Ordering::Relaxed);
-    // No one bumps `go[0]` before slot 0's own decrement of region 0 (module doc).
-    let mut seen = fj.go.first().map_or(0, |g| g.load(Ordering::Acquire));
     for k in 1..fj.width(0) as usize {
-        fj.bump(k);
+        fj.hand(k, 1);
     }
-    run_threads(w, fj, cx, seq, 0);
-    while !fj.ended.load(Ordering::Acquire) && !fj.closed.load(Ordering::Acquire) {
-        seen = fj.wait(0, seen);
-        if fj.ended.load(Ordering::Acquire) || fj.closed.load(Ordering::Acquire) {
-            break;
+    let mut done = run_threads(w, fj, cx, seq, 0);
+    while !done {
+        match fj.take(0) {
+            Handed::Region(r) => done = run_threads(w, fj, cx, seq, r),
+            Handed::Ended | Handed::Closed => break,
         }
-        run_threads(w, fj, cx, seq, fj.region.load(Ordering::Relaxed) as usize);
     }
     let first = fj.first_start.load(Ordering::Relaxed);
     Done {
@@ -196,25 +208,20 @@ pub(super) fn job(w: &TaskThread, fj: &ForkJoin, cx: &Cx<'_>, seq: u64) -> Done 
     }
 }
 
-/// The loop of slot thread `w` (slot ≥ 1): wait for a thread of a region, run it (and the
-/// next regions' while it is their joiner), until the close.
+/// The loop of slot thread `w` (slot ≥ 1): take a thread of a region, run it (and the next
+/// regions' while it is their joiner), until the close.
 pub(super) fn slot_loop(w: &TaskThread, fj: &ForkJoin, cx: &Cx<'_>) {
     let k = w.slot as usize;
-    let mut seen = 0u32;
-    loop {
-        seen = fj.wait(k, seen);
-        if fj.closed.load(Ordering::Acquire) {
-            return;
-        }
+    while let Handed::Region(r) = fj.take(k) {
         let seq = fj.seq.load(Ordering::Relaxed);
-        let r = fj.region.load(Ordering::Relaxed) as usize;
         run_threads(w, fj, cx, seq, r);
     }
 }
 
 /// Runs slot `w.slot`'s thread of region `r` of job `seq` (module doc, steps 2–4), and goes
-/// on with the next region's while this thread is the joiner and has a thread there.
-fn run_threads(w: &TaskThread, fj: &ForkJoin, cx: &Cx<'_>, seq: u64, mut r: usize) {
+/// on with the next region's while this thread is the joiner and has a thread there. True
+/// if this thread made the final join (the job completed).
+fn run_threads(w: &TaskThread, fj: &ForkJoin, cx: &Cx<'_>, seq: u64, mut r: usize) -> bool {
     let sh = cx.shared;
     let k = w.slot as usize;
     let stopping = || sh.stop.load(Ordering::Relaxed);
@@ -235,7 +242,7 @@ fn run_threads(w: &TaskThread, fj: &ForkJoin, cx: &Cx<'_>, seq: u64, mut r: usiz
             fj.executed.fetch_add(t.executed_ns, Ordering::Relaxed);
         }
         if fj.left.fetch_sub(1, Ordering::AcqRel) != 1 {
-            return; // another thread of the region is still running: it joins
+            return false; // another thread of the region is still running: it joins
         }
         let (now, phys) = sh.clock.ticks_and_cpu();
         let cpu = logical(cx, phys);
@@ -243,7 +250,7 @@ fn run_threads(w: &TaskThread, fj: &ForkJoin, cx: &Cx<'_>, seq: u64, mut r: usiz
         rec(Kind::Join, strand, r as u64);
         if stopping() {
             fj.close();
-            return;
+            return false;
         }
         let next = r + 1;
         let width = fj.width(next);
@@ -253,19 +260,18 @@ fn run_threads(w: &TaskThread, fj: &ForkJoin, cx: &Cx<'_>, seq: u64, mut r: usiz
             fj.completion.store(now, Ordering::Relaxed);
             fj.ended.store(true, Ordering::Release);
             if k != 0 {
-                fj.bump(0);
+                fj.hand(0, ENDED);
             }
-            return;
+            return true;
         }
         let first = fj.offsets.get(next).copied().unwrap_or(0);
         rec(Kind::Fork, first, u64::from(width));
         fj.left.store(width, Ordering::Relaxed);
-        fj.region.store(next as u32, Ordering::Relaxed);
         for j in (0..width as usize).filter(|&j| j != k) {
-            fj.bump(j);
+            fj.hand(j, next as u32 + 1);
         }
         if k >= width as usize {
-            return;
+            return false;
         }
         r = next;
     }
@@ -321,42 +327,61 @@ pub(crate) fn check_parallel(run: &Run<'_>) -> Result<(), RuntimeError> {
     Ok(())
 }
 
-/// Trace buffer capacities of every task's slot threads: a sequential task's thread (and a
-/// parallel task's slot 0) as the skeleton estimated per task (`Run::capacity`); slot k of a
-/// parallel task that estimate times the threads it runs per job (each thread is recorded as
-/// a job of its own would be). When the slots raise the run's total above
-/// [`MAX_TRACE_BYTES`], every slot buffer beyond slot 0 shrinks by the same factor (at least
-/// 64 events each). O(tasks + slots).
+/// Trace buffer capacities of the kernel baselines' threads, by task and slot: the
+/// skeleton's estimate per task (`Run::capacity`, 16 events per job and 4 per job of every
+/// other task) times the threads the slot runs per job (each is recorded as a job of its
+/// own would be), plus 4 events per job and millisecond of the slot's demand — a burn loop
+/// records a `switch-out`, `preempt`, `switch-in` (and `migrate`) at every loss of its CPU,
+/// which on a long job comes with the timer ticks and other threads, not once per job (a
+/// 5 s run of RTWS-like tasks with threads of tens of ms overflowed the per-job estimate).
+/// Each is at most [`MAX_EVENTS_PER_BUFFER`]; when together with the scheduler buffers
+/// they exceed [`MAX_TRACE_BYTES`], every one shrinks by the same factor (at least 64
+/// events). An explicit `trace_capacity` is every buffer's. O(tasks + slots).
 pub(crate) fn slot_capacities(run: &Run<'_>) -> Vec<Vec<usize>> {
+    if let Some(c) = run.config.trace_capacity {
+        // The caller's own capacity for every buffer (the skeleton checked it per task).
+        return run.tasks.iter().map(|t| vec![c; slots(t)]).collect();
+    }
     let base = |i: usize| run.capacity.task.get(i).copied().unwrap_or(1024) as u64;
+    let per_ms = |i: usize, demand_ns: u64| {
+        let jobs = run.jobs.get(i).copied().unwrap_or(0);
+        jobs.saturating_mul(4)
+            .saturating_mul(demand_ns.div_ceil(1_000_000))
+    };
     let desired: Vec<Vec<u64>> = run
         .tasks
         .iter()
         .enumerate()
-        .map(|(i, t)| match &t.parallel {
-            None => vec![base(i)],
-            Some(p) => (0..p.max_width())
-                .map(|k| {
-                    let n = slot_demand(p, k).1.max(1);
-                    base(i).saturating_mul(n).min(MAX_EVENTS_PER_BUFFER)
+        .map(|(i, t)| {
+            let slots: Vec<(u64, u64)> = match &t.parallel {
+                None => vec![(t.wcet.as_ns(), 1)],
+                Some(p) => (0..p.max_width()).map(|k| slot_demand(p, k)).collect(),
+            };
+            slots
+                .into_iter()
+                .map(|(demand, n)| {
+                    base(i)
+                        .saturating_mul(n.max(1))
+                        .saturating_add(per_ms(i, demand))
+                        .min(MAX_EVENTS_PER_BUFFER)
                 })
-                .collect(),
+                .collect()
         })
         .collect();
     let budget = MAX_TRACE_BYTES / RECORD_SIZE as u64;
-    let fixed: u64 = desired.iter().filter_map(|s| s.first()).sum::<u64>()
-        + run.capacity.scheduler as u64 * u64::from(run.m);
-    let extra: u64 = desired.iter().flat_map(|s| s.iter().skip(1)).sum();
-    let room = budget.saturating_sub(fixed);
+    let room = budget.saturating_sub(run.capacity.scheduler as u64 * u64::from(run.m));
+    let total = desired
+        .iter()
+        .flatten()
+        .fold(0u64, |a, &c| a.saturating_add(c));
     desired
         .into_iter()
         .map(|slots| {
             slots
                 .into_iter()
-                .enumerate()
-                .map(|(k, c)| {
-                    let c = if k > 0 && extra > room {
-                        (u128::from(c) * u128::from(room) / u128::from(extra)) as u64
+                .map(|c| {
+                    let c = if total > room {
+                        (u128::from(c) * u128::from(room) / u128::from(total)) as u64
                     } else {
                         c
                     };
@@ -402,17 +427,47 @@ mod tests {
         assert_eq!((fj.width(0), fj.width(1), fj.width(2), fj.width(3)), (1, 3, 1, 0));
     }
 
-    /// A bump wakes a waiter exactly once; the close wakes every slot.
+    /// τ0 = [[2], [1, 1, 1], [1]] ms every 20 ms and τ1 = (3, 10) ms for 1 s: 50 and 100
+    /// jobs; the skeleton's estimates 50·16 + 100·4 + 256 = 1456 and 100·16 + 50·4 + 256 =
+    /// 2056. Slot 0 of τ0 (three threads, 4 ms): 3·1456 + 50·4·4 = 5168; slots 1 and 2 (one
+    /// thread of 1 ms): 1456 + 50·4 = 1656; τ1: 2056 + 100·4·3 = 3256.
+    #[test]
+    fn slot_buffers_grow_with_threads_and_demand() {
+        let ms = |x: u64| Duration::from_ns(x * 1_000_000);
+        let p = ParallelStructure::from_threads(vec![vec![ms(2)], vec![ms(1); 3], vec![ms(1)]])
+            .expect("a valid structure");
+        let mut par = RtTask::new(p.work(), ms(20), ms(20));
+        par.parallel = Some(p);
+        let tasks = [par, RtTask::new(ms(3), ms(10), ms(10))];
+        let arch = crate::arch::Arch::named("linux-deadline", "ticket").expect("registered");
+        let config = crate::config::RunConfig::new(vec![0], arch, "linux-deadline", 2, ms(1000));
+        let run = crate::run::validate(&tasks, &config).expect("a valid run");
+        assert_eq!(run.capacity.task, vec![1456, 2056]);
+        assert_eq!(
+            slot_capacities(&run),
+            vec![vec![5168, 1656, 1656], vec![3256]]
+        );
+        let mut config = config;
+        config.trace_capacity = Some(500);
+        let run = crate::run::validate(&tasks, &config).expect("a valid run");
+        assert_eq!(slot_capacities(&run), vec![vec![500; 3], vec![500]]);
+    }
+
+    /// A hand-over wakes its waiter and is taken exactly once; one that arrives while no
+    /// one waits stays until taken (never lost, never taken twice); the close reaches every
+    /// slot.
     #[test]
     fn go_words_hand_over_once() {
         let fj = std::sync::Arc::new(ForkJoin::new(&structure(&[&[1, 1]])));
         let f = fj.clone();
-        let waiter = std::thread::spawn(move || f.wait(1, 0));
-        fj.bump(1);
-        assert_eq!(waiter.join().expect("the waiter"), 1);
+        let waiter = std::thread::spawn(move || f.take(1));
+        fj.hand(1, 3);
+        assert_eq!(waiter.join().expect("the waiter"), Handed::Region(2));
+        fj.hand(0, ENDED);
+        assert_eq!(fj.take(0), Handed::Ended);
+        assert_eq!(fj.go[0].load(Ordering::Relaxed), 0);
         fj.close();
-        assert_eq!(fj.wait(0, 0), 1);
-        assert_eq!(fj.wait(1, 1), 2);
-        assert!(fj.closed.load(Ordering::Acquire));
+        assert_eq!(fj.take(0), Handed::Closed);
+        assert_eq!(fj.take(1), Handed::Closed);
     }
 }
