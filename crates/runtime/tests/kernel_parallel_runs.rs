@@ -28,8 +28,8 @@ fn ms(x: u64) -> Duration {
 /// τ0: regions [[2], [1, 1, 1], [1]] ms every 20 ms (work 6 ms, three slots; strands 0 | 1 2
 /// 3 | 4); τ1: sequential (3, 10) ms. U = 0.3 + 0.3.
 fn taskset() -> Vec<RtTask> {
-    let p = ParallelStructure::from_threads(vec![vec![ms(2)], vec![ms(1); 3], vec![ms(1)]])
-        .unwrap();
+    let p =
+        ParallelStructure::from_threads(vec![vec![ms(2)], vec![ms(1); 3], vec![ms(1)]]).unwrap();
     let mut par = RtTask::new(p.work(), ms(20), ms(20));
     par.parallel = Some(p);
     vec![par, RtTask::new(ms(3), ms(10), ms(10))]
@@ -154,7 +154,11 @@ fn parallel_run_holds(r: &RunResult, tasks: &[RtTask]) {
     assert!(overlaps.is_empty(), "{overlaps:?}");
     assert!(joins_respected(&r.trace) >= 45);
     // The sequential task's events are strand 0 only.
-    assert!(r.trace.iter().filter(|e| e.task == 1).all(|e| e.strand == 0));
+    assert!(r
+        .trace
+        .iter()
+        .filter(|e| e.task == 1)
+        .all(|e| e.strand == 0));
 }
 
 #[test]
@@ -184,7 +188,11 @@ fn linux_fifo_partitioned_runs_a_parallel_task_on_its_cpu() {
     print("linux-fifo partitioned, parallel", &r);
     parallel_run_holds(&r, &tasks);
     for (task, cpus) in check::cpus_per_task(&r.trace) {
-        assert_eq!(cpus.into_iter().collect::<Vec<_>>(), vec![task], "task {task}");
+        assert_eq!(
+            cpus.into_iter().collect::<Vec<_>>(),
+            vec![task],
+            "task {task}"
+        );
     }
     assert_eq!(r.totals.migrations, 0);
 }

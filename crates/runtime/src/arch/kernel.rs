@@ -23,12 +23,12 @@ pub(crate) use fork_join::{check_parallel, slot_demand, slots};
 
 use crate::arch::{Cx, Harvest, Run};
 use crate::config::{run_custom, Body, JobCtx, RtTask};
-use fork_join::ForkJoin;
 use crate::mech::burn::{burn, WorkingSet};
 use crate::mech::clock::{monotonic_ns, thread_cputime_ns};
 use crate::mech::sched::{self, Class};
 use crate::mech::{futex, MechError};
 use crate::state::RawRecord;
+use fork_join::ForkJoin;
 use schedlab_trace::tracebuf::TraceBuf;
 use schedlab_trace::Kind;
 use std::cell::Cell;

@@ -246,7 +246,10 @@ fn run_threads(w: &TaskThread, fj: &ForkJoin, cx: &Cx<'_>, seq: u64, mut r: usiz
         }
         let (now, phys) = sh.clock.ticks_and_cpu();
         let cpu = logical(cx, phys);
-        let rec = |kind, strand, arg| w.buf.record_strand(now, kind, cpu, w.task, seq, strand, arg);
+        let rec = |kind, strand, arg| {
+            w.buf
+                .record_strand(now, kind, cpu, w.task, seq, strand, arg)
+        };
         rec(Kind::Join, strand, r as u64);
         if stopping() {
             fj.close();
@@ -424,7 +427,10 @@ mod tests {
         let fj = ForkJoin::new(&p);
         assert_eq!(fj.offsets, vec![0, 1, 4]);
         assert_eq!(fj.go.len(), 3);
-        assert_eq!((fj.width(0), fj.width(1), fj.width(2), fj.width(3)), (1, 3, 1, 0));
+        assert_eq!(
+            (fj.width(0), fj.width(1), fj.width(2), fj.width(3)),
+            (1, 3, 1, 0)
+        );
     }
 
     /// τ0 = [[2], [1, 1, 1], [1]] ms every 20 ms and τ1 = (3, 10) ms for 1 s: 50 and 100
