@@ -181,9 +181,10 @@ pub struct RtTask {
     /// executed `start` and unlocks it at `start + length` (scheduler-managed mutexes,
     /// `crate::locks`); a custom body locks through [`JobCtx::lock`] instead.
     pub critical_sections: Vec<CriticalSection>,
-    /// The fork-join structure of a parallel task [RTWS §III] (`None`: sequential). No
-    /// architecture runs the threads of parallel jobs yet: a run with a parallel task is
-    /// refused ([`RuntimeError::ParallelTask`]) rather than run sequentially.
+    /// The fork-join structure of a parallel task [RTWS §III] (`None`: sequential). The
+    /// kernel baselines run its threads (one kernel thread per thread slot); the other
+    /// architectures refuse a run with a parallel task ([`RuntimeError::ParallelTask`])
+    /// rather than run it sequentially.
     pub parallel: Option<ParallelStructure>,
 }
 

@@ -48,9 +48,28 @@ impl TraceBuf {
         }
     }
 
-    /// Records an event at `ticks` (raw clock ticks).
+    /// Records an event at `ticks` (raw clock ticks), of strand 0 (a sequential job, or the
+    /// job as a whole).
     #[inline]
     pub fn record(&self, ticks: u64, kind: Kind, cpu: u32, task: u32, seq: u64, arg: u64) {
+        self.record_strand(ticks, kind, cpu, task, seq, 0, arg);
+    }
+
+    /// Records an event at `ticks` (raw clock ticks) of strand `strand` of job `task`/`seq`
+    /// (a thread of a parallel job, [`Event::strand`]). The strand shares the kind's word
+    /// (kind in the low 16 bits, strand in the high 32).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_strand(
+        &self,
+        ticks: u64,
+        kind: Kind,
+        cpu: u32,
+        task: u32,
+        seq: u64,
+        strand: u32,
+        arg: u64,
+    ) {
         let i = self.next.fetch_add(1, Ordering::Relaxed);
         let Some(slot) = self.words.get(i * WORDS..i * WORDS + WORDS) else {
             return; // full: counted by `dropped`
@@ -60,7 +79,7 @@ impl TraceBuf {
             seq,
             arg,
             (u64::from(task) << 32) | u64::from(cpu),
-            kind as u64,
+            (u64::from(strand) << 32) | kind as u64,
         ];
         for (w, v) in slot.iter().zip(vals) {
             w.store(v, Ordering::Relaxed);
@@ -94,7 +113,11 @@ impl TraceBuf {
             };
             let get = |k: usize| w.get(k).map_or(0, |a| a.load(Ordering::Relaxed));
             let tc = get(3);
-            let Some(kind) = u16::try_from(get(4)).ok().and_then(Kind::from_code) else {
+            let ks = get(4);
+            let Some(kind) = u16::try_from(ks & 0xFFFF_FFFF)
+                .ok()
+                .and_then(Kind::from_code)
+            else {
                 continue;
             };
             out.push(Event {
@@ -104,8 +127,7 @@ impl TraceBuf {
                 task: (tc >> 32) as u32,
                 seq: get(1),
                 arg: get(2),
-                // The runtime runs sequential jobs only (strand 0).
-                strand: 0,
+                strand: (ks >> 32) as u32,
             });
         }
         out
@@ -132,5 +154,17 @@ mod tests {
         e.record(1, Kind::IpiSend, u32::MAX, u32::MAX, u64::MAX, 0);
         assert_eq!(e.events()[0].task, u32::MAX);
         assert_eq!(e.events()[0].cpu, u32::MAX);
+        // A strand travels with its event; plain records are strand 0.
+        let s = TraceBuf::new(2);
+        s.record_strand(3, Kind::Fork, 1, 2, 4, u32::MAX, 3);
+        s.record(4, Kind::Join, 1, 2, 4, 1);
+        let e = s.events();
+        assert_eq!(
+            e[0],
+            Event::new(3, Kind::Fork, 1, 2, 4)
+                .with_arg(3)
+                .with_strand(u32::MAX)
+        );
+        assert_eq!(e[1].strand, 0);
     }
 }

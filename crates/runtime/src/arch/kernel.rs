@@ -17,6 +17,10 @@
 //! and `complete` when the job ends. The kernel's own release handling, scheduling and
 //! context switches are not visible separately.
 
+mod fork_join;
+
+pub(crate) use fork_join::{check_parallel, slot_demand, slots};
+
 use crate::arch::{Cx, Harvest, Run};
 use crate::config::{run_custom, Body, JobCtx, RtTask};
 use crate::mech::burn::{burn, WorkingSet};
@@ -24,10 +28,12 @@ use crate::mech::clock::{monotonic_ns, thread_cputime_ns};
 use crate::mech::sched::{self, Class};
 use crate::mech::{futex, MechError};
 use crate::state::RawRecord;
+use fork_join::ForkJoin;
 use schedlab_trace::tracebuf::TraceBuf;
 use schedlab_trace::Kind;
 use std::cell::Cell;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 /// An execution gap longer than this between two passes of the burn loop counts as a
 /// preemption (a pass takes well under a microsecond; timer ticks cost a few).
@@ -57,10 +63,16 @@ pub(crate) enum ThreadClass {
     Fifo(u8),
 }
 
-/// A kernel baseline's worker: one task's thread and what it records.
+/// A kernel baseline's worker: one task's thread (a parallel task's: one per thread slot)
+/// and what it records.
 pub(crate) struct TaskThread {
     /// Task index.
     pub(crate) task: u32,
+    /// Its thread slot: 0 for a sequential task and for the releasing thread of a parallel
+    /// one; slot k of a parallel task runs the k-th thread of every region that has one.
+    pub(crate) slot: u32,
+    /// The fork-join state the slot threads of a parallel task share (`None`: sequential).
+    fj: Option<Arc<ForkJoin>>,
     /// The task.
     t: RtTask,
     /// Its scheduling class.
@@ -69,43 +81,68 @@ pub(crate) struct TaskThread {
     affinity: Vec<u32>,
     /// Its trace buffer.
     buf: TraceBuf,
-    /// Its jobs.
+    /// Its jobs (slot 0 only).
     records: Vec<RawRecord>,
 }
 
-/// The task threads of a run: task i scheduled as `classes[i]`, on physical CPU
-/// `cpus[p[i]]` with a placement `p`, else on all the run's CPUs.
+/// The task threads of a run: task i's slot k (0 for a sequential task) scheduled as
+/// `classes[i][k]`, on physical CPU `cpus[p[i]]` with a placement `p`, else on all the
+/// run's CPUs. A parallel task's slot threads share one [`ForkJoin`]; each has a trace
+/// buffer of its own, sized for the threads it runs ([`fork_join::slot_capacities`]).
 pub(crate) fn task_threads(
     run: &Run<'_>,
-    classes: Vec<ThreadClass>,
+    classes: Vec<Vec<ThreadClass>>,
     placement: Option<&[u32]>,
 ) -> Vec<TaskThread> {
     let cpus = &run.config.cpus;
-    run.tasks
-        .iter()
-        .zip(classes)
-        .enumerate()
-        .map(|(i, (t, class))| {
-            let affinity = match placement.and_then(|p| p.get(i)) {
-                Some(&c) => vec![cpus.get(c as usize).copied().unwrap_or(0)],
-                None => cpus.clone(),
-            };
-            let jobs = run.jobs.get(i).copied().unwrap_or(0).saturating_add(1);
-            TaskThread {
+    let capacity = fork_join::slot_capacities(run);
+    let mut out = Vec::new();
+    for (i, (t, classes)) in run.tasks.iter().zip(classes).enumerate() {
+        let affinity = match placement.and_then(|p| p.get(i)) {
+            Some(&c) => vec![cpus.get(c as usize).copied().unwrap_or(0)],
+            None => cpus.clone(),
+        };
+        let jobs = run.jobs.get(i).copied().unwrap_or(0).saturating_add(1);
+        let fj = t.parallel.as_ref().map(|p| Arc::new(ForkJoin::new(p)));
+        for (k, class) in classes.into_iter().enumerate() {
+            let cap = capacity
+                .get(i)
+                .and_then(|c| c.get(k))
+                .copied()
+                .unwrap_or(1024);
+            out.push(TaskThread {
                 task: i as u32,
+                slot: k as u32,
+                fj: fj.clone(),
                 t: t.clone(),
                 class,
-                affinity,
-                buf: TraceBuf::new(run.capacity.task.get(i).copied().unwrap_or(1024)),
-                records: Vec::with_capacity(jobs.min(RECORDS_RESERVED_MAX) as usize),
-            }
-        })
-        .collect()
+                affinity: affinity.clone(),
+                buf: TraceBuf::new(cap),
+                records: if k == 0 {
+                    Vec::with_capacity(jobs.min(RECORDS_RESERVED_MAX) as usize)
+                } else {
+                    Vec::new()
+                },
+            });
+        }
+    }
+    out
 }
 
 /// The thread's name.
 pub(crate) fn thread_name(w: &TaskThread) -> String {
-    format!("sl-task{}", w.task)
+    match w.slot {
+        0 => format!("sl-task{}", w.task),
+        k => format!("sl-task{}.{k}", w.task),
+    }
+}
+
+/// The thread's name in messages: `task 3`, or `task 3 thread slot 1` for a parallel task.
+pub(crate) fn who(w: &TaskThread) -> String {
+    match (&w.fj, w.slot) {
+        (None, _) => format!("task {}", w.task),
+        (Some(_), k) => format!("task {} thread slot {k}", w.task),
+    }
 }
 
 /// Sets the calling thread (task `w`'s) to its affinity and class; under SCHED_OTHER
@@ -128,6 +165,10 @@ pub(crate) fn set_up(w: &TaskThread, cx: &Cx<'_>) -> Result<(), MechError> {
 /// The thread's loop (see the module doc) until the horizon or the stop; a custom body that
 /// panicked ends the run ([`crate::run::Shared::fail`]).
 pub(crate) fn work(mut w: TaskThread, cx: &Cx<'_>) -> TaskThread {
+    if let (Some(fj), 1..) = (w.fj.clone(), w.slot) {
+        fork_join::slot_loop(&w, &fj, cx);
+        return w;
+    }
     if let Err(msg) = task_loop(&mut w, cx) {
         cx.shared.fail(msg);
     }
@@ -143,7 +184,8 @@ pub(crate) fn drain(workers: Vec<TaskThread>, h: &mut Harvest) {
 }
 
 /// Release, run, record each job of the task until the horizon or the stop; then the
-/// releases before the horizon that never ran.
+/// releases before the horizon that never ran. (A parallel task's slot-0 thread: its jobs
+/// fork and join with the other slots, `fork_join`; at the end it closes them.)
 fn task_loop(w: &mut TaskThread, cx: &Cx<'_>) -> Result<(), String> {
     let sh = cx.shared;
     let mut ws = w.t.wss.map(|b| WorkingSet::new(b as usize));
@@ -166,21 +208,17 @@ fn task_loop(w: &mut TaskThread, cx: &Cx<'_>) -> Result<(), String> {
         let (woke, phys) = sh.clock.ticks_and_cpu();
         w.buf
             .record(woke, Kind::Release, logical(cx, phys), w.task, seq, rel);
-        let job = run_job(w, cx, seq, ws.as_mut());
-        let finished = !stopping() && job.outcome.is_ok();
-        w.buf
-            .record(job.end, Kind::SwitchOut, job.cpu, w.task, seq, 0);
-        if finished {
-            w.buf
-                .record(job.end, Kind::Complete, job.cpu, w.task, seq, job.end);
-        }
+        let job = match w.fj.clone() {
+            Some(fj) => fork_join::job(w, &fj, cx, seq),
+            None => sequential_job(w, cx, seq, ws.as_mut()),
+        };
         w.records.push(RawRecord {
             task: w.task,
             seq,
             release_ns: rel,
             deadline_ns: rel.saturating_add(deadline),
-            start_ticks: Some(job.start),
-            completion_ticks: finished.then_some(job.end),
+            start_ticks: job.start,
+            completion_ticks: job.completion,
             executed_ns: job.executed_ns,
             ..RawRecord::default()
         });
@@ -190,6 +228,9 @@ fn task_loop(w: &mut TaskThread, cx: &Cx<'_>) -> Result<(), String> {
             outcome = job.outcome;
             break;
         }
+    }
+    if let Some(fj) = &w.fj {
+        fj.close();
     }
     while rel < sh.horizon_ns {
         w.records.push(RawRecord {
@@ -203,6 +244,38 @@ fn task_loop(w: &mut TaskThread, cx: &Cx<'_>) -> Result<(), String> {
         rel = rel.saturating_add(period);
     }
     outcome
+}
+
+/// A job as its task's thread(s) saw it, for its record.
+struct Done {
+    /// Ticks when its code first ran (`None`: the run stopped before).
+    start: Option<u64>,
+    /// Ticks when it completed (`None`: cut by the stop, or its body failed).
+    completion: Option<u64>,
+    /// CPU time its thread(s) consumed.
+    executed_ns: u64,
+    /// A custom body's panic.
+    outcome: Result<(), String>,
+}
+
+/// Job `seq` of a sequential task: run, then `switch-out` and (unless cut by the stop or
+/// failed) `complete`.
+fn sequential_job(w: &TaskThread, cx: &Cx<'_>, seq: u64, ws: Option<&mut WorkingSet>) -> Done {
+    let stopping = || cx.shared.stop.load(Ordering::Relaxed);
+    let job = run_job(w, cx, seq, ws);
+    let finished = !stopping() && job.outcome.is_ok();
+    w.buf
+        .record(job.end, Kind::SwitchOut, job.cpu, w.task, seq, 0);
+    if finished {
+        w.buf
+            .record(job.end, Kind::Complete, job.cpu, w.task, seq, job.end);
+    }
+    Done {
+        start: Some(job.start),
+        completion: finished.then_some(job.end),
+        executed_ns: job.executed_ns,
+        outcome: job.outcome,
+    }
 }
 
 /// One job as the thread saw it.
@@ -222,13 +295,57 @@ struct Job {
 /// Runs job `seq` of `w`'s task: `switch-in`, the body — a burn loop that records the job's
 /// losses of its CPU (module doc) — and the CPU time it took.
 fn run_job(w: &TaskThread, cx: &Cx<'_>, seq: u64, ws: Option<&mut WorkingSet>) -> Job {
-    let (sh, buf, task) = (cx.shared, &w.buf, w.task);
+    let sh = cx.shared;
+    let task = w.task;
+    let stopping = || sh.stop.load(Ordering::Relaxed);
+    match &w.t.body {
+        Body::Burn => burn_strand(&w.buf, cx, (task, seq, 0), w.t.wcet.as_ns(), ws),
+        // Custom bodies are not observed inside: one interval on the CPU they started on.
+        Body::Custom(f) => {
+            let cpu_start = thread_cputime_ns();
+            let (start, phys) = sh.clock.ticks_and_cpu();
+            let cpu = logical(cx, phys);
+            w.buf.record(start, Kind::SwitchIn, cpu, task, seq, 0);
+            // The kernel schedules: no policy, nothing aborts.
+            let jc = JobCtx {
+                task,
+                seq,
+                stop: &stopping,
+                aborted: &|| false,
+                lock: None,
+                names: &[],
+            };
+            let outcome = run_custom(f, &jc);
+            Job {
+                start,
+                end: sh.clock.ticks(),
+                cpu,
+                executed_ns: thread_cputime_ns().saturating_sub(cpu_start),
+                outcome,
+            }
+        }
+    }
+}
+
+/// Burns `cpu_ns` of CPU time as strand `strand` of job `task`/`seq` (`id`), recording into
+/// `buf` its `switch-in` and, from the burn loop's passes, every loss of its CPU (module
+/// doc); the caller records the final `switch-out` at the returned `end`.
+fn burn_strand(
+    buf: &TraceBuf,
+    cx: &Cx<'_>,
+    id: (u32, u64, u32),
+    cpu_ns: u64,
+    ws: Option<&mut WorkingSet>,
+) -> Job {
+    let (task, seq, strand) = id;
+    let sh = cx.shared;
     let gap_ticks = ((sh.clock.frequency_hz() * GAP_NS as f64 / 1e9) as u64).max(1);
     let stopping = || sh.stop.load(Ordering::Relaxed);
+    let rec = |t, k, c, arg| buf.record_strand(t, k, c, task, seq, strand, arg);
     let cpu_start = thread_cputime_ns();
     let (start, phys) = sh.clock.ticks_and_cpu();
     let cpu_run = logical(cx, phys);
-    buf.record(start, Kind::SwitchIn, cpu_run, task, seq, 0);
+    rec(start, Kind::SwitchIn, cpu_run, 0);
     let cur = Cell::new(cpu_run);
     let last = Cell::new(start);
     let observe = || {
@@ -241,47 +358,28 @@ fn run_job(w: &TaskThread, cx: &Cx<'_>, seq: u64, ws: Option<&mut WorkingSet>) -
         // it; or a move to another CPU, which the kernel makes only with the job off its
         // CPU): one preemption (`schedlab_trace::counts`), and a migration if it moved.
         if c != prev || now.saturating_sub(last.get()) > gap_ticks {
-            buf.record(last.get(), Kind::SwitchOut, prev, task, seq, 0);
-            buf.record(last.get(), Kind::Preempt, prev, task, seq, 0);
-            buf.record(now, Kind::SwitchIn, c, task, seq, 0);
+            rec(last.get(), Kind::SwitchOut, prev, 0);
+            rec(last.get(), Kind::Preempt, prev, 0);
+            rec(now, Kind::SwitchIn, c, 0);
             if c != prev {
-                buf.record(now, Kind::Migrate, c, task, seq, u64::from(prev));
+                rec(now, Kind::Migrate, c, u64::from(prev));
                 cur.set(c);
             }
         }
         last.set(now);
         stopping()
     };
-    let (end, outcome) = match &w.t.body {
-        Body::Burn => {
-            burn(w.t.wcet.as_ns(), ws, observe);
-            // A last look: a preemption or migration after the burn loop's last pass ends
-            // the interval there (else the job's `switch-out` would claim a CPU that ran
-            // another thread meanwhile).
-            observe();
-            (last.get(), Ok(()))
-        }
-        // Custom bodies are not observed inside: one interval on the CPU they started on.
-        Body::Custom(f) => {
-            // The kernel schedules: no policy, nothing aborts.
-            let jc = JobCtx {
-                task,
-                seq,
-                stop: &stopping,
-                aborted: &|| false,
-                lock: None,
-                names: &[],
-            };
-            let outcome = run_custom(f, &jc);
-            (sh.clock.ticks(), outcome)
-        }
-    };
+    burn(cpu_ns, ws, observe);
+    // A last look: a preemption or migration after the burn loop's last pass ends the
+    // interval there (else the job's `switch-out` would claim a CPU that ran another thread
+    // meanwhile).
+    observe();
     Job {
         start,
-        end,
+        end: last.get(),
         cpu: cur.get(),
         executed_ns: thread_cputime_ns().saturating_sub(cpu_start),
-        outcome,
+        outcome: Ok(()),
     }
 }
 

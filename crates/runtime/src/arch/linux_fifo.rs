@@ -18,6 +18,13 @@
 //!
 //! Preemption, by the kernel (a release of a higher-priority thread on its CPU); the burn
 //! loop records what user space can see of it (`kernel`).
+//!
+//! A parallel (fork-join) task runs as one thread per thread slot (`kernel`'s `fork_join`),
+//! every slot thread at its task's priority and with its task's affinity (partitioned: all
+//! the task's threads on its CPU, where they run one after the other — the `pfp` placement
+//! of a parallel task's work). Threads of equal priority are FIFO-ordered by the kernel: a
+//! task's threads never preempt one another; those of a region run in parallel on
+//! different CPUs when CPUs are free.
 
 use crate::arch::kernel::{self, TaskThread, ThreadClass};
 use crate::arch::{Architecture, ArchDef, Cx, Harvest, Jobs, RtLoad, Run, Setup};
@@ -56,9 +63,10 @@ impl Architecture for LinuxFifo {
     const NOT_REAL_TIME: &'static str = "linux-fifo not permitted: ran under SCHED_OTHER (--allow-non-rt); this is not the kernel baseline";
 
     fn prepare(run: &Run<'_>, _warnings: &mut Vec<String>) -> Result<Setup<Self>, RuntimeError> {
+        kernel::check_parallel(run)?;
         let placement = run.cpu_placement()?;
         let mut classes = Vec::with_capacity(run.n());
-        for (i, &rank) in run.config.ranks.iter().enumerate() {
+        for ((i, &rank), t) in run.config.ranks.iter().enumerate().zip(run.tasks) {
             let prio = 98u32
                 .checked_sub(rank)
                 .filter(|&p| p >= 1)
@@ -69,7 +77,8 @@ impl Architecture for LinuxFifo {
                         "has rank {rank}: linux-fifo maps ranks 0..=97 to SCHED_FIFO priorities 98..=1"
                     ),
                 })?;
-            classes.push(ThreadClass::Fifo(prio as u8));
+            // Every slot thread of a parallel task at its task's priority.
+            classes.push(vec![ThreadClass::Fifo(prio as u8); kernel::slots(t)]);
         }
         Ok(Setup {
             arch: LinuxFifo,
@@ -83,7 +92,7 @@ impl Architecture for LinuxFifo {
     }
 
     fn set_up(&self, w: &TaskThread, cx: &Cx<'_>) -> Result<(), String> {
-        kernel::set_up(w, cx).map_err(|e| format!("task {}: {e}", w.task))
+        kernel::set_up(w, cx).map_err(|e| format!("{}: {e}", kernel::who(w)))
     }
 
     fn work(&self, w: TaskThread, cx: &Cx<'_>) -> TaskThread {

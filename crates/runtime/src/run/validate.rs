@@ -1,9 +1,9 @@
 //! What the skeleton checks before any architecture sees a run, and the run's sizes: every
 //! size that input controls is bounded here with a clear error.
 //!
-//! - **Parallel tasks** [RTWS §III] are refused ([`RuntimeError::ParallelTask`]): no
-//!   architecture runs the threads of fork-join jobs yet, and a run must not quietly execute
-//!   a parallel job as one sequential body.
+//! - **Parallel tasks** [RTWS §III] are refused ([`RuntimeError::ParallelTask`]) by every
+//!   architecture that does not run the threads of fork-join jobs (`takes_parallel`: the
+//!   kernel baselines do), rather than quietly executed as one sequential body.
 //! - **Jobs**: task i releases `⌈(duration − offset_i) / period_i⌉` jobs; their records are
 //!   kept for the whole run (and some architectures reserve room for them up front), so the
 //!   total is at most [`MAX_RUN_JOBS`].
@@ -49,8 +49,14 @@ pub(crate) fn validate<'a>(
     config: &'a RunConfig,
 ) -> Result<Run<'a>, RuntimeError> {
     validate_tasks(tasks)?;
-    if let Some(task) = tasks.iter().position(|t| t.parallel.is_some()) {
-        return Err(RuntimeError::ParallelTask { task });
+    if !takes_parallel(config.arch.def()) {
+        if let Some(task) = tasks.iter().position(|t| t.parallel.is_some()) {
+            return Err(RuntimeError::ParallelTask {
+                task,
+                arch: config.arch.name(),
+                takes: parallel_archs().join(", "),
+            });
+        }
     }
     validate_cpus(&config.cpus)?;
     let n = tasks.len();
@@ -108,6 +114,21 @@ pub(crate) fn validate<'a>(
         capacity,
         abort_words: crate::state::abort_words(n),
     })
+}
+
+/// Whether architecture `def` runs parallel (fork-join) tasks: the kernel baselines, one
+/// kernel thread per thread slot (`crate::arch::kernel`'s `fork_join`).
+pub(crate) fn takes_parallel(def: &crate::arch::ArchDef) -> bool {
+    matches!(def.name, "linux-deadline" | "linux-fifo")
+}
+
+/// The architectures that run parallel tasks, in registry order.
+fn parallel_archs() -> Vec<&'static str> {
+    crate::arch::REGISTRY
+        .iter()
+        .filter(|d| takes_parallel(d))
+        .map(|d| d.name)
+        .collect()
 }
 
 /// The architectures that enact the engine's aborts of late jobs (`RunConfig::abort_late`):
@@ -334,10 +355,11 @@ mod tests {
         RtTask::new(Duration::from_ns(1), d, d)
     }
 
-    /// A parallel task is refused by every architecture before anything runs (no thread is
-    /// created, no privilege needed), with an error naming the task.
+    /// A parallel task is refused by every architecture that does not run parallel tasks,
+    /// before anything runs (no thread is created, no privilege needed), with an error naming
+    /// the task and the architectures that take it.
     #[test]
-    fn parallel_tasks_are_refused_by_every_architecture() {
+    fn parallel_tasks_are_refused_by_the_architectures_without_threads_for_them() {
         let ms = |x| Duration::from_ms(x).unwrap_or(Duration::MAX);
         let structure =
             schedlab_model::ParallelStructure::from_threads(vec![vec![ms(1)], vec![ms(1), ms(1)]])
@@ -346,17 +368,21 @@ mod tests {
         let mut par = RtTask::new(ms(3), ms(10), ms(10));
         par.parallel = Some(structure);
         let tasks = [seq, par];
+        assert_eq!(parallel_archs(), vec!["linux-deadline", "linux-fifo"]);
         for name in crate::arch::names() {
             let arch = crate::arch::Arch::named(name, "ticket").expect("a registered architecture");
+            if takes_parallel(arch.def()) {
+                continue;
+            }
             let config = RunConfig::new(vec![0, 1], arch, "gedf", 2, ms(100));
             let err = crate::run::run(&tasks, &config).expect_err(name);
             assert!(
-                matches!(err, RuntimeError::ParallelTask { task: 1 }),
+                matches!(err, RuntimeError::ParallelTask { task: 1, .. }),
                 "{name}: {err}"
             );
             assert_eq!(
                 err.to_string(),
-                "task 1 is parallel (field `parallel`): parallel tasks are not supported by the runtime yet (no architecture runs their threads); leave out `parallel` to run the task as one sequential job of its work, `wcet`"
+                format!("task 1 is parallel (field `parallel`): parallel tasks are not supported by the runtime yet under --arch {name} (the architectures that run them: linux-deadline, linux-fifo); leave out `parallel` to run the task as one sequential job of its work, `wcet`")
             );
         }
         // A task built from a model task keeps its structure.
