@@ -642,7 +642,11 @@ fn read_generator(g: &Table<'_, '_, '_, '_>, variable: Variable) -> Option<Gener
     }
     if let Some(p) = &parallel {
         // `rtws` takes the platform's CPU count; any CPU count checks its syntax.
-        let text = if p.0 == "rtws" { "rtws:1" } else { p.0.as_str() };
+        let text = if p.0 == "rtws" {
+            "rtws:1"
+        } else {
+            p.0.as_str()
+        };
         check(g, "parallel", &(text.to_string(), p.1.clone()), |t| {
             ParallelDist::parse(t)
                 .map_err(|e| format!("{e} (or `rtws`: [RTWS §VI] on each platform's CPUs)"))

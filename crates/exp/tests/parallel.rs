@@ -51,9 +51,15 @@ fn parse(text: &str) -> Experiment {
 #[test]
 fn window_and_rtws_structure_give_table_i_sets() {
     let e = parse(TABLE_I);
-    assert_eq!(e.plots, vec![Metric::Migrations, Metric::ContextSwitches, Metric::Steals]);
+    assert_eq!(
+        e.plots,
+        vec![Metric::Migrations, Metric::ContextSwitches, Metric::Steals]
+    );
     for m in [2, 4] {
-        let cell = Cell { cpus: m, point: Some(0) };
+        let cell = Cell {
+            cpus: m,
+            point: Some(0),
+        };
         let ours = e.gen_spec(cell).unwrap().generator().unwrap();
         let gen = rtws_spec(m, 0.38, 0.40)
             .unwrap()

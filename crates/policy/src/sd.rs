@@ -278,7 +278,11 @@ impl Sd {
     /// strictly lowers a running deadline or fills an idle CPU, so this ends; the bound is a
     /// guard.
     fn balance(&mut self) {
-        let bound = self.on.len().saturating_add(1).saturating_mul(self.rq.len() + 1);
+        let bound = self
+            .on
+            .len()
+            .saturating_add(1)
+            .saturating_mul(self.rq.len() + 1);
         for _ in 0..bound {
             self.to_push.sort_unstable();
             let Some(&cpu) = self.to_push.first() else {

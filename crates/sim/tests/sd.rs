@@ -101,14 +101,27 @@ fn sd_preempts_on_the_previous_cpu_where_gedf_takes_an_idle_one() {
     let s = sim(&set, "sd", 2, 20);
     let g = sim(&set, "gedf", 2, 20);
     let job = |r: &schedlab_sim::SimResult, t: u32| {
-        r.jobs.iter().find(|j| j.task == t && j.seq == 0).cloned().unwrap()
+        r.jobs
+            .iter()
+            .find(|j| j.task == t && j.seq == 0)
+            .cloned()
+            .unwrap()
     };
     let (s1, g1) = (job(&s, 1), job(&g, 1));
-    assert_eq!((s1.preemptions, s1.migrations, s1.cpus_used.clone()), (1, 1, vec![0, 1]));
-    assert_eq!((g1.preemptions, g1.migrations, g1.cpus_used.clone()), (0, 0, vec![0]));
+    assert_eq!(
+        (s1.preemptions, s1.migrations, s1.cpus_used.clone()),
+        (1, 1, vec![0, 1])
+    );
+    assert_eq!(
+        (g1.preemptions, g1.migrations, g1.cpus_used.clone()),
+        (0, 0, vec![0])
+    );
     assert_eq!(s.totals.context_switches, g.totals.context_switches + 1);
     let completions = |r: &schedlab_sim::SimResult| -> Vec<_> {
-        r.jobs.iter().map(|j| (j.task, j.seq, j.completion)).collect()
+        r.jobs
+            .iter()
+            .map(|j| (j.task, j.seq, j.completion))
+            .collect()
     };
     assert_eq!(completions(&s), completions(&g));
 }

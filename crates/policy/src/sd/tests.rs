@@ -40,10 +40,7 @@ fn a_released_job_preempts_on_its_previous_cpu_and_the_victim_is_pushed() {
     let mut h = sd(3, 2);
     prefix(&mut h);
     h.release(10, info(0, 1, 10, 20, 2));
-    assert_eq!(
-        h.links(),
-        vec![(0, Some(jid(0, 1))), (1, Some(jid(1, 0)))]
-    );
+    assert_eq!(h.links(), vec![(0, Some(jid(0, 1))), (1, Some(jid(1, 0)))]);
 
     let mut g = gedf(3, 2);
     prefix(&mut g);
@@ -66,10 +63,7 @@ fn a_push_displaces_the_latest_deadline_job() {
     }
     let mut h = sd(3, 2);
     setup(&mut h);
-    assert_eq!(
-        h.links(),
-        vec![(0, Some(jid(2, 1))), (1, Some(jid(0, 0)))]
-    );
+    assert_eq!(h.links(), vec![(0, Some(jid(2, 1))), (1, Some(jid(0, 0)))]);
     // τ1#0 waits on CPU 1's queue: when τ0#0 completes there, CPU 1 takes it back.
     h.complete(20, jid(0, 0));
     assert_eq!(h.links(), vec![(1, Some(jid(1, 0)))]);
