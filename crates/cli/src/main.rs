@@ -186,6 +186,8 @@ enum Command {
         /// (partitioned by [ChronOS §8.5], overload included); rtws (G-EDF + priority work
         /// stealing for parallel fork-join tasks [RTWS §V]; gedf, gnpedf, gfp, gfifo, edzl run
         /// their threads as jobs, the UA policies and pfp-ts refuse them).
+        /// sd: a model of Linux SCHED_DEADLINE's global EDF (per-CPU queues, wake-up on the
+        /// previous CPU, push and pull; parallel tasks as threads as jobs) [RTWS §VI].
         #[arg(long)]
         policy: String,
         /// Priority assignment for fixed-priority policies (and FP partitioning).

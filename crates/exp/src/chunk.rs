@@ -112,6 +112,13 @@ pub struct Outcome {
     /// Jobs released (simulations).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jobs: Option<u64>,
+    /// Context switches: switch-ins of jobs and threads (simulations).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_switches: Option<u64>,
+    /// Threads stolen from another CPU's local queue (simulations; 0 for policies that
+    /// never steal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steals: Option<u64>,
     /// Jobs aborted (simulations): by the policy (the utility-accrual policies abort jobs
     /// past their deadline [ChronOS §6]) or at their deadline with `abort_late`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -305,6 +312,8 @@ fn run_one(
         preemptions: None,
         migrations: None,
         jobs: None,
+        context_switches: None,
+        steals: None,
         aborted: None,
     };
     match c {
@@ -399,6 +408,8 @@ fn run_one(
             out.preemptions = Some(t.preemptions);
             out.migrations = Some(t.migrations);
             out.jobs = Some(t.jobs);
+            out.context_switches = Some(t.context_switches);
+            out.steals = Some(t.steals);
             out.aborted = Some(t.aborted);
         }
     }

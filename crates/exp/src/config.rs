@@ -9,7 +9,8 @@
 use crate::metric::{default_plots, is_default_plots, Metric};
 use schedlab_gen::util_vec::VecMethod;
 use schedlab_gen::{
-    DeadlineSpec, GenError, GenSpec, PeriodDist, Rounding, Shape, UtilDist, UtilityDist,
+    DeadlineSpec, GenError, GenSpec, ParallelDist, PeriodDist, Rounding, Shape, UtilDist,
+    UtilityDist,
 };
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -72,11 +73,15 @@ pub enum ShapeKind {
     /// Growing sets from `m + 1` tasks, one task at a time while `U ≤ m` [RTPS §VII]; the
     /// sets are binned by realised utilization.
     Grow,
+    /// Tasks from a distribution until the total reaches the point's utilization; a set
+    /// above it plus `window_width` is drawn again, so every set lies in the window
+    /// [RTWS §VI, Table I's utilization windows].
+    Window,
 }
 
 impl ShapeKind {
     /// Names accepted in the file.
-    pub const NAMES: [&'static str; 4] = ["fixed-sum", "count", "fill", "grow"];
+    pub const NAMES: [&'static str; 5] = ["fixed-sum", "count", "fill", "grow", "window"];
 
     /// Parses a name of [`ShapeKind::NAMES`].
     pub fn parse(name: &str) -> Option<ShapeKind> {
@@ -85,6 +90,7 @@ impl ShapeKind {
             "count" => Some(ShapeKind::Count),
             "fill" => Some(ShapeKind::Fill),
             "grow" => Some(ShapeKind::Grow),
+            "window" => Some(ShapeKind::Window),
             _ => None,
         }
     }
@@ -120,6 +126,33 @@ pub struct GeneratorConfig {
     /// experiments without it keep their config hash.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub utility: Option<String>,
+    /// Width of the utilization window of `window`, in the unit of the utilization it
+    /// widens (per CPU when the sweep or the fixed value is per CPU). Omitted from the JSON
+    /// when absent (config hashes of older experiments unchanged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_width: Option<f64>,
+    /// Fork-join structure of every task (`schedlab_gen::ParallelDist` syntax), or `rtws`:
+    /// [RTWS §VI]'s `rtws:M` with `M` the platform's CPU count. Omitted from the JSON when
+    /// absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<String>,
+}
+
+impl GeneratorConfig {
+    /// The fork-join structure on `m` CPUs (`rtws` is `rtws:m`).
+    pub fn parallel_dist(&self, m: u32) -> Result<Option<ParallelDist>, GenError> {
+        match self.parallel.as_deref() {
+            None => Ok(None),
+            Some("rtws") => ParallelDist::parse(&format!("rtws:{m}")).map(Some),
+            Some(s) => ParallelDist::parse(s).map(Some),
+        }
+    }
+
+    /// Whether the utilization the generator is given is per CPU (a `utilization_per_cpu`
+    /// sweep or value).
+    fn per_cpu(&self, variable: Variable) -> bool {
+        variable == Variable::UtilizationPerCpu || self.utilization_per_cpu.is_some()
+    }
 }
 
 /// What is done with every generated set.
@@ -374,11 +407,28 @@ impl Experiment {
                 limit: f64::from(m),
                 dist: dist()?,
             },
+            ShapeKind::Window => {
+                let lo = u.ok_or_else(|| invalid("utilization", "missing"))?;
+                let w = g
+                    .window_width
+                    .ok_or_else(|| invalid("window_width", "missing"))?;
+                let w = if g.per_cpu(self.variable) {
+                    w * f64::from(m)
+                } else {
+                    w
+                };
+                Shape::Window {
+                    lo,
+                    hi: lo + w,
+                    dist: dist()?,
+                }
+            }
         };
         Ok(GenSpec::new(shape, PeriodDist::parse(&g.periods)?)
             .deadlines(DeadlineSpec::parse(&g.deadlines)?)
             .rounding(Rounding::parse(&g.rounding)?)
             .utilities(g.utility.as_deref().map(UtilityDist::parse).transpose()?)
+            .parallel(g.parallel_dist(m)?)
             .seed(self.cell_seed(cell)))
     }
 

@@ -2,7 +2,8 @@
 //! `plots = [...]`, docs/experiments.md): the acceptance ratio (schedulability [ChronOS §8.6,
 //! Eq. (8.7)] for simulations), and the per-point means of the simulation metrics of
 //! [ChronOS §8.6] — DSR (Eq. (8.3)), AUR (Eq. (8.5)), mean maximum tardiness (MMT, Eq. (8.8))
-//! — plus preemptions, migrations and aborted jobs per set [ChronOS §8.11]. Each metric is one
+//! — plus preemptions, migrations and aborted jobs per set [ChronOS §8.11], and context
+//! switches and steals per set (the metrics of [RTWS §VI, Figs. 3–4]). Each metric is one
 //! plot file (`acceptance.svg`, `dsr.svg`, …) drawn in the same style.
 //!
 //! A metric reads its value from a summary [`Row`]; rows without it (an analysis has no DSR)
@@ -29,11 +30,15 @@ pub enum Metric {
     Migrations,
     /// Mean aborted jobs per set.
     Aborts,
+    /// Mean context switches per set.
+    ContextSwitches,
+    /// Mean steals per set (`rtws`).
+    Steals,
 }
 
 impl Metric {
     /// Every metric, in the order of [`Metric::NAMES`].
-    pub const ALL: [Metric; 7] = [
+    pub const ALL: [Metric; 9] = [
         Metric::Acceptance,
         Metric::Dsr,
         Metric::Aur,
@@ -41,10 +46,12 @@ impl Metric {
         Metric::Preemptions,
         Metric::Migrations,
         Metric::Aborts,
+        Metric::ContextSwitches,
+        Metric::Steals,
     ];
 
     /// Names accepted in the file (also the plot files' stems).
-    pub const NAMES: [&'static str; 7] = [
+    pub const NAMES: [&'static str; 9] = [
         "acceptance",
         "dsr",
         "aur",
@@ -52,6 +59,8 @@ impl Metric {
         "preemptions",
         "migrations",
         "aborts",
+        "context_switches",
+        "steals",
     ];
 
     /// Parses a name of [`Metric::NAMES`].
@@ -77,6 +86,8 @@ impl Metric {
             Metric::Preemptions => "preemptions per task set (mean)",
             Metric::Migrations => "migrations per task set (mean)",
             Metric::Aborts => "aborted jobs per task set (mean)",
+            Metric::ContextSwitches => "context switches per task set (mean)",
+            Metric::Steals => "steals per task set (mean)",
         }
     }
 
@@ -90,6 +101,8 @@ impl Metric {
             Metric::Preemptions => "Preemptions",
             Metric::Migrations => "Migrations",
             Metric::Aborts => "Aborted jobs",
+            Metric::ContextSwitches => "Context switches",
+            Metric::Steals => "Steals",
         }
     }
 
@@ -109,6 +122,8 @@ impl Metric {
             Metric::Preemptions => row.mean_preemptions,
             Metric::Migrations => row.mean_migrations,
             Metric::Aborts => row.mean_aborts,
+            Metric::ContextSwitches => row.mean_context_switches,
+            Metric::Steals => row.mean_steals,
         }
     }
 }

@@ -95,6 +95,11 @@ fn config_lines(e: &Experiment, rows: &[Row]) -> Vec<String> {
                 .map_or_else(|| "m + 1".to_string(), |s| s.to_string()),
             g.util_dist.as_deref().unwrap_or("?")
         ),
+        ShapeKind::Window => format!(
+            "window: `{}` tasks added until the sum of C/T reaches the point, a set above the point + {} drawn again [RTWS §VI]",
+            g.util_dist.as_deref().unwrap_or("?"),
+            g.window_width.unwrap_or(0.0)
+        ),
     };
     let n = match (g.tasks, g.tasks_per_cpu) {
         (Some(n), _) => format!("n = {n}"),
@@ -114,6 +119,10 @@ fn config_lines(e: &Experiment, rows: &[Row]) -> Vec<String> {
                 .as_ref()
                 .map(|u| format!("; utilities `{u}`"))
                 .unwrap_or_default()
+                + &g.parallel
+                    .as_ref()
+                    .map(|p| format!("; fork-join structure `{p}`"))
+                    .unwrap_or_default()
         ),
         format!(
             "sweep: {} points from {first} to {last}, {} task sets per point and platform{}; x = {}",
@@ -306,6 +315,8 @@ fn column(metric: Metric) -> &'static str {
         Metric::Preemptions => "mean_preemptions",
         Metric::Migrations => "mean_migrations",
         Metric::Aborts => "mean_aborts",
+        Metric::ContextSwitches => "mean_context_switches",
+        Metric::Steals => "mean_steals",
     }
 }
 

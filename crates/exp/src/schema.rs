@@ -17,7 +17,7 @@ use crate::reader::{At, Reader, Table};
 use schedlab_analysis::overheads::arch::{overheads_for, ArchKind};
 use schedlab_analysis::{registry, Priorities};
 use schedlab_gen::util_vec::VecMethod;
-use schedlab_gen::{DeadlineSpec, PeriodDist, Rounding, UtilDist, UtilityDist};
+use schedlab_gen::{DeadlineSpec, ParallelDist, PeriodDist, Rounding, UtilDist, UtilityDist};
 use schedlab_model::error::suggest;
 use schedlab_model::overheads::{OverheadFile, Stat};
 use schedlab_model::platform::MAX_CPUS;
@@ -602,11 +602,13 @@ fn read_generator(g: &Table<'_, '_, '_, '_>, variable: Variable) -> Option<Gener
     let deadlines = g.str("deadlines");
     let rounding = g.str("rounding");
     let utility = g.str("utility");
+    let window_width = g.f64("window_width");
+    let parallel = g.str("parallel");
     g.finish();
     let before = g.reader().count();
     let shape = match &shape {
         None => {
-            g.missing("shape", "one of fixed-sum, count, fill, grow");
+            g.missing("shape", "one of fixed-sum, count, fill, grow, window");
             None
         }
         Some((name, span)) => {
@@ -637,6 +639,26 @@ fn read_generator(g: &Table<'_, '_, '_, '_>, variable: Variable) -> Option<Gener
     check(g, "rounding", &rounding, Rounding::parse);
     if let Some(u) = &utility {
         check(g, "utility", u, UtilityDist::parse);
+    }
+    if let Some(p) = &parallel {
+        // `rtws` takes the platform's CPU count; any CPU count checks its syntax.
+        let text = if p.0 == "rtws" {
+            "rtws:1"
+        } else {
+            p.0.as_str()
+        };
+        check(g, "parallel", &(text.to_string(), p.1.clone()), |t| {
+            ParallelDist::parse(t)
+                .map_err(|e| format!("{e} (or `rtws`: [RTWS §VI] on each platform's CPUs)"))
+        });
+    }
+    if let Some((w, span)) = &window_width {
+        if !(w.is_finite() && *w > 0.0) {
+            g.reader().problem(
+                span,
+                format!("`{}` must be > 0, got {w}", g.name("window_width")),
+            );
+        }
     }
     for (key, v) in [
         ("tasks", &tasks),
@@ -762,6 +784,35 @@ fn read_generator(g: &Table<'_, '_, '_, '_>, variable: Variable) -> Option<Gener
                     "takes `util_dist`, not `method`",
                 );
             }
+            ShapeKind::Window => {
+                need(
+                    has_u,
+                    "needs a utilization sweep, or `utilization` / `utilization_per_cpu` (the window's low end)",
+                );
+                need(util_dist.is_some(), "needs `util_dist`");
+                need(
+                    window_width.is_some(),
+                    "needs `window_width` (the window's width, in the unit of its low end)",
+                );
+                forbid(
+                    tasks.as_ref().or(tasks_per_cpu.as_ref()).map(|v| &v.1),
+                    "decides the number of tasks itself: remove `tasks`",
+                );
+                forbid(
+                    method.as_ref().map(|v| &v.1),
+                    "takes `util_dist`, not `method`",
+                );
+                need(
+                    variable != Variable::Tasks,
+                    "decides the number of tasks itself, so it cannot sweep tasks",
+                );
+            }
+        }
+        if shape != ShapeKind::Window {
+            forbid(
+                window_width.as_ref().map(|v| &v.1),
+                "has no `window_width` (only `window` does)",
+            );
         }
         if shape != ShapeKind::Grow {
             forbid(
@@ -786,6 +837,8 @@ fn read_generator(g: &Table<'_, '_, '_, '_>, variable: Variable) -> Option<Gener
         deadlines: deadlines.0,
         rounding: rounding.0,
         utility: utility.map(|u| u.0),
+        window_width: window_width.map(|w| w.0),
+        parallel: parallel.map(|p| p.0),
     })
 }
 
@@ -795,6 +848,7 @@ fn shape_name(s: ShapeKind) -> &'static str {
         ShapeKind::Count => "count",
         ShapeKind::Fill => "fill",
         ShapeKind::Grow => "grow",
+        ShapeKind::Window => "window",
     }
 }
 

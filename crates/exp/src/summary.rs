@@ -67,6 +67,10 @@ pub struct Row {
     pub mean_migrations: Option<f64>,
     /// Mean aborted jobs per set (simulations).
     pub mean_aborts: Option<f64>,
+    /// Mean context switches per set (simulations).
+    pub mean_context_switches: Option<f64>,
+    /// Mean steals per set (simulations).
+    pub mean_steals: Option<f64>,
 }
 
 #[derive(Default, Clone)]
@@ -99,11 +103,13 @@ struct Acc {
     preemptions: Mean,
     migrations: Mean,
     aborts: Mean,
+    context_switches: Mean,
+    steals: Mean,
 }
 
 /// The header of `sets.csv`.
 pub const SETS_HEADER: &str =
-    "evaluation,m,x,set,step,tasks,utilization,status,schedulable,max_tardiness_ns,dsr,aur,preemptions,migrations,jobs,aborted\n";
+    "evaluation,m,x,set,step,tasks,utilization,status,schedulable,max_tardiness_ns,dsr,aur,preemptions,migrations,jobs,aborted,context_switches,steals\n";
 
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
@@ -133,11 +139,13 @@ pub fn aggregate(
                 a.preemptions.add(o.preemptions.map(|p| p as f64));
                 a.migrations.add(o.migrations.map(|p| p as f64));
                 a.aborts.add(o.aborted.map(|p| p as f64));
+                a.context_switches.add(o.context_switches.map(|p| p as f64));
+                a.steals.add(o.steals.map(|p| p as f64));
                 if let Some(w) = sets.as_deref_mut() {
                     let label = e.evaluations.get(i).map_or("?", |ev| ev.label.as_str());
                     writeln!(
                         w,
-                        "{},{},{x},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                        "{},{},{x},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                         csv_field(label),
                         r.cpus,
                         r.set,
@@ -152,7 +160,9 @@ pub fn aggregate(
                         opt(o.preemptions),
                         opt(o.migrations),
                         opt(o.jobs),
-                        opt(o.aborted)
+                        opt(o.aborted),
+                        opt(o.context_switches),
+                        opt(o.steals)
                     )
                     .map_err(|x| ExpError::io(store.dir().join("sets.csv"), x))?;
                 }
@@ -190,6 +200,8 @@ pub fn aggregate(
                 mean_preemptions: a.preemptions.get(),
                 mean_migrations: a.migrations.get(),
                 mean_aborts: a.aborts.get(),
+                mean_context_switches: a.context_switches.get(),
+                mean_steals: a.steals.get(),
             }
         })
         .collect())
@@ -215,12 +227,12 @@ fn fo(v: Option<f64>) -> String {
 /// `summary.csv`: one row per evaluation × platform × point.
 pub fn summary_csv(rows: &[Row]) -> String {
     let mut out = String::from(
-        "evaluation,m,x,x_per_cpu,ratio,ci_low,ci_high,sets,accepted,mean_utilization,mean_tasks,mean_max_tardiness_ns,mean_dsr,mean_aur,mean_preemptions,mean_migrations,mean_aborts\n",
+        "evaluation,m,x,x_per_cpu,ratio,ci_low,ci_high,sets,accepted,mean_utilization,mean_tasks,mean_max_tardiness_ns,mean_dsr,mean_aur,mean_preemptions,mean_migrations,mean_aborts,mean_context_switches,mean_steals\n",
     );
     for r in rows {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(&r.evaluation),
             r.cpus,
             r.x,
@@ -237,7 +249,9 @@ pub fn summary_csv(rows: &[Row]) -> String {
             fo(r.mean_aur),
             fo(r.mean_preemptions),
             fo(r.mean_migrations),
-            fo(r.mean_aborts)
+            fo(r.mean_aborts),
+            fo(r.mean_context_switches),
+            fo(r.mean_steals)
         );
     }
     out
@@ -327,6 +341,9 @@ pub fn x_description(e: &Experiment, rows: &[Row]) -> String {
         ShapeKind::Grow => {
             format!("realised {name} = sum of C/T{unit}, binned to the nearest point")
         }
+        ShapeKind::Window => format!(
+            "{name}{unit} at the window's low end (every set's sum of C/T lies in the window)"
+        ),
         ShapeKind::FixedSum | ShapeKind::Count => plain,
     }
 }
@@ -371,6 +388,8 @@ mod tests {
             mean_aur: None,
             mean_preemptions: None,
             mean_migrations: None,
+            mean_context_switches: None,
+            mean_steals: None,
             mean_aborts: None,
         }
     }

@@ -75,7 +75,7 @@ fn files_without_plots_keep_their_config_hash() {
 #[test]
 fn every_requested_metric_is_plotted_and_reported() {
     let e = parse(&with_plots(
-        r#"["acceptance", "dsr", "aur", "max_tardiness", "preemptions", "migrations", "aborts"]"#,
+        r#"["acceptance", "dsr", "aur", "max_tardiness", "preemptions", "migrations", "aborts", "context_switches", "steals"]"#,
     ));
     let dir = temp("all");
     let (store, manifest) = Store::create_or_open(&dir, &e, "tiny.toml").unwrap();
@@ -109,7 +109,11 @@ fn every_requested_metric_is_plotted_and_reported() {
     assert_eq!(aborts("sim-plbesa", "1"), 0.0);
     assert!(aborts("sim-plbesa", "3") > 0.0);
     let sets = std::fs::read_to_string(dir.join("sets.csv")).unwrap();
-    assert!(sets.lines().next().unwrap().ends_with(",jobs,aborted"));
+    assert!(sets
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with(",jobs,aborted,context_switches,steals"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -20,6 +20,7 @@ pub mod policy;
 pub mod prio;
 pub mod registry;
 pub mod rtws;
+pub mod sd;
 mod table;
 pub mod task;
 #[cfg(test)]
@@ -43,3 +44,4 @@ pub use gua::Gua;
 pub use prio::{JobKey, Primary};
 pub use registry::{build, needs_engine_budgets, parallel_policies, parallel_support, NAMES};
 pub use rtws::Rtws;
+pub use sd::Sd;

@@ -14,6 +14,7 @@
 //! | `nggua` | NG-GUA [ChronOS §6.9] (Garyali 2010): gMUA with dependency chains, [`crate::gua`] | ignored |
 //! | `ggua` | G-GUA [ChronOS §6.10, Alg. 3] (Garyali 2010), [`crate::gua`] | ignored |
 //! | `rtws` | RTWS [RTWS §V, rules A–F]: G-EDF for jobs plus priority work stealing for the threads of parallel jobs ([`crate::rtws`]) | ignored |
+//! | `sd` | a model of Linux SCHED_DEADLINE's global EDF: per-CPU run queues, wake-up on the previous CPU, push and pull (the "SD" baseline of [RTWS §VI], [`crate::sd`]) | ignored |
 //! | `pfp-ts` | FP-TS [RTPS §III, §IV]: per-CPU FP by rank, split tasks migrate part by part at budget exhaustion ([`crate::fpts`]) | required, `domain_size = 1`, with [`Placement::split`] |
 //! | `ghvdf` | G-HVDF [ChronOS §6.6] ([`crate::ua::ghvdf`]) | ignored |
 //! | `gnphvdf` | G-NP-HVDF [ChronOS §6.7] ([`crate::ua::gnphvdf`]) | ignored |
@@ -30,7 +31,8 @@
 //! `gfifo`, EDZL (`edzl`: per-thread laxity from the thread's own time) and the domain
 //! policies `pedf`, `pfp`, `cedf` (every thread of a task in its task's domain) run them as
 //! threads as jobs (the default [`crate::Policy::on_fork`]: each thread released when its
-//! region starts, with the job's deadline). They keep per-job state only (the ready queues and
+//! region starts, with the job's deadline), and so does `sd` (its own `on_fork` also
+//! records each thread's slot, the OS thread that runs it). They keep per-job state only (the ready queues and
 //! [`crate::table`]'s per-task lists hold one entry per strand; the per-task "last CPU" of the
 //! global engine is a placement preference, not an assumption). The others refuse them:
 //! `pfp-ts` (budgets per job of a split task), the utility-accrual policies (their value
@@ -45,6 +47,7 @@ use crate::global::GlobalJlfp;
 use crate::gua::{Gua, Variant as GuaVariant};
 use crate::policy::{ParallelSupport, Policy};
 use crate::rtws::Rtws;
+use crate::sd::Sd;
 use crate::task::{Placement, PolicyTask};
 use crate::ua::dasa::Dasa;
 use crate::ua::ghvdf::GHvdf;
@@ -64,6 +67,8 @@ pub const NAMES: &[&str] = &[
     "gmua", "nggua", "ggua",
     // Parallel fork-join tasks: G-EDF + priority work stealing [RTWS §V].
     "rtws",
+    // Linux SCHED_DEADLINE's push/pull global EDF (the SD baseline of [RTWS §VI]).
+    "sd",
 ];
 
 /// How each policy of [`NAMES`] schedules parallel (fork-join) tasks (module doc): the one
@@ -87,6 +92,7 @@ pub const PARALLEL: &[(&str, ParallelSupport)] = &[
     ("nggua", ParallelSupport::Refused),
     ("ggua", ParallelSupport::Refused),
     ("rtws", ParallelSupport::Native),
+    ("sd", ParallelSupport::ThreadsAsJobs),
 ];
 
 /// How policy `name` schedules parallel tasks (`None`: no such policy).
@@ -196,6 +202,7 @@ pub fn build(
         "nggua" => Box::new(Gua::new(GuaVariant::NgGua, shared, cpus)),
         "ggua" => Box::new(Gua::new(GuaVariant::GGua, shared, cpus)),
         "rtws" => Box::new(Rtws::new(shared, cpus)),
+        "sd" => Box::new(Sd::new(shared, cpus)),
         _ => Box::new(Domains::new("cedf", cpus, n, placed(false)?, |k| {
             GlobalJlfp::gedf(shared.clone(), k)
         })?),
@@ -237,7 +244,7 @@ mod tests {
         assert_eq!(parallel_support("llf"), None);
         assert_eq!(
             parallel_policies(),
-            "rtws (natively); gedf, gnpedf, gfp, gfifo, edzl, pedf, pfp, cedf (threads as jobs)"
+            "rtws (natively); gedf, gnpedf, gfp, gfifo, edzl, pedf, pfp, cedf, sd (threads as jobs)"
         );
     }
 
