@@ -20,6 +20,7 @@
 //! | `phvdf` | P-HVDF [ChronOS §6.13] ([`crate::ua::phvdf`]) | required, `domain_size = 1` |
 //! | `plbesa` | P-LBESA [ChronOS §6.14, Alg. 4; Locke 1986] ([`crate::ua::lbesa`]; maximum allowable overload 0) | required, `domain_size = 1` |
 //! | `pdasa` | P-DASA [ChronOS §6.15, Alg. 5; Clark 1990], DASA-ND without resources ([`crate::ua::dasa`]) | required, `domain_size = 1` |
+//! | `federated` | federated scheduling [Li et al., ECRTS 2014, §3]: each heavy task greedy on its dedicated CPUs, light tasks by partitioned EDF ([`crate::federated`]) | required, domains of different sizes ([`Placement::domain_sizes`]) |
 //!
 //! Only `pfp-ts` runs split tasks: every other policy refuses a placement that splits one.
 //! `pfp-ts` relies on the engines' budgets ([`crate::Decisions::budget`]):
@@ -36,10 +37,13 @@
 //! `pfp-ts` (budgets per job of a split task), the utility-accrual policies (their value
 //! densities, abort decisions and feasibility lists are per job of a task, assuming one job
 //! per task at a time).
+//! `federated` ([`crate::federated`]) takes them natively too: a heavy task's threads run in
+//! parallel on its dedicated CPUs, a light task's as jobs on its CPU.
 
 use crate::domains::Domains;
 use crate::edzl::Edzl;
 use crate::error::PolicyError;
+use crate::federated::Federated;
 use crate::fpts::FpTs;
 use crate::global::GlobalJlfp;
 use crate::gua::{Gua, Variant as GuaVariant};
@@ -64,6 +68,8 @@ pub const NAMES: &[&str] = &[
     "gmua", "nggua", "ggua",
     // Parallel fork-join tasks: G-EDF + priority work stealing [RTWS §V].
     "rtws",
+    // Parallel tasks: federated scheduling [Li et al., ECRTS 2014].
+    "federated",
 ];
 
 /// How each policy of [`NAMES`] schedules parallel (fork-join) tasks (module doc): the one
@@ -87,6 +93,7 @@ pub const PARALLEL: &[(&str, ParallelSupport)] = &[
     ("nggua", ParallelSupport::Refused),
     ("ggua", ParallelSupport::Refused),
     ("rtws", ParallelSupport::Native),
+    ("federated", ParallelSupport::Native),
 ];
 
 /// How policy `name` schedules parallel tasks (`None`: no such policy).
@@ -196,6 +203,7 @@ pub fn build(
         "nggua" => Box::new(Gua::new(GuaVariant::NgGua, shared, cpus)),
         "ggua" => Box::new(Gua::new(GuaVariant::GGua, shared, cpus)),
         "rtws" => Box::new(Rtws::new(shared, cpus)),
+        "federated" => Box::new(Federated::new(shared, cpus, placed(false)?)?),
         _ => Box::new(Domains::new("cedf", cpus, n, placed(false)?, |k| {
             GlobalJlfp::gedf(shared.clone(), k)
         })?),
@@ -237,7 +245,7 @@ mod tests {
         assert_eq!(parallel_support("llf"), None);
         assert_eq!(
             parallel_policies(),
-            "rtws (natively); gedf, gnpedf, gfp, gfifo, edzl, pedf, pfp, cedf (threads as jobs)"
+            "rtws, federated (natively); gedf, gnpedf, gfp, gfifo, edzl, pedf, pfp, cedf (threads as jobs)"
         );
     }
 

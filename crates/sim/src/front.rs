@@ -30,7 +30,7 @@ pub enum RunError {
 
 /// Simulates `tasks` under policy `policy` (see `schedlab_policy::NAMES`); `ranks[i]` is task
 /// i's fixed-priority rank (0 = highest), `placement` the domain of each task for `pedf`,
-/// `pfp`, `cedf`, and also the split parts for `pfp-ts`. Returns the result and the trace
+/// `pfp`, `cedf` and `federated`, and also the split parts for `pfp-ts`. Returns the result and the trace
 /// metadata (task names and deadlines, and the parts of split tasks).
 pub fn run(
     tasks: &TaskSet,
@@ -55,7 +55,7 @@ pub fn run(
         Some(p) => p
             .domain_of_task
             .iter()
-            .map(|&d| d.checked_mul(p.domain_size))
+            .map(|&d| p.first_cpu(d))
             .collect(),
         None => tasks.iter().map(|t| t.cpu).collect(),
     };
