@@ -196,7 +196,7 @@ fn simulate_and_run_refuse_parallel_tasks() {
     for (args, says) in [
         (
             vec!["simulate", &f, "--policy", "ghvdf", "--duration", "100ms"],
-            "task 0 is parallel (field `parallel`), and policy `ghvdf` does not schedule parallel tasks; the policies that do: rtws (natively)",
+            "task 0 is parallel (field `parallel`), and policy `ghvdf` does not schedule parallel tasks; the policies that do: rtws, federated (natively)",
         ),
         (
             vec!["simulate", &f, "--policy", "plbesa", "--duration", "100ms"],
