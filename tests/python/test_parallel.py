@@ -139,7 +139,7 @@ def test_federated_simulates_the_analysis_allocation():
     hyperperiod nothing misses, the heavy jobs end at their deadline (Graham's bound 4 + 8/2 =
     8 ms). What the allocation cannot place is refused, naming the task and the CPUs."""
     ts = schedlab.load(ROOT / "examples" / "federated.toml")
-    (r,) = schedlab.analyze(ts, cpus=3, tests="federated")
+    r = schedlab.analyze(ts, cpus=3, tests="federated")
     assert r.status == "schedulable"
     s = schedlab.simulate(ts, cpus=3, policy="federated", duration="24ms", jobs="dicts")
     assert (s["policy"], s["jobs"], s["deadline_misses"]) == ("federated", 11, 0)
