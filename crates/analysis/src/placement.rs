@@ -588,7 +588,8 @@ pub fn policy_inputs(
                 "`federated`'s placement is overhead-free (the `federated` test charges no overheads)".to_string(),
             );
         }
-        let p = federated_placement(tasks, cpus, heuristic, priorities).map_err(|e| e.to_string())?;
+        let p =
+            federated_placement(tasks, cpus, heuristic, priorities).map_err(|e| e.to_string())?;
         return Ok(PolicyInputs {
             ranks,
             placement: Some((p.domain_of_task, 0)),

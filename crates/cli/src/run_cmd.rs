@@ -255,9 +255,11 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
     let (split, sizes) = (inputs.split, inputs.domain_sizes);
     let config = plan.finish(
         inputs.ranks,
-        inputs
-            .placement
-            .map(|p| Placement::from(p).with_split(split).with_domain_sizes(sizes)),
+        inputs.placement.map(|p| {
+            Placement::from(p)
+                .with_split(split)
+                .with_domain_sizes(sizes)
+        }),
     );
     let (result, meta) = run_taskset(tasks, &config)?;
     if !matches!(a.format, crate::OutputFormat::Table) {

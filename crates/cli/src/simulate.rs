@@ -74,9 +74,11 @@ pub(crate) fn run_command(o: &Options) -> Result<()> {
     let (split, sizes) = (inputs.split, inputs.domain_sizes);
     let (ranks, placement) = (
         inputs.ranks,
-        inputs
-            .placement
-            .map(|p| Placement::from(p).with_split(split).with_domain_sizes(sizes)),
+        inputs.placement.map(|p| {
+            Placement::from(p)
+                .with_split(split)
+                .with_domain_sizes(sizes)
+        }),
     );
     let mut config = SimConfig::new(cpus, duration);
     config.arrivals = Arrivals::parse(&o.arrivals)?;

@@ -230,7 +230,12 @@ fn federated_example() -> String {
 fn simulate_federated_runs_the_analysis_allocation() {
     let f = federated_example();
     let a: Value = serde_json::from_str(&ok(&schedlab(&[
-        "analyze", &f, "--test", "federated", "--format", "json",
+        "analyze",
+        &f,
+        "--test",
+        "federated",
+        "--format",
+        "json",
     ])))
     .unwrap();
     let r = &a["results"][0];
@@ -248,7 +253,12 @@ fn simulate_federated_runs_the_analysis_allocation() {
     ])))
     .unwrap();
     assert_eq!(
-        (&s["policy"], &s["jobs"], &s["deadline_misses"], &s["steals"]),
+        (
+            &s["policy"],
+            &s["jobs"],
+            &s["deadline_misses"],
+            &s["steals"]
+        ),
         (
             &serde_json::json!("federated"),
             &serde_json::json!(11),
@@ -289,7 +299,14 @@ fn simulate_federated_runs_the_analysis_allocation() {
         assert!(e.contains(says), "{all:?}: {e}");
     }
     let o = schedlab(&[
-        "simulate", &pinned, "--cpus", "2", "--policy", "federated", "--duration", "4ms",
+        "simulate",
+        &pinned,
+        "--cpus",
+        "2",
+        "--policy",
+        "federated",
+        "--duration",
+        "4ms",
     ]);
     assert!(!o.status.success());
     let e = String::from_utf8_lossy(&o.stderr);

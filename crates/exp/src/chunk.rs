@@ -370,8 +370,11 @@ fn run_one(
             )
             .map(|i| {
                 let (split, sizes) = (i.split, i.domain_sizes);
-                i.placement
-                    .map(|p| Placement::from(p).with_split(split).with_domain_sizes(sizes))
+                i.placement.map(|p| {
+                    Placement::from(p)
+                        .with_split(split)
+                        .with_domain_sizes(sizes)
+                })
             });
             let placement = match placed {
                 Ok(p) => p,

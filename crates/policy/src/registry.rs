@@ -60,6 +60,9 @@ use schedlab_model::Duration;
 use std::sync::Arc;
 
 /// The canonical policy names [`build`] knows.
+// By family, several per line (rustfmt would list one per line: `"federated"` is longer than
+// its short-element threshold).
+#[rustfmt::skip]
 pub const NAMES: &[&str] = &[
     "gedf", "gnpedf", "gfp", "gfifo", "edzl", "pedf", "pfp", "cedf", "pfp-ts",
     // Utility accrual, helper ua1 [ChronOS §6.6, §6.7, §6.13–6.15].

@@ -173,9 +173,11 @@ pub(crate) fn run<'py>(
     let (split, sizes) = (inputs.split, inputs.domain_sizes);
     let config = plan.finish(
         inputs.ranks,
-        inputs
-            .placement
-            .map(|p| Placement::from(p).with_split(split).with_domain_sizes(sizes)),
+        inputs.placement.map(|p| {
+            Placement::from(p)
+                .with_split(split)
+                .with_domain_sizes(sizes)
+        }),
     );
     let policy = policy.as_str();
     let outputs = TraceOutputs {

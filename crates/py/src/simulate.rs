@@ -66,9 +66,11 @@ fn simulate_set(set: &PyTaskSet, cpus: u32, o: &SimOptions) -> Result<Simulated,
     let (split, sizes) = (inputs.split, inputs.domain_sizes);
     let (ranks, placement) = (
         inputs.ranks,
-        inputs
-            .placement
-            .map(|p| Placement::from(p).with_split(split).with_domain_sizes(sizes)),
+        inputs.placement.map(|p| {
+            Placement::from(p)
+                .with_split(split)
+                .with_domain_sizes(sizes)
+        }),
     );
     let mut config = SimConfig::new(cpus, o.duration);
     config.arrivals = o.arrivals;

@@ -52,11 +52,7 @@ pub fn run(
     // A task's home CPU (where its first release interrupt lands when release handlers run
     // on the jobs' CPUs): the first CPU of its partition or cluster.
     let home: Vec<Option<u32>> = match &placement {
-        Some(p) => p
-            .domain_of_task
-            .iter()
-            .map(|&d| p.first_cpu(d))
-            .collect(),
+        Some(p) => p.domain_of_task.iter().map(|&d| p.first_cpu(d)).collect(),
         None => tasks.iter().map(|t| t.cpu).collect(),
     };
     let split: Vec<Vec<(u32, u64)>> = placement.as_ref().map_or_else(Vec::new, |p| {

@@ -311,7 +311,9 @@ proptest! {
 fn the_soundness_property_checks_many_schedulable_sets() {
     let mut runner = TestRunner::new_with_rng(
         Config::default(),
-        proptest::test_runner::TestRng::deterministic_rng(proptest::test_runner::RngAlgorithm::ChaCha),
+        proptest::test_runner::TestRng::deterministic_rng(
+            proptest::test_runner::RngAlgorithm::ChaCha,
+        ),
     );
     let strategy = fed_sets();
     let (mut heavy, mut light, mut refused) = (0, 0, 0);
@@ -324,7 +326,10 @@ fn the_soundness_property_checks_many_schedulable_sets() {
         }
     }
     eprintln!("federated soundness: {heavy} schedulable sets with heavy tasks, {light} without, {refused} not shown");
-    assert!(heavy >= 40 && light >= 40 && refused >= 40, "{heavy} {light} {refused}");
+    assert!(
+        heavy >= 40 && light >= 40 && refused >= 40,
+        "{heavy} {light} {refused}"
+    );
 }
 
 /// `simulate` refuses what the allocation cannot place, naming the task and the CPUs it
@@ -348,5 +353,9 @@ fn refusals() {
     );
     let cfg = SimConfig::new(3, Duration::from_ns(8));
     let e = run(&set, "federated", &ranks(2), None, &cfg).unwrap_err();
-    assert!(e.to_string().contains("policy `federated` needs a placement"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("policy `federated` needs a placement"),
+        "{e}"
+    );
 }

@@ -378,7 +378,11 @@ mod tests {
             .unwrap()
             .contains("no number of CPUs meets its deadline"));
         // τ0 of `hand_worked_allocation` needs 3 CPUs, τ1 3 more: on 4, τ1 has 1 left.
-        let two = verdict(&[fj(10, 9, 10, 50), fj(10, 4, 10, 30)], 4, &Federated::default());
+        let two = verdict(
+            &[fj(10, 9, 10, 50), fj(10, 4, 10, 30)],
+            4,
+            &Federated::default(),
+        );
         assert_eq!(
             two.reason.as_deref(),
             Some("the heavy tasks need 6 dedicated CPUs, the platform has 4: task 1 needs 3 with 1 left")

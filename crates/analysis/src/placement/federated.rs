@@ -124,7 +124,12 @@ pub fn federated_placement(
     if !LIGHT_HEURISTICS.contains(&heuristic) {
         return Err(E::Heuristic(heuristic.to_string()));
     }
-    let refer = |i: usize| tasks.tasks().get(i).map_or_else(|| format!("task {i}"), |t| t.reference(i).to_string());
+    let refer = |i: usize| {
+        tasks
+            .tasks()
+            .get(i)
+            .map_or_else(|| format!("task {i}"), |t| t.reference(i).to_string())
+    };
     for (i, t) in tasks.iter().enumerate() {
         let field = match (t.cpu, &t.split) {
             (Some(_), _) => "cpu",
@@ -136,7 +141,11 @@ pub fn federated_placement(
             field,
         });
     }
-    if let Some((i, t)) = tasks.iter().enumerate().find(|(_, t)| t.deadline > t.period) {
+    if let Some((i, t)) = tasks
+        .iter()
+        .enumerate()
+        .find(|(_, t)| t.deadline > t.period)
+    {
         return Err(E::ArbitraryDeadline {
             task: refer(i),
             deadline: t.deadline,
@@ -214,7 +223,8 @@ fn domains_of(
     per_cpu: &[Vec<usize>],
 ) -> Option<FederatedPlacement> {
     let mut domain_of_task: Vec<Option<u32>> = vec![None; n];
-    let mut domain_sizes = Vec::with_capacity(allocation.heavy.len() + allocation.light_cpus as usize);
+    let mut domain_sizes =
+        Vec::with_capacity(allocation.heavy.len() + allocation.light_cpus as usize);
     for (d, &(task, k)) in (0u32..).zip(&allocation.heavy) {
         *domain_of_task.get_mut(task)? = Some(d);
         domain_sizes.push(k);

@@ -147,7 +147,12 @@ fn uniform_sizes_are_plain_placements() {
     let p = Placement::sized(vec![1, 0], vec![2, 1, 1]);
     assert_eq!((p.domain_size, p.sizes(4)), (0, vec![2, 1, 1]));
     assert_eq!(
-        (p.first_cpu(0), p.first_cpu(1), p.first_cpu(2), p.first_cpu(4)),
+        (
+            p.first_cpu(0),
+            p.first_cpu(1),
+            p.first_cpu(2),
+            p.first_cpu(4)
+        ),
         (Some(0), Some(2), Some(3), None)
     );
     let q = Placement::new(vec![0], 2);
