@@ -27,7 +27,7 @@
 //! light partition. This policy is a [`Domains`] over those domains, each with its own
 //! scheduler:
 //! - a **heavy task's domain** (a domain holding a task with `C > D`) holds that task alone
-//!   and runs it greedily ([`greedy`]): a ready thread takes the lowest-numbered idle CPU,
+//!   and runs it greedily (module `greedy`): a ready thread takes the lowest-numbered idle CPU,
 //!   waiting threads are taken in the project's priority order (job, then strand), nothing is
 //!   preempted, and at a join the CPU where the region joined takes the next region's first
 //!   thread. Its jobs are sequential in time (the engines hand over job `k + 1` only after
