@@ -51,11 +51,14 @@ def simulate(
 
     ``policy``: ``gedf``, ``gnpedf``, ``gfp``, ``gfifo``, ``edzl``, ``pedf``, ``pfp``, ``cedf``,
     ``pfp-ts``, the utility-accrual ``ghvdf``, ``gnphvdf``, ``gmua``, ``nggua``, ``ggua``,
-    ``phvdf``, ``plbesa``, ``pdasa``, and ``rtws`` (G-EDF with priority work stealing for
-    parallel tasks [RTWS]; ``gedf``, ``gnpedf``, ``gfp``, ``gfifo``, ``edzl``, ``pedf``,
-    ``pfp``, ``cedf`` run a parallel task's threads as jobs, the others refuse parallel
-    tasks; docs/simulation.md, "Parallel tasks") (partitioned/clustered ones use the tasks'
-    ``cpu``/``cluster`` fields, else ``partition``, a packing heuristic — ``chronos``,
+    ``phvdf``, ``plbesa``, ``pdasa``, and for parallel tasks ``rtws`` (G-EDF with priority
+    work stealing [RTWS]) and ``federated`` (each heavy task, work > deadline, greedy on CPUs
+    of its own, the light tasks by partitioned EDF: the allocation of
+    ``analyze(..., tests="federated")``, light tasks packed by ``partition``, ``ff`` … ``nfd``
+    only; pinned tasks are refused) [Li et al., ECRTS 2014]; ``gedf``, ``gnpedf``, ``gfp``,
+    ``gfifo``, ``edzl``, ``pedf``, ``pfp``, ``cedf`` run a parallel task's threads as jobs, the
+    others refuse parallel tasks; docs/simulation.md, "Parallel tasks") (partitioned/clustered
+    ones use the tasks' ``cpu``/``cluster`` fields, else ``partition``, a packing heuristic — ``chronos``,
     ``chronos-ff``, ``chronos-lu`` are the never-failing rules of [ChronOS §8.5], which
     ``plbesa``/``pdasa``/``phvdf`` always use; ``cedf`` needs ``cluster_size``; semi-partitioned
     ``pfp-ts`` uses the tasks' ``cpu``/``split`` fields, else the split of

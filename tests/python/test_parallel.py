@@ -131,3 +131,20 @@ def test_analysis_simulation_and_runs_refuse_parallel_tasks():
     assert schedlab.simulate(ts, policy="pedf", duration="100ms")["deadline_misses"] == 0
     with pytest.raises(schedlab.Error, match="parallel tasks are not supported by the runtime yet"):
         schedlab.run(ts, policy="gedf", duration="100ms")
+
+
+def test_federated_simulates_the_analysis_allocation():
+    """``simulate(policy="federated")`` runs the allocation of ``analyze(tests="federated")``:
+    the heavy task of examples/federated.toml on CPUs 0-1, the light ones on CPU 2; over the
+    hyperperiod nothing misses, the heavy jobs end at their deadline (Graham's bound 4 + 8/2 =
+    8 ms). What the allocation cannot place is refused, naming the task and the CPUs."""
+    ts = schedlab.load(ROOT / "examples" / "federated.toml")
+    r = schedlab.analyze(ts, cpus=3, tests="federated")
+    assert r.status == "schedulable"
+    s = schedlab.simulate(ts, cpus=3, policy="federated", duration="24ms", jobs="dicts")
+    assert (s["policy"], s["jobs"], s["deadline_misses"]) == ("federated", 11, 0)
+    heavy = [j for j in s["jobs_records"] if j["task"] == 0]
+    assert [j["completion_ns"] - j["release_ns"] for j in heavy] == [8_000_000] * 3
+    assert all(j["migrations"] == 0 for j in s["jobs_records"] if j["task"] != 0)
+    with pytest.raises(schedlab.Error, match=r"task 0 \(`heavy`\) is heavy and needs 2 dedicated CPUs"):
+        schedlab.simulate(ts, cpus=1, policy="federated", duration="24ms")

@@ -14,6 +14,10 @@
 //! clusters), `chronos-ff` and `chronos-lu`; the default heuristics of `pedf`/`pfp`/`cedf`
 //! are unchanged. [`POLICY_PLACEMENT`] is the one table of which policy is placed how.
 //!
+//! `federated` is placed apart ([`federated`]): in domains of different sizes (each heavy
+//! task's dedicated CPUs, then one per light CPU), the allocation of `analyze --test
+//! federated`.
+//!
 //! With overheads ([`OverheadSetup`]), the placement is the one the overhead-aware analysis
 //! accepts (`analyze --overheads --arch …`: per-CPU charging with rollback for `partitioned`,
 //! per-cluster charging for `cedf` under `global-lock`; `crate::overheads::context`), so that
@@ -27,6 +31,10 @@ use schedlab_model::{Duration, SplitPart, TaskSet};
 use std::sync::Arc;
 
 pub mod chronos;
+pub mod federated;
+pub use federated::{federated_placement, FederatedPlacement, FederatedPlacementError};
+#[cfg(test)]
+mod federated_tests;
 #[cfg(test)]
 mod policy_tests;
 
@@ -313,6 +321,12 @@ pub fn for_policy(
             LocalScheduler::Edf,
             heuristic,
         ),
+        // Domains of different sizes: a domain size alone cannot say them.
+        None if policy == "federated" => {
+            return Err(
+                "policy `federated` is placed in domains of different sizes: use placement::federated_placement (or policy_inputs)".to_string(),
+            )
+        }
         // Its parts are part of the placement: a list of CPUs alone would run split tasks whole.
         Some(PlacementKind::Semi) => {
             return Err(format!(
@@ -464,11 +478,16 @@ pub struct PolicyInputs {
     pub ranks: Vec<u32>,
     /// Domain of each task and the domain size, for `pedf`/`pfp`/`cedf` and the best-effort
     /// `plbesa`/`pdasa`/`phvdf` ([`for_policy`], [`POLICY_PLACEMENT`]);
-    /// for `pfp-ts` each task's CPU (a split task's head CPU) and 1 ([`semi_placement`]).
+    /// for `pfp-ts` each task's CPU (a split task's head CPU) and 1 ([`semi_placement`]);
+    /// for `federated` each task's domain and 0: the sizes are in `domain_sizes`.
     pub placement: Option<(Vec<u32>, u32)>,
     /// For `pfp-ts`: the parts of each split task in execution order (empty for a whole
     /// task); empty for every other policy.
     pub split: Vec<Vec<SplitPart>>,
+    /// For `federated`: the CPUs of each domain in domain order, which differ
+    /// ([`federated_placement`]; the policy crate's `Placement::with_domain_sizes`); empty
+    /// for every other policy.
+    pub domain_sizes: Vec<u32>,
 }
 
 /// The policies with a placement that take parallel tasks: they run the threads as jobs on
@@ -525,7 +544,9 @@ fn placed_sequentially(policy: &str, tasks: &TaskSet) -> Result<Option<TaskSet>,
 /// on the task's CPU or cluster ([`PLACES_PARALLEL`]), so they place it as a sequential task
 /// of its work (`C ≤ D`: a heavy task, `C > D`, cannot meet its deadline on one CPU and is
 /// refused; federated scheduling gives it CPUs of its own); every other policy with a
-/// placement refuses parallel tasks.
+/// placement refuses parallel tasks. `federated` gets [`federated_placement`] (the allocation
+/// of `analyze --test federated:light=pedf-<heuristic>`) as each task's domain and
+/// [`PolicyInputs::domain_sizes`].
 pub fn policy_inputs(
     policy: &str,
     tasks: &TaskSet,
@@ -558,6 +579,22 @@ pub fn policy_inputs(
             ranks,
             placement: Some((semi.cpu_of_task, 1)),
             split: semi.split,
+            domain_sizes: Vec::new(),
+        });
+    }
+    if policy == "federated" {
+        if overheads.is_some() {
+            return Err(
+                "`federated`'s placement is overhead-free (the `federated` test charges no overheads)".to_string(),
+            );
+        }
+        let p =
+            federated_placement(tasks, cpus, heuristic, priorities).map_err(|e| e.to_string())?;
+        return Ok(PolicyInputs {
+            ranks,
+            placement: Some((p.domain_of_task, 0)),
+            split: Vec::new(),
+            domain_sizes: p.domain_sizes,
         });
     }
     let placement = for_policy(
@@ -573,6 +610,7 @@ pub fn policy_inputs(
         ranks,
         placement,
         split: Vec::new(),
+        domain_sizes: Vec::new(),
     })
 }
 

@@ -62,12 +62,14 @@ pub(crate) fn run_bench(o: &Options) -> Result<()> {
         for policy in &o.policies {
             let inputs = policy_inputs(policy, &tasks, m, "wfd", None, Priorities::Dm, None)
                 .map_err(|e| anyhow!(e))?;
-            let split = inputs.split;
+            let (split, sizes) = (inputs.split, inputs.domain_sizes);
             let (ranks, placement) = (
                 inputs.ranks,
-                inputs
-                    .placement
-                    .map(|p| Placement::from(p).with_split(split)),
+                inputs.placement.map(|p| {
+                    Placement::from(p)
+                        .with_split(split)
+                        .with_domain_sizes(sizes)
+                }),
             );
             let mut config = SimConfig::new(m, o.duration);
             // Metrics only, as a sweep would run it: per-job records cost an allocation each.

@@ -183,11 +183,14 @@ enum Command {
         /// Policy: gedf, gnpedf, gfp, gfifo, edzl, pedf, pfp, cedf, pfp-ts (split tasks: the file's
         /// cpu/split fields, else the assignment of analyze --test pfp-ts); utility accrual
         /// [ChronOS §6]: ghvdf, gnphvdf, gmua, nggua, ggua (global), phvdf, plbesa, pdasa
-        /// (partitioned by [ChronOS §8.5], overload included); rtws (G-EDF + priority work
-        /// stealing for parallel fork-join tasks [RTWS §V]; gedf, gnpedf, gfp, gfifo, edzl run
-        /// their threads as jobs, the UA policies and pfp-ts refuse them).
-        /// sd: a model of Linux SCHED_DEADLINE's global EDF (per-CPU queues, wake-up on the
-        /// previous CPU, push and pull; parallel tasks as threads as jobs) [RTWS §VI].
+        /// (partitioned by [ChronOS §8.5], overload included). Parallel fork-join tasks: rtws
+        /// (G-EDF + priority work stealing [RTWS §V]) and federated (each heavy task, C > D, on
+        /// CPUs of its own, light tasks by partitioned EDF: the allocation of analyze --test
+        /// federated [Li et al., ECRTS 2014]) schedule them natively; gedf, gnpedf, gfp, gfifo,
+        /// edzl run their threads as jobs, and so do pedf, pfp, cedf on the task's CPU or
+        /// cluster (light tasks only); so does sd (a model of Linux
+        /// SCHED_DEADLINE's global EDF: per-CPU queues, wake-up on the previous CPU, push and pull
+        /// [RTWS §VI]); the UA policies and pfp-ts refuse them.
         #[arg(long)]
         policy: String,
         /// Priority assignment for fixed-priority policies (and FP partitioning).
@@ -202,7 +205,8 @@ enum Command {
         /// Packing heuristic for pedf/pfp when the file pins no task: ff, ffd, bf, bfd, wf, wfd, nf,
         /// nfd (exact admission), or chronos, chronos-ff, chronos-lu (the utilization rules of
         /// [ChronOS §8.5], which never fail). plbesa/pdasa/phvdf always use chronos-ff/chronos-lu
-        /// (the thesis's rule unless one of those two is named).
+        /// (the thesis's rule unless one of those two is named). federated packs its light tasks
+        /// with it (ff … nfd only: the light test pedf-H).
         #[arg(long, default_value = "ffd")]
         partition: String,
         /// Cluster size for cedf.

@@ -252,12 +252,14 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
     )
     .map_err(|e| anyhow!(e))?;
     let policy = plan.policy().to_string();
-    let split = inputs.split;
+    let (split, sizes) = (inputs.split, inputs.domain_sizes);
     let config = plan.finish(
         inputs.ranks,
-        inputs
-            .placement
-            .map(|p| Placement::from(p).with_split(split)),
+        inputs.placement.map(|p| {
+            Placement::from(p)
+                .with_split(split)
+                .with_domain_sizes(sizes)
+        }),
     );
     let (result, meta) = run_taskset(tasks, &config)?;
     if !matches!(a.format, crate::OutputFormat::Table) {

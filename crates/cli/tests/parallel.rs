@@ -196,7 +196,7 @@ fn simulate_and_run_refuse_parallel_tasks() {
     for (args, says) in [
         (
             vec!["simulate", &f, "--policy", "ghvdf", "--duration", "100ms"],
-            "task 0 is parallel (field `parallel`), and policy `ghvdf` does not schedule parallel tasks; the policies that do: rtws (natively)",
+            "task 0 is parallel (field `parallel`), and policy `ghvdf` does not schedule parallel tasks; the policies that do: rtws, federated (natively)",
         ),
         (
             vec!["simulate", &f, "--policy", "plbesa", "--duration", "100ms"],
@@ -212,4 +212,106 @@ fn simulate_and_run_refuse_parallel_tasks() {
         let e = String::from_utf8_lossy(&o.stderr);
         assert!(e.contains(says), "{args:?}: {e}");
     }
+}
+
+fn federated_example() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/federated.toml")
+        .display()
+        .to_string()
+}
+
+/// `simulate --policy federated` runs the allocation `analyze --test federated` reports
+/// (examples/federated.toml: the heavy task on CPUs 0–1, the light ones on CPU 2) without a
+/// miss over the hyperperiod, the heavy task's jobs ending at 8 ms (its deadline; Graham's
+/// bound 4 + 8/2); it refuses what the allocation cannot place, naming the task and the CPUs
+/// it needs against those left, a heuristic without exact admission, and pinned tasks.
+#[test]
+fn simulate_federated_runs_the_analysis_allocation() {
+    let f = federated_example();
+    let a: Value = serde_json::from_str(&ok(&schedlab(&[
+        "analyze",
+        &f,
+        "--test",
+        "federated",
+        "--format",
+        "json",
+    ])))
+    .unwrap();
+    let r = &a["results"][0];
+    assert_eq!(r["status"], "schedulable", "{a}");
+    assert_eq!(r["partition"], serde_json::json!([[0], [0], [1, 2]]), "{a}");
+    let s: Value = serde_json::from_str(&ok(&schedlab(&[
+        "simulate",
+        &f,
+        "--policy",
+        "federated",
+        "--duration",
+        "24ms",
+        "--format",
+        "json",
+    ])))
+    .unwrap();
+    assert_eq!(
+        (
+            &s["policy"],
+            &s["jobs"],
+            &s["deadline_misses"],
+            &s["steals"]
+        ),
+        (
+            &serde_json::json!("federated"),
+            &serde_json::json!(11),
+            &serde_json::json!(0),
+            &serde_json::json!(0)
+        ),
+        "{s}"
+    );
+    assert_eq!(s["per_task"][0]["max_response_ns"], 8_000_000, "{s}");
+    assert_eq!(s["per_task"][1]["migrations"], 0, "{s}");
+    let dir = temp_dir("federated");
+    let pinned = dir.join("pinned.toml");
+    std::fs::write(
+        &pinned,
+        "[[tasks]]\nname = \"a\"\nwcet = \"1ms\"\nperiod = \"4ms\"\ncpu = 0\n",
+    )
+    .unwrap();
+    let pinned = pinned.display().to_string();
+    for (args, says) in [
+        (
+            vec!["--cpus", "2"],
+            "the heavy tasks take all 2 CPUs: none is left for the 2 light tasks (task 1 (`light`) first)",
+        ),
+        (
+            vec!["--cpus", "1"],
+            "task 0 (`heavy`) is heavy and needs 2 dedicated CPUs (⌈(C − L)/(D − L)⌉), but 1 of the 1 CPUs are left for it (the heavy tasks need 2 in all)",
+        ),
+        (
+            vec!["--partition", "chronos"],
+            "`federated` packs its light tasks with exact EDF admission",
+        ),
+    ] {
+        let mut all = vec!["simulate", &f, "--policy", "federated", "--duration", "24ms"];
+        all.extend(args);
+        let o = schedlab(&all);
+        assert!(!o.status.success(), "{all:?}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains(says), "{all:?}: {e}");
+    }
+    let o = schedlab(&[
+        "simulate",
+        &pinned,
+        "--cpus",
+        "2",
+        "--policy",
+        "federated",
+        "--duration",
+        "4ms",
+    ]);
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("task 0 (`a`) has a `cpu` field: `federated` places every task itself"),
+        "{e}"
+    );
 }

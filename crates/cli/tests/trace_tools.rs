@@ -180,7 +180,7 @@ fn parallel_tasks_report_steals_in_the_summary_and_the_trace() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(
-            "policy `gmua` does not schedule parallel tasks; the policies that do: rtws (natively)"
+            "policy `gmua` does not schedule parallel tasks; the policies that do: rtws, federated (natively)"
         ),
         "{err}"
     );

@@ -378,8 +378,12 @@ fn run_one(
                 None,
             )
             .map(|i| {
-                let split = i.split;
-                i.placement.map(|p| Placement::from(p).with_split(split))
+                let (split, sizes) = (i.split, i.domain_sizes);
+                i.placement.map(|p| {
+                    Placement::from(p)
+                        .with_split(split)
+                        .with_domain_sizes(sizes)
+                })
             });
             let placement = match placed {
                 Ok(p) => p,

@@ -6,11 +6,13 @@
 //! ([`Placement`]); every event of a job goes to its task's domain, and CPU ids are translated
 //! local ↔ global. `pedf`/`pfp` are `k = 1` domains of G-EDF/G-FP (one CPU each: uniprocessor
 //! EDF/FP), `cedf` is G-EDF in clusters of `k` CPUs; a single domain of `m` CPUs is global
-//! scheduling.
+//! scheduling. Domains may also differ in size ([`Placement::domain_sizes`]): `federated`
+//! ([`crate::federated`]) gives each heavy task a domain of its dedicated CPUs and each light
+//! CPU a domain of one; domain `d` then owns the CPUs after those of domains `0..d`.
 //!
-//! Timers: a domain's timer number `t` is exposed as `t · (m/k) + d`, so `on_timer` routes back
-//! to domain `d` with its own number (a timer number too large for this encoding — beyond
-//! 2^64 / (m/k) — is dropped; the policies here number timers from 0 upwards).
+//! Timers: with `D` domains, a domain's timer number `t` is exposed as `t · D + d`, so
+//! `on_timer` routes back to domain `d` with its own number (a timer number too large for this
+//! encoding — beyond 2^64 / D — is dropped; the policies here number timers from 0 upwards).
 //!
 //! Budgets: a budget request names a job, which is the same in every domain, so it passes
 //! through unchanged; `on_budget_exhausted` goes to the job's domain, like every job event.
@@ -34,20 +36,26 @@ use crate::ids::{CpuId, JobId, ResourceId, TimerId};
 use crate::policy::{ParallelSupport, Policy};
 use crate::task::Placement;
 
-/// `m/k` instances of a policy `P`, one per domain of `k` CPUs.
+/// One instance of a policy `P` per domain of consecutive CPUs (`m/k` domains of `k` CPUs,
+/// or domains of the sizes a placement lists).
 #[derive(Debug)]
 pub struct Domains<P> {
     name: &'static str,
     domains: Vec<P>,
     domain_of_task: Vec<u32>,
-    k: u32,
+    /// The first CPU of each domain, then the CPU count (`first[d + 1] − first[d]` is domain
+    /// `d`'s size).
+    first: Vec<u32>,
+    /// The domain of each CPU.
+    domain_of_cpu: Vec<u32>,
 }
 
 impl<P: Policy> Domains<P> {
-    /// Splits `cpus` CPUs into domains of `placement.domain_size` CPUs and builds one policy
-    /// per domain with `make(k)`. Errors: `cpus = 0` ([`PolicyError::InvalidPlatform`]); a
-    /// domain size of 0 or one that does not divide `cpus`, a placement whose length is not
-    /// `n_tasks`, or a task placed in a domain that does not exist
+    /// Splits `cpus` CPUs into domains of `placement.domain_size` CPUs, or of the sizes
+    /// `placement.domain_sizes` lists, and builds one policy per domain with `make(size)`, called once per domain in domain order.
+    /// Errors: `cpus = 0` ([`PolicyError::InvalidPlatform`]); a domain size of 0 or one that
+    /// does not divide `cpus`, listed sizes with a 0 or whose sum is not `cpus`, a placement
+    /// whose length is not `n_tasks`, or a task placed in a domain that does not exist
     /// ([`PolicyError::InvalidPlacement`], naming the task).
     pub fn new(
         name: &'static str,
@@ -62,35 +70,63 @@ impl<P: Policy> Domains<P> {
                 "policy `{name}` needs at least one CPU"
             )));
         }
-        if k == 0 || cpus % k != 0 {
-            return Err(PolicyError::InvalidPlacement(format!(
-                "domain size {k} does not divide the {cpus} CPUs into domains"
-            )));
-        }
+        let sizes = if placement.domain_sizes.is_empty() {
+            if k == 0 || cpus % k != 0 {
+                return Err(PolicyError::InvalidPlacement(format!(
+                    "domain size {k} does not divide the {cpus} CPUs into domains"
+                )));
+            }
+            vec![k; (cpus / k) as usize]
+        } else {
+            checked_sizes(&placement.domain_sizes, cpus)?
+        };
         if placement.domain_of_task.len() != n_tasks {
             return Err(PolicyError::InvalidPlacement(format!(
                 "the placement lists {} tasks, the task set has {n_tasks}",
                 placement.domain_of_task.len()
             )));
         }
-        let n_domains = cpus / k;
+        let n_domains = u32::try_from(sizes.len()).unwrap_or(u32::MAX);
         if let Some((i, d)) = placement
             .domain_of_task
             .iter()
             .enumerate()
             .find(|(_, d)| **d >= n_domains)
         {
-            let what = if k == 1 { "CPU" } else { "cluster" };
+            let what = match k {
+                1 => "CPU",
+                0 => "domain",
+                _ => "cluster",
+            };
+            let layout = match k {
+                0 => format!("domains of {sizes:?} CPUs"),
+                _ => format!("domains of {k}"),
+            };
             return Err(PolicyError::InvalidPlacement(format!(
-                "task {i} is placed on {what} {d}, but there are only {n_domains} ({what}s 0..{n_domains}, {cpus} CPUs in domains of {k})"
+                "task {i} is placed on {what} {d}, but there are only {n_domains} ({what}s 0..{n_domains}, {cpus} CPUs in {layout})"
             )));
         }
+        let mut first = Vec::with_capacity(sizes.len() + 1);
+        let mut domain_of_cpu = Vec::with_capacity(cpus as usize);
+        let mut at = 0u32;
+        for (d, &size) in (0u32..).zip(&sizes) {
+            first.push(at);
+            domain_of_cpu.extend((0..size).map(|_| d));
+            at += size;
+        }
+        first.push(at);
         Ok(Domains {
             name,
-            domains: (0..n_domains).map(|_| make(k)).collect(),
+            domains: sizes.iter().map(|&size| make(size)).collect(),
             domain_of_task: placement.domain_of_task,
-            k,
+            first,
+            domain_of_cpu,
         })
+    }
+
+    /// The first CPU of domain `d` (0 beyond the domains: never routed to).
+    fn base(&self, d: u32) -> u32 {
+        self.first.get(d as usize).copied().unwrap_or(0)
     }
 
     /// The domain of `job`'s task.
@@ -109,7 +145,7 @@ impl<P: Policy> Domains<P> {
         let (links, timers, cancels) = (out.links.len(), out.timers.len(), out.cancels.len());
         let steals = out.steals.len();
         f(p, out);
-        let base = d * self.k;
+        let base = self.base(d);
         for l in out.links.iter_mut().skip(links) {
             l.cpu = CpuId(base + l.cpu.0);
         }
@@ -154,7 +190,7 @@ impl<P: Policy> Policy for Domains<P> {
         self.name
     }
     fn cpus(&self) -> u32 {
-        self.domain_count().saturating_mul(self.k)
+        self.first.last().copied().unwrap_or(0)
     }
     fn on_release(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
         if let Some(d) = self.domain_of(job.id) {
@@ -201,7 +237,7 @@ impl<P: Policy> Policy for Domains<P> {
         let Some(d) = strands.first().and_then(|s| self.domain_of(s.id)) else {
             return;
         };
-        let local = CpuId(cpu.0.saturating_sub(d.saturating_mul(self.k)));
+        let local = CpuId(cpu.0.saturating_sub(self.base(d)));
         self.route(d, out, |p, o| p.on_fork(ctx, local, strands, o));
     }
     /// As its domains' policy does (every domain runs the same policy).
@@ -217,13 +253,27 @@ impl<P: Policy> Policy for Domains<P> {
             .map_or(0, |p| p.grant(ctx, resource, waiters))
     }
     fn linked(&self, cpu: CpuId) -> Option<JobId> {
-        if self.k == 0 {
-            return None;
-        }
+        let d = *self.domain_of_cpu.get(cpu.0 as usize)?;
         self.domains
-            .get((cpu.0 / self.k) as usize)?
-            .linked(CpuId(cpu.0 % self.k))
+            .get(d as usize)?
+            .linked(CpuId(cpu.0.saturating_sub(self.base(d))))
     }
+}
+
+/// Listed domain sizes checked against the platform: each at least 1, `cpus` in all.
+fn checked_sizes(sizes: &[u32], cpus: u32) -> Result<Vec<u32>, PolicyError> {
+    if let Some(d) = sizes.iter().position(|&k| k == 0) {
+        return Err(PolicyError::InvalidPlacement(format!(
+            "domain {d} has no CPU (domain sizes {sizes:?})"
+        )));
+    }
+    let total = sizes.iter().map(|&k| u64::from(k)).sum::<u64>();
+    if total != u64::from(cpus) {
+        return Err(PolicyError::InvalidPlacement(format!(
+            "the domains have {total} CPUs in all (sizes {sizes:?}), the platform {cpus}"
+        )));
+    }
+    Ok(sizes.to_vec())
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod domains;
 pub mod edzl;
 pub mod error;
 pub mod event;
+pub mod federated;
 pub mod fpts;
 pub mod global;
 pub mod gua;
@@ -38,6 +39,7 @@ pub use task::{Placement, PolicyTask};
 
 pub use domains::Domains;
 pub use edzl::Edzl;
+pub use federated::Federated;
 pub use fpts::FpTs;
 pub use global::{GlobalJlfp, Preemption};
 pub use gua::Gua;

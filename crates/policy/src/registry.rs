@@ -21,6 +21,7 @@
 //! | `phvdf` | P-HVDF [ChronOS §6.13] ([`crate::ua::phvdf`]) | required, `domain_size = 1` |
 //! | `plbesa` | P-LBESA [ChronOS §6.14, Alg. 4; Locke 1986] ([`crate::ua::lbesa`]; maximum allowable overload 0) | required, `domain_size = 1` |
 //! | `pdasa` | P-DASA [ChronOS §6.15, Alg. 5; Clark 1990], DASA-ND without resources ([`crate::ua::dasa`]) | required, `domain_size = 1` |
+//! | `federated` | federated scheduling [Li et al., ECRTS 2014, §3]: each heavy task greedy on its dedicated CPUs, light tasks by partitioned EDF ([`crate::federated`]) | required, domains of different sizes ([`Placement::domain_sizes`]) |
 //!
 //! Only `pfp-ts` runs split tasks: every other policy refuses a placement that splits one.
 //! `pfp-ts` relies on the engines' budgets ([`crate::Decisions::budget`]):
@@ -38,10 +39,13 @@
 //! `pfp-ts` (budgets per job of a split task), the utility-accrual policies (their value
 //! densities, abort decisions and feasibility lists are per job of a task, assuming one job
 //! per task at a time).
+//! `federated` ([`crate::federated`]) takes them natively too: a heavy task's threads run in
+//! parallel on its dedicated CPUs, a light task's as jobs on its CPU.
 
 use crate::domains::Domains;
 use crate::edzl::Edzl;
 use crate::error::PolicyError;
+use crate::federated::Federated;
 use crate::fpts::FpTs;
 use crate::global::GlobalJlfp;
 use crate::gua::{Gua, Variant as GuaVariant};
@@ -59,16 +63,21 @@ use schedlab_model::Duration;
 use std::sync::Arc;
 
 /// The canonical policy names [`build`] knows.
+// By family, several per line (rustfmt would list one per line: `"federated"` is longer than
+// its short-element threshold).
+#[rustfmt::skip]
 pub const NAMES: &[&str] = &[
     "gedf", "gnpedf", "gfp", "gfifo", "edzl", "pedf", "pfp", "cedf", "pfp-ts",
-    // Utility accrual, helper ua1 [ChronOS §6.6, §6.7, §6.13–6.15].
+    // Utility accrual, per CPU and global without feasibility lists [ChronOS §6.6, §6.7, §6.13–6.15].
     "ghvdf", "gnphvdf", "phvdf", "plbesa", "pdasa",
-    // ua2: the global utility-accrual schedulers of [ChronOS §6.8–6.10].
+    // The global utility-accrual schedulers with feasibility lists: [ChronOS §6.8–6.10].
     "gmua", "nggua", "ggua",
     // Parallel fork-join tasks: G-EDF + priority work stealing [RTWS §V].
     "rtws",
     // Linux SCHED_DEADLINE's push/pull global EDF (the SD baseline of [RTWS §VI]).
     "sd",
+    // Parallel tasks: federated scheduling [Li et al., ECRTS 2014].
+    "federated",
 ];
 
 /// How each policy of [`NAMES`] schedules parallel (fork-join) tasks (module doc): the one
@@ -93,6 +102,7 @@ pub const PARALLEL: &[(&str, ParallelSupport)] = &[
     ("ggua", ParallelSupport::Refused),
     ("rtws", ParallelSupport::Native),
     ("sd", ParallelSupport::ThreadsAsJobs),
+    ("federated", ParallelSupport::Native),
 ];
 
 /// How policy `name` schedules parallel tasks (`None`: no such policy).
@@ -203,6 +213,7 @@ pub fn build(
         "ggua" => Box::new(Gua::new(GuaVariant::GGua, shared, cpus)),
         "rtws" => Box::new(Rtws::new(shared, cpus)),
         "sd" => Box::new(Sd::new(shared, cpus)),
+        "federated" => Box::new(Federated::new(shared, cpus, placed(false)?)?),
         _ => Box::new(Domains::new("cedf", cpus, n, placed(false)?, |k| {
             GlobalJlfp::gedf(shared.clone(), k)
         })?),
@@ -244,7 +255,7 @@ mod tests {
         assert_eq!(parallel_support("llf"), None);
         assert_eq!(
             parallel_policies(),
-            "rtws (natively); gedf, gnpedf, gfp, gfifo, edzl, pedf, pfp, cedf, sd (threads as jobs)"
+            "rtws, federated (natively); gedf, gnpedf, gfp, gfifo, edzl, pedf, pfp, cedf, sd (threads as jobs)"
         );
     }
 

@@ -54,16 +54,26 @@ impl PolicyTask {
     }
 }
 
-/// How tasks are placed on CPUs for partitioned, semi-partitioned and clustered policies
-/// (computed by the caller, e.g. with the analysis crate's heuristics, or read from the file's
-/// `cpu`/`cluster`/`split` fields).
+/// How tasks are placed on CPUs for partitioned, semi-partitioned, clustered and federated
+/// policies (computed by the caller, e.g. with the analysis crate's heuristics, or read from
+/// the file's `cpu`/`cluster`/`split` fields).
+///
+/// Domains are runs of consecutive CPUs, numbered in CPU order: domain `d` owns the CPUs after
+/// those of domains `0..d`. They all have `domain_size` CPUs (partitioned, clustered), or, for
+/// `federated`, the sizes listed in [`Placement::domain_sizes`] (each heavy task's dedicated
+/// CPUs, then one CPU per light partition).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Placement {
     /// Domain (CPU for partitioned, cluster for clustered) of each task, by task index; for a
     /// split task, the CPU of its head part.
     pub domain_of_task: Vec<u32>,
-    /// CPUs per domain (1 for partitioned and semi-partitioned).
+    /// CPUs per domain (1 for partitioned and semi-partitioned); 0 when the domains differ in
+    /// size ([`Placement::domain_sizes`]), so that code reading it as "every domain has this
+    /// many CPUs" (`== 1`: partitioned) never mistakes such a placement for a uniform one.
     pub domain_size: u32,
+    /// The size of each domain, in domain order, when they differ (`federated`); empty: every
+    /// domain has `domain_size` CPUs.
+    pub domain_sizes: Vec<u32>,
     /// The parts of each split task in execution order, by task index (an empty list: the task
     /// is whole, on its domain); an empty vector: no task is split. Only `pfp-ts` runs split
     /// tasks; the other policies refuse a placement that splits one.
@@ -76,6 +86,7 @@ impl Placement {
         Placement {
             domain_of_task,
             domain_size,
+            domain_sizes: Vec::new(),
             split: Vec::new(),
         }
     }
@@ -87,8 +98,54 @@ impl Placement {
         Placement {
             domain_of_task: cpu_of_task,
             domain_size: 1,
+            domain_sizes: Vec::new(),
             split,
         }
+    }
+
+    /// Task `i` in the domain `domain_of_task[i]`, domain `d` of `sizes[d]` consecutive CPUs
+    /// (struct doc); uniform sizes give the same placement as [`Placement::new`].
+    pub fn sized(domain_of_task: Vec<u32>, sizes: Vec<u32>) -> Placement {
+        Placement::new(domain_of_task, 1).with_domain_sizes(sizes)
+    }
+
+    /// The same placement with domain `d` of `sizes[d]` CPUs (empty: unchanged). Uniform
+    /// sizes are stored as `domain_size` (nothing changes for partitioned or clustered
+    /// code), different ones in [`Placement::domain_sizes`] with `domain_size` 0.
+    pub fn with_domain_sizes(mut self, sizes: Vec<u32>) -> Placement {
+        let Some(&first) = sizes.first() else {
+            return self;
+        };
+        if sizes.iter().all(|&k| k == first) {
+            self.domain_size = first;
+            self.domain_sizes = Vec::new();
+        } else {
+            self.domain_size = 0;
+            self.domain_sizes = sizes;
+        }
+        self
+    }
+
+    /// The size of every domain, in domain order, for `cpus` CPUs: [`Placement::domain_sizes`]
+    /// when given, else `cpus / domain_size` domains of `domain_size` (none when it is 0).
+    pub fn sizes(&self, cpus: u32) -> Vec<u32> {
+        if !self.domain_sizes.is_empty() {
+            return self.domain_sizes.clone();
+        }
+        match self.domain_size {
+            0 => Vec::new(),
+            k => vec![k; (cpus / k) as usize],
+        }
+    }
+
+    /// The first CPU of domain `d` (`None` beyond `u32` or, for different sizes, beyond the
+    /// listed domains).
+    pub fn first_cpu(&self, d: u32) -> Option<u32> {
+        if self.domain_sizes.is_empty() {
+            return d.checked_mul(self.domain_size);
+        }
+        let before = self.domain_sizes.get(..d as usize)?;
+        before.iter().try_fold(0u32, |acc, &k| acc.checked_add(k))
     }
 
     /// The same placement with `split[i]` the parts of task `i` (empty: whole; module doc of

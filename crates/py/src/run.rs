@@ -170,12 +170,14 @@ pub(crate) fn run<'py>(
     )
     .map_err(|e| err(python_names(&e)))?;
     let policy = plan.policy().to_string();
-    let split = inputs.split;
+    let (split, sizes) = (inputs.split, inputs.domain_sizes);
     let config = plan.finish(
         inputs.ranks,
-        inputs
-            .placement
-            .map(|p| Placement::from(p).with_split(split)),
+        inputs.placement.map(|p| {
+            Placement::from(p)
+                .with_split(split)
+                .with_domain_sizes(sizes)
+        }),
     );
     let policy = policy.as_str();
     let outputs = TraceOutputs {

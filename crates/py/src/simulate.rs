@@ -61,13 +61,16 @@ fn simulate_set(set: &PyTaskSet, cpus: u32, o: &SimOptions) -> Result<Simulated,
         o.priorities,
         None,
     )?;
-    // `pfp-ts` also gets the split parts of its tasks (empty for every other policy).
-    let split = inputs.split;
+    // `pfp-ts` also gets the split parts of its tasks, `federated` its domain sizes (empty for
+    // every other policy).
+    let (split, sizes) = (inputs.split, inputs.domain_sizes);
     let (ranks, placement) = (
         inputs.ranks,
-        inputs
-            .placement
-            .map(|p| Placement::from(p).with_split(split)),
+        inputs.placement.map(|p| {
+            Placement::from(p)
+                .with_split(split)
+                .with_domain_sizes(sizes)
+        }),
     );
     let mut config = SimConfig::new(cpus, o.duration);
     config.arrivals = o.arrivals;

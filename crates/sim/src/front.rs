@@ -30,7 +30,7 @@ pub enum RunError {
 
 /// Simulates `tasks` under policy `policy` (see `schedlab_policy::NAMES`); `ranks[i]` is task
 /// i's fixed-priority rank (0 = highest), `placement` the domain of each task for `pedf`,
-/// `pfp`, `cedf`, and also the split parts for `pfp-ts`. Returns the result and the trace
+/// `pfp`, `cedf` and `federated`, and also the split parts for `pfp-ts`. Returns the result and the trace
 /// metadata (task names and deadlines, and the parts of split tasks).
 pub fn run(
     tasks: &TaskSet,
@@ -52,11 +52,7 @@ pub fn run(
     // A task's home CPU (where its first release interrupt lands when release handlers run
     // on the jobs' CPUs): the first CPU of its partition or cluster.
     let home: Vec<Option<u32>> = match &placement {
-        Some(p) => p
-            .domain_of_task
-            .iter()
-            .map(|&d| d.checked_mul(p.domain_size))
-            .collect(),
+        Some(p) => p.domain_of_task.iter().map(|&d| p.first_cpu(d)).collect(),
         None => tasks.iter().map(|t| t.cpu).collect(),
     };
     let split: Vec<Vec<(u32, u64)>> = placement.as_ref().map_or_else(Vec::new, |p| {

@@ -591,7 +591,7 @@ fn parallel_tasks_are_refused_by_policies_that_do_not_take_them() {
         let err = crate::front::run(&set, policy, &[0, 1], None, &cfg(2, 20)).unwrap_err();
         assert_eq!(
             err.to_string(),
-            format!("task 1 is parallel (field `parallel`), and policy `{policy}` does not schedule parallel tasks; the policies that do: rtws (natively); gedf, gnpedf, gfp, gfifo, edzl, pedf, pfp, cedf, sd (threads as jobs)"),
+            format!("task 1 is parallel (field `parallel`), and policy `{policy}` does not schedule parallel tasks; the policies that do: rtws, federated (natively); gedf, gnpedf, gfp, gfifo, edzl, pedf, pfp, cedf, sd (threads as jobs)"),
         );
     }
     for policy in ["gedf", "gfp", "gnpedf", "gfifo", "edzl", "rtws"] {

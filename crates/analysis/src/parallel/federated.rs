@@ -63,31 +63,72 @@ pub fn dedicated_cpus(work: u64, span: u64, deadline: u64) -> Option<u64> {
     Some(work.saturating_sub(span).div_ceil(slack))
 }
 
-/// Splits `sys` into heavy and light tasks and gives each heavy task its CPUs; `Err` says why
-/// no allocation exists (a heavy task with `L ≥ D`, or more CPUs than `m` needed).
-pub fn allocate(sys: &System) -> Result<Allocation, String> {
+/// Why no federated allocation exists; the test's *not shown* reason is its message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AllocationError {
+    /// A heavy task's critical path reaches its deadline: no number of CPUs helps.
+    #[error("task {task} is heavy (C = {work} ns > D = {deadline} ns) with critical path {span} ns ≥ D: no number of CPUs meets its deadline")]
+    SpanReachesDeadline {
+        /// The task's index.
+        task: usize,
+        /// Its work `C`.
+        work: u64,
+        /// Its critical path `L`.
+        span: u64,
+        /// Its relative deadline `D`.
+        deadline: u64,
+    },
+    /// The heavy tasks need more CPUs than the platform has; `task` is the first one that
+    /// does not fit (in task order).
+    #[error("the heavy tasks need {total} dedicated CPUs, the platform has {cpus}: task {task} needs {needs} with {left} left")]
+    TooFewCpus {
+        /// The first heavy task that does not fit.
+        task: usize,
+        /// Its `⌈(C − L)/(D − L)⌉`.
+        needs: u64,
+        /// The CPUs the heavy tasks before it leave.
+        left: u64,
+        /// What all heavy tasks need.
+        total: u64,
+        /// The platform's CPUs.
+        cpus: u32,
+    },
+}
+
+/// Splits `sys` into heavy and light tasks and gives each heavy task its CPUs; the error says
+/// why no allocation exists (a heavy task with `L ≥ D`, or more CPUs than `m` needed).
+pub fn allocate(sys: &System) -> Result<Allocation, AllocationError> {
     let (mut heavy, mut light) = (Vec::new(), Vec::new());
     let mut used: u64 = 0;
+    let m = u64::from(sys.cpus());
+    let mut overflow = None;
     for (i, p) in sys.params().iter().enumerate() {
         if p.c <= p.d {
             light.push(i);
             continue;
         }
         let span = sys.span(i);
-        let n = dedicated_cpus(p.c, span, p.d).ok_or_else(|| {
-            format!(
-                "task {i} is heavy (C = {} ns > D = {} ns) with critical path {span} ns ≥ D: no number of CPUs meets its deadline",
-                p.c, p.d
-            )
+        let n = dedicated_cpus(p.c, span, p.d).ok_or(AllocationError::SpanReachesDeadline {
+            task: i,
+            work: p.c,
+            span,
+            deadline: p.d,
         })?;
+        if overflow.is_none() && used.saturating_add(n) > m {
+            overflow = Some((i, n, m.saturating_sub(used)));
+        }
         used = used.saturating_add(n);
         heavy.push((i, u32::try_from(n).unwrap_or(u32::MAX)));
     }
-    let m = u64::from(sys.cpus());
-    if used > m {
-        return Err(format!(
-            "the heavy tasks need {used} dedicated CPUs, the platform has {m}"
-        ));
+    if let Some((task, needs, left)) = overflow {
+        return Err(AllocationError::TooFewCpus {
+            task,
+            needs,
+            left,
+            total: used,
+            cpus: sys.cpus(),
+        });
     }
     Ok(Allocation {
         heavy,
@@ -167,7 +208,7 @@ impl SchedTest for Federated {
     fn run(&self, sys: &System) -> Verdict {
         let a = match allocate(sys) {
             Ok(a) => a,
-            Err(reason) => return Verdict::not_shown().because(reason),
+            Err(e) => return Verdict::not_shown().because(e.to_string()),
         };
         let heavy: Vec<String> = a
             .heavy
@@ -336,6 +377,16 @@ mod tests {
             .reason
             .unwrap()
             .contains("no number of CPUs meets its deadline"));
+        // τ0 of `hand_worked_allocation` needs 3 CPUs, τ1 3 more: on 4, τ1 has 1 left.
+        let two = verdict(
+            &[fj(10, 9, 10, 50), fj(10, 4, 10, 30)],
+            4,
+            &Federated::default(),
+        );
+        assert_eq!(
+            two.reason.as_deref(),
+            Some("the heavy tasks need 6 dedicated CPUs, the platform has 4: task 1 needs 3 with 1 left")
+        );
         let mut f = Federated::default();
         assert!(f.set_param("light", "federated").is_err());
         assert!(f.set_param("light", "gedf-cab").is_err());

@@ -206,20 +206,27 @@ pub(crate) fn check_schedule(
         }
     }
     if work_conserving {
-        work_conservation(set, r, m, horizon, &ivs)?;
+        let all: Vec<u32> = (0..set.len() as u32).collect();
+        work_conserving_within(set, r, m, &all, horizon)?;
     }
     Ok(())
 }
 
-/// Check 6 of [`check_schedule`]: at every event time below the horizon (the schedule only
-/// changes at events), fewer than `m` running strands means no waiting thread.
-fn work_conservation(
+/// Check 6 of [`check_schedule`] for the tasks `tasks` alone, on `m` CPUs of their own (all
+/// tasks on all CPUs; or a domain of a partitioned or federated schedule): at every event time
+/// below the horizon (the schedule only changes at events), fewer than `m` running strands of
+/// these tasks means no waiting thread of theirs.
+pub(crate) fn work_conserving_within(
     set: &TaskSet,
     r: &SimResult,
     m: u32,
+    tasks: &[u32],
     horizon: u64,
-    ivs: &BTreeMap<(u32, u64, u32), Vec<Interval>>,
 ) -> Result<(), String> {
+    let ivs: BTreeMap<(u32, u64, u32), Vec<Interval>> = by_strand(&r.trace)
+        .into_iter()
+        .filter(|((task, _, _), _)| tasks.contains(task))
+        .collect();
     let mut ended: BTreeMap<(u32, u64), u64> = BTreeMap::new();
     for e in &r.trace {
         if matches!(e.kind, Kind::Complete | Kind::Abort) {
@@ -245,17 +252,18 @@ fn work_conservation(
         if running >= m as usize {
             continue;
         }
-        let pending = pending_at(set, r, t, horizon, ivs, &ended, &forks);
+        let pending = pending_at(set, r, t, horizon, &ivs, &ended, &forks, tasks);
         if pending > 0 {
             return Err(format!(
-                "at {t}: {running} of {m} CPUs busy while {pending} threads wait"
+                "at {t}: {running} of {m} CPUs busy while {pending} threads of tasks {tasks:?} wait"
             ));
         }
     }
     Ok(())
 }
 
-/// Threads handed over, unfinished and not running at `t`.
+/// Threads of `tasks` handed over, unfinished and not running at `t`.
+#[allow(clippy::too_many_arguments)]
 fn pending_at(
     set: &TaskSet,
     r: &SimResult,
@@ -264,9 +272,10 @@ fn pending_at(
     ivs: &BTreeMap<(u32, u64, u32), Vec<Interval>>,
     ended: &BTreeMap<(u32, u64), u64>,
     forks: &BTreeMap<(u32, u64, u32), u64>,
+    tasks: &[u32],
 ) -> usize {
     let mut n = 0;
-    for j in &r.jobs {
+    for j in r.jobs.iter().filter(|j| tasks.contains(&j.task)) {
         let handover = match j.seq {
             0 => j.release.as_ns(),
             s => j
