@@ -129,5 +129,5 @@ def test_analysis_simulation_and_runs_refuse_parallel_tasks():
         schedlab.simulate(ts, policy="plbesa", duration="100ms")
     # Partitioned EDF places the (light) parallel tasks as sequential ones of their work.
     assert schedlab.simulate(ts, policy="pedf", duration="100ms")["deadline_misses"] == 0
-    with pytest.raises(schedlab.Error, match="parallel tasks are not supported by the runtime yet"):
-        schedlab.run(ts, policy="gedf", duration="100ms")
+    with pytest.raises(schedlab.Error, match="--arch message-passing does not run parallel tasks"):
+        schedlab.run(ts, policy="gedf", arch="message-passing", duration="100ms")

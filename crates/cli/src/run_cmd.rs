@@ -308,9 +308,10 @@ fn print_table(
         t.max_tardiness
     )?;
     outln!(
-        "  preemptions {}, migrations {}, context switches {}, trace events {} ({} dropped)",
+        "  preemptions {}, migrations {}, steals {}, context switches {}, trace events {} ({} dropped)",
         t.preemptions,
         t.migrations,
+        t.steals,
         t.context_switches,
         result.trace.len(),
         result.dropped_events
@@ -338,7 +339,7 @@ fn print_table(
             us(s.max_ns as f64)
         )?;
     }
-    if let Some(inv) = summary.get("invariant") {
+    if let Some(inv) = summary.get("invariant").filter(|v| !v.is_null()) {
         outln!(
             "  global invariant held {:.5} of the run (worst window {} ns)",
             inv["held_fraction"].as_f64().unwrap_or(0.0),

@@ -177,8 +177,9 @@ fn analyze_says_every_test_does_not_apply_to_a_parallel_task() {
 }
 
 /// `simulate` refuses a parallel task under a policy that does not schedule parallel tasks
-/// (naming those that do) and where the placement cannot place it; `run` refuses it (no
-/// architecture runs threads yet); each with a failing exit code. `rtws` and `gedf` (threads
+/// (naming those that do) and where the placement cannot place it; `run` refuses it under an
+/// architecture or a policy that does not take parallel tasks (naming those that do); each
+/// with a failing exit code. `rtws` and `gedf` (threads
 /// as jobs; `pedf` and `pfp` on the task's CPU) simulate it.
 #[test]
 fn simulate_and_run_refuse_parallel_tasks() {
@@ -203,8 +204,21 @@ fn simulate_and_run_refuse_parallel_tasks() {
             "task 0 (`tau1`) is parallel (field `parallel`): `plbesa` places sequential tasks on CPUs; of the policies with a placement only pedf, pfp, cedf take parallel tasks",
         ),
         (
-            vec!["run", &f, "--policy", "gedf", "--duration", "100ms"],
-            "task 0 is parallel (field `parallel`): parallel tasks are not supported by the runtime yet",
+            vec![
+                "run",
+                &f,
+                "--policy",
+                "gedf",
+                "--arch",
+                "message-passing",
+                "--duration",
+                "100ms",
+            ],
+            "task 0 is parallel (field `parallel`): --arch message-passing does not run parallel tasks; the architectures that do: global-lock",
+        ),
+        (
+            vec!["run", &f, "--policy", "ghvdf", "--duration", "100ms"],
+            "task 0 is parallel (field `parallel`): policy `ghvdf` does not schedule parallel tasks; the policies that do: rtws (natively)",
         ),
     ] {
         let o = schedlab(&args);

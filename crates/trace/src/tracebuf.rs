@@ -48,9 +48,19 @@ impl TraceBuf {
         }
     }
 
-    /// Records an event at `ticks` (raw clock ticks).
+    /// Records an event at `ticks` (raw clock ticks), of strand 0 (a sequential job, or no
+    /// job).
     #[inline]
     pub fn record(&self, ticks: u64, kind: Kind, cpu: u32, task: u32, seq: u64, arg: u64) {
+        self.record_strand(ticks, kind, cpu, (task, seq, 0), arg);
+    }
+
+    /// Records an event at `ticks` about strand `job.2` of job (`job.0`, `job.1`) — a thread
+    /// of a parallel job ([`Event::strand`]); the strand shares the kind's word (kind in the
+    /// low 32 bits, strand in the high ones).
+    #[inline]
+    pub fn record_strand(&self, ticks: u64, kind: Kind, cpu: u32, job: (u32, u64, u32), arg: u64) {
+        let (task, seq, strand) = job;
         let i = self.next.fetch_add(1, Ordering::Relaxed);
         let Some(slot) = self.words.get(i * WORDS..i * WORDS + WORDS) else {
             return; // full: counted by `dropped`
@@ -60,7 +70,7 @@ impl TraceBuf {
             seq,
             arg,
             (u64::from(task) << 32) | u64::from(cpu),
-            kind as u64,
+            (u64::from(strand) << 32) | kind as u64,
         ];
         for (w, v) in slot.iter().zip(vals) {
             w.store(v, Ordering::Relaxed);
@@ -94,7 +104,11 @@ impl TraceBuf {
             };
             let get = |k: usize| w.get(k).map_or(0, |a| a.load(Ordering::Relaxed));
             let tc = get(3);
-            let Some(kind) = u16::try_from(get(4)).ok().and_then(Kind::from_code) else {
+            let ks = get(4);
+            let Some(kind) = u16::try_from(ks & 0xFFFF_FFFF)
+                .ok()
+                .and_then(Kind::from_code)
+            else {
                 continue;
             };
             out.push(Event {
@@ -104,8 +118,7 @@ impl TraceBuf {
                 task: (tc >> 32) as u32,
                 seq: get(1),
                 arg: get(2),
-                // The runtime runs sequential jobs only (strand 0).
-                strand: 0,
+                strand: (ks >> 32) as u32,
             });
         }
         out
@@ -128,6 +141,20 @@ mod tests {
         assert_eq!(e[0], Event::new(5, Kind::SwitchIn, 1, 3, 7));
         assert_eq!(e[1], Event::new(9, Kind::SwitchOut, 1, 3, 7).with_arg(42));
         assert_eq!(b.dropped(), 1);
+    }
+
+    /// A strand survives the round trip next to the kind; `record` writes strand 0.
+    #[test]
+    fn records_the_strand_of_a_parallel_job() {
+        let b = TraceBuf::new(4);
+        b.record_strand(5, Kind::Steal, 1, (3, 7, 4), 0);
+        b.record_strand(6, Kind::SwitchIn, 1, (3, 7, u32::MAX), 0);
+        b.record(7, Kind::SwitchIn, 0, 2, 1, 0);
+        let e = b.events();
+        assert_eq!(e[0], Event::new(5, Kind::Steal, 1, 3, 7).with_strand(4));
+        assert_eq!(e[1].strand, u32::MAX);
+        assert_eq!(e[1].kind, Kind::SwitchIn);
+        assert_eq!(e[2].strand, 0);
         let e = TraceBuf::new(1);
         e.record(1, Kind::IpiSend, u32::MAX, u32::MAX, u64::MAX, 0);
         assert_eq!(e.events()[0].task, u32::MAX);

@@ -267,6 +267,9 @@ fn run_job(w: &TaskThread, cx: &Cx<'_>, seq: u64, ws: Option<&mut WorkingSet>) -
             let jc = JobCtx {
                 task,
                 seq,
+                region: 0,
+                thread: 0,
+                strand: 0,
                 stop: &stopping,
                 aborted: &|| false,
                 lock: None,

@@ -29,6 +29,7 @@ pub(crate) static DEF: ArchDef = ArchDef {
     name: "linux-fifo",
     summary: "kernel baseline: SCHED_FIFO threads with RM/DM priorities, global or partitioned (--partition)",
     kernel: true,
+    parallel: false,
     options: &[],
     partitioned_with: Some("pfp"),
     rt_load: RtLoad::ByPlacement,

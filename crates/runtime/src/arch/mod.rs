@@ -147,6 +147,11 @@ pub struct ArchDef {
     /// The kernel schedules (`--policy` does not apply; the run is named after the
     /// architecture).
     pub kernel: bool,
+    /// It runs parallel (fork-join) tasks [RTWS §III] — each thread of a job as a strand on a
+    /// job thread of its own (`crate::state`, "Strands"; the kernel baselines: a kernel
+    /// thread per parallel thread). The skeleton refuses a parallel task under an
+    /// architecture without it (`crate::run::validate`, naming [`parallel_archs`]).
+    pub parallel: bool,
     /// Run options only it takes (`lock`, `dedicated-irq-cpu`, `dl-margin`, `dl-cpuset`,
     /// `dsp-poll`, `inline-completion`, `threading` — per-job, the user-space ones): the
     /// skeleton refuses a switched-on option of another architecture.
@@ -258,6 +263,15 @@ pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|d| d.name).collect()
 }
 
+/// The architectures that run parallel tasks ([`ArchDef::parallel`]), in registry order.
+pub fn parallel_archs() -> Vec<&'static str> {
+    REGISTRY
+        .iter()
+        .filter(|d| d.parallel)
+        .map(|d| d.name)
+        .collect()
+}
+
 /// The architectures that take run option `option`.
 pub fn taking(option: &str) -> Vec<&'static str> {
     REGISTRY
@@ -289,6 +303,8 @@ pub(crate) struct Run<'a> {
     /// The tasks' abort flags, shared by the scheduling states and the job threads
     /// (`crate::state`'s aborts).
     pub(crate) abort_words: crate::state::AbortWords,
+    /// Each task's fork-join structure (`None`: sequential; `crate::state`'s strands).
+    pub(crate) par: Arc<[Option<Arc<crate::state::ParSpec>>]>,
 }
 
 /// Trace buffer capacities of a run (events).
@@ -326,6 +342,7 @@ impl Run<'_> {
     /// `base`, with the run's abort flags and engine aborts.
     pub(crate) fn sched_with(&self, policy: Box<dyn schedlab_policy::Policy>, base: u32) -> Sched {
         let mut s = Sched::new(policy, base, self.spec.clone());
+        s.set_parallel(self.par.clone());
         let abortable = self.tasks.iter().map(|t| t.abortable).collect();
         s.set_aborts(self.abort_words.clone(), abortable);
         s.set_abort_late(self.config.abort_late);
