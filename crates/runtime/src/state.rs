@@ -56,6 +56,9 @@ pub(crate) use locks::section_ids;
 pub(crate) use shard::{Migrant, Shard};
 pub use strands::ParSpec;
 
+/// A staged decision event: kind, CPU, (task, seq, strand), arg.
+type Staged = (Kind, u32, (u32, u64, u32), u64);
+
 /// Static facts of a task.
 #[derive(Clone, Copy, Debug)]
 pub struct TaskSpec {
@@ -224,7 +227,7 @@ pub struct Sched {
     pub need: Vec<bool>,
     /// Decision events of the current operation, recorded with one timestamp at its end
     /// (preallocated: pushing within the capacity does not allocate).
-    staged: Vec<(Kind, u32, (u32, u64, u32), u64)>,
+    staged: Vec<Staged>,
     /// `message-passing` mode (the DSP's state, see `state/mp.rs`): clients enact the
     /// links, per-job counters live in the job control blocks, and the executed-time
     /// estimate follows the links.

@@ -91,6 +91,9 @@ fn parallel(regions: Vec<Vec<u64>>, period_ms: u64, log: &Arc<Log>) -> RtTask {
     t
 }
 
+/// One job's body calls: (region, thread) → (start, end) of each call.
+type Calls = BTreeMap<(u64, u64), Vec<(u64, u64)>>;
+
 fn config(cpus: Vec<u32>, arch: &str, policy: &str, n: usize) -> RunConfig {
     let arch = Arch::named(arch, "ticket").unwrap();
     RunConfig::new(cpus, arch, policy, n, ms(300))
@@ -115,7 +118,7 @@ fn check_run(name: &str, r: &RunResult, tasks: &[RtTask], log: &Log) {
         );
         let Some(p) = &t.parallel else { continue };
         // (seq) → (region, thread) → (start, end) of its calls.
-        let mut calls: BTreeMap<u64, BTreeMap<(u64, u64), Vec<(u64, u64)>>> = BTreeMap::new();
+        let mut calls: BTreeMap<u64, Calls> = BTreeMap::new();
         for c in log.calls().into_iter().filter(|c| c[0] == i as u64) {
             calls
                 .entry(c[1])
@@ -203,22 +206,73 @@ fn fork_join_jobs_complete_and_join_under_global_lock() {
     }
 }
 
-/// One parallel task alone: its region of four threads forks on one CPU, and the other CPU —
-/// idle — steals from its local queue (`rtws` under `global-lock`).
+/// The fork-join set under `work-stealing` (RTWS's own architecture): the same checks.
 #[test]
-fn an_idle_cpu_steals_under_rtws() {
+fn fork_join_jobs_complete_and_join_under_work_stealing() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(cpus) = common::machine("an_idle_cpu_steals_under_rtws", 2) else {
+    let Some(cpus) = common::machine("fork_join_jobs_complete_and_join_under_work_stealing", 2)
+    else {
         return;
     };
-    let log = Log::new(4096);
-    let tasks = vec![parallel(vec![vec![500], vec![1_000; 4]], 10, &log)];
-    let cfg = config(cpus, "global-lock", "rtws", 1);
+    for lock in ["ticket", "mutex"] {
+        let log = Log::new(4096);
+        let tasks = vec![
+            parallel(
+                vec![vec![1_000], vec![500, 1_500, 500], vec![800]],
+                10,
+                &log,
+            ),
+            parallel(vec![vec![700, 700], vec![2_000]], 20, &log),
+            RtTask::new(ms(2), ms(15), ms(15)),
+        ];
+        let mut cfg = config(cpus.clone(), "work-stealing", "rtws", tasks.len());
+        cfg.arch = Arch::named("work-stealing", lock).unwrap();
+        let r = run(&tasks, &cfg).unwrap();
+        check_run(&format!("work-stealing/{lock}"), &r, &tasks, &log);
+    }
+}
+
+/// One parallel task alone: its region of four threads forks on one CPU, and the other CPU —
+/// idle — steals from its local queue (`rtws` under `global-lock`, and `work-stealing`).
+#[test]
+fn an_idle_cpu_steals() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(cpus) = common::machine("an_idle_cpu_steals", 2) else {
+        return;
+    };
+    for arch in ["global-lock", "work-stealing"] {
+        let log = Log::new(4096);
+        let tasks = vec![parallel(vec![vec![500], vec![1_000; 4]], 10, &log)];
+        let cfg = config(cpus.clone(), arch, "rtws", 1);
+        let r = run(&tasks, &cfg).unwrap();
+        check_run(&format!("{arch}/rtws steal"), &r, &tasks, &log);
+        assert!(r.totals.steals > 0, "{arch}: the idle CPU stole");
+        assert!(
+            r.totals.migrations >= r.totals.steals,
+            "{arch}: a steal is a migration"
+        );
+    }
+}
+
+/// Sequential tasks only under `work-stealing`: G-EDF — every job accounted for, nothing
+/// forks or steals, no job on two CPUs at once; other policies than `rtws` are refused.
+#[test]
+fn work_stealing_without_parallel_tasks_is_gedf() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(cpus) = common::machine("work_stealing_without_parallel_tasks_is_gedf", 2) else {
+        return;
+    };
+    let t = |c: u64, p: u64| RtTask::new(us(c), ms(p), ms(p));
+    let tasks = vec![t(3_000, 10), t(4_000, 20), t(7_500, 25), t(6_000, 30)];
+    let log = Log::new(1);
+    let cfg = config(cpus.clone(), "work-stealing", "rtws", tasks.len());
     let r = run(&tasks, &cfg).unwrap();
-    check_run("global-lock/rtws steal", &r, &tasks, &log);
-    assert!(r.totals.steals > 0, "the idle CPU stole");
-    assert!(
-        r.totals.migrations >= r.totals.steals,
-        "a steal is a migration"
-    );
+    check_run("work-stealing/sequential", &r, &tasks, &log);
+    assert_eq!(r.totals.steals, 0);
+    assert!(!r
+        .trace
+        .iter()
+        .any(|e| matches!(e.kind, Kind::Fork | Kind::Join)));
+    let err = run(&tasks, &config(cpus, "work-stealing", "gedf", tasks.len())).unwrap_err();
+    assert!(err.to_string().contains("runs --policy rtws only"), "{err}");
 }

@@ -122,6 +122,7 @@ registry! {
     global_lock,
     concurrent,
     message_passing,
+    work_stealing,
     linux_deadline,
     linux_fifo,
 }
@@ -263,6 +264,12 @@ pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|d| d.name).collect()
 }
 
+/// The policy an architecture implements itself, its default when `--policy` is left out
+/// (`work-stealing`: `rtws`); `None` for the others, which take a policy.
+pub fn own_policy(arch: &str) -> Option<&'static str> {
+    (arch == work_stealing::DEF.name).then_some(work_stealing::POLICY)
+}
+
 /// The architectures that run parallel tasks ([`ArchDef::parallel`]), in registry order.
 pub fn parallel_archs() -> Vec<&'static str> {
     REGISTRY
@@ -330,8 +337,12 @@ impl Run<'_> {
         placement: Option<Placement>,
         base: u32,
     ) -> Result<Sched, RuntimeError> {
-        // Link swaps only where the domain's CPUs are interchangeable (crate::state).
-        let swaps = placement.as_ref().is_none_or(|p| p.domain_size > 1);
+        // Link swaps only where the domain's CPUs are interchangeable (crate::state): not
+        // under a placement of single CPUs, nor under a policy that keeps work per CPU
+        // (`rtws`'s local queues: a strand forked on CPU c must be offered to c).
+        let native = schedlab_policy::parallel_support(&self.config.policy)
+            == Some(schedlab_policy::ParallelSupport::Native);
+        let swaps = placement.as_ref().is_none_or(|p| p.domain_size > 1) && !native;
         let policy = build(&self.config.policy, &self.policy_tasks, k, placement)?;
         let mut s = self.sched_with(policy, base);
         s.set_link_swaps(swaps);

@@ -554,6 +554,10 @@ mod tests {
                 arch::linux_deadline::LinuxDeadline::RESOURCES,
             ),
             ("linux-fifo", arch::linux_fifo::LinuxFifo::RESOURCES),
+            (
+                "work-stealing",
+                arch::work_stealing::WorkStealing::RESOURCES,
+            ),
         ];
         assert_eq!(declared.len(), arch::REGISTRY.len());
         for (name, resources) in declared {
