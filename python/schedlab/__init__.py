@@ -19,11 +19,11 @@ from .taskset import Task, TaskSet, load, parse
 from .analysis import Result, analyze, analyze_many, charge_overheads, tests
 from .generate import generate, utilizations
 from .simulation import simulate, simulate_many
-from .runtime import run
+from .runtime import JobContext, run
 from . import experiment
 
 __all__ = [
     "Error", "__version__", "Task", "TaskSet", "load", "parse", "Result", "analyze",
     "analyze_many", "charge_overheads", "tests", "generate", "utilizations", "simulate",
-    "simulate_many", "run", "experiment",
+    "simulate_many", "run", "JobContext", "experiment",
 ]

@@ -197,6 +197,22 @@ class TaskSet:
     def save(self, path: _PathLike) -> None: ...
 
 @final
+class JobContext:
+    """What a Python job body (``run(…, bodies=)``) is told: the job, and for a parallel
+    task the thread (region ``region``'s thread ``thread``, the trace's ``strand``)."""
+
+    @property
+    def task(self) -> int: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def region(self) -> int: ...
+    @property
+    def thread(self) -> int: ...
+    @property
+    def strand(self) -> int: ...
+
+@final
 class Result:
     """One test's answer, as ``schedlab analyze --format json`` gives it."""
 
@@ -432,6 +448,7 @@ def run(
     abort_late: bool = False,
     cluster_size: Optional[int] = None,
     threading: str = "per-task",
+    bodies: Optional[Mapping[Union[int, str], Callable[["JobContext"], None]]] = None,
 ) -> Dict[str, Any]: ...
 def experiment_prepare(path: str, out: str, samples: Optional[int] = None) -> str: ...
 def experiment_chunk(config: str, chunk: str) -> str: ...

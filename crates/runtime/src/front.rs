@@ -19,7 +19,28 @@ use serde_json::{json, Value};
 /// Runs `tasks` (burn bodies, working sets from the file) under `config`; returns the result
 /// and the trace metadata.
 pub fn run_taskset(tasks: &TaskSet, config: &RunConfig) -> Result<(RunResult, Meta), RuntimeError> {
-    let rt: Vec<RtTask> = tasks.iter().map(RtTask::from).collect();
+    run_taskset_with(tasks, config, &[])
+}
+
+/// [`run_taskset`] with custom job bodies: `bodies` pairs a task index with the body that
+/// replaces its burn body (for a parallel task it is called once per thread,
+/// [`crate::Body::Custom`]); a body for a task index beyond the set is an error.
+pub fn run_taskset_with(
+    tasks: &TaskSet,
+    config: &RunConfig,
+    bodies: &[(usize, crate::Body)],
+) -> Result<(RunResult, Meta), RuntimeError> {
+    let mut rt: Vec<RtTask> = tasks.iter().map(RtTask::from).collect();
+    for (i, body) in bodies {
+        let n = rt.len();
+        let Some(t) = rt.get_mut(*i) else {
+            return Err(RuntimeError::invalid(
+                "bodies",
+                format!("a body for task {i}, but the set has {n} tasks"),
+            ));
+        };
+        t.body = body.clone();
+    }
     let result = run(&rt, config)?;
     let mut meta = Meta::of_run(
         "runtime",
