@@ -1,8 +1,9 @@
 //! Parallel (fork-join) tasks on the command line: `gen --rtws`, `--parallel` and
-//! `--util-window` write files that read back with their structures, and every command that
-//! cannot handle parallel tasks yet says so (`analyze`: not applicable, naming the task;
-//! `simulate` and `run`: an error and a failing exit code), instead of treating them as
-//! sequential.
+//! `--util-window` write files that read back with their structures; `run` executes them
+//! under the architectures that take them (`work-stealing`, `global-lock`); and every command
+//! that cannot handle parallel tasks says so (`analyze`: not applicable, naming the task;
+//! `simulate` and `run` under a policy or architecture that does not take them: an error and a
+//! failing exit code), instead of treating them as sequential.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -226,4 +227,55 @@ fn simulate_and_run_refuse_parallel_tasks() {
         let e = String::from_utf8_lossy(&o.stderr);
         assert!(e.contains(says), "{args:?}: {e}");
     }
+}
+
+/// `run FILE --arch work-stealing --cpus 2` runs the parallel example (its policy, rtws, is
+/// the default there) and reports steals next to migrations; `global-lock` runs it under
+/// `rtws` too. `--allow-non-rt`: the run happens without permission for SCHED_FIFO as well
+/// (the counts are checked, not the timing); bounded to 100 ms.
+#[test]
+fn run_executes_parallel_tasks_under_work_stealing_and_global_lock() {
+    let f = example();
+    for (arch, policy) in [("work-stealing", None), ("global-lock", Some("rtws"))] {
+        let mut args = vec![
+            "run",
+            &f,
+            "--arch",
+            arch,
+            "--cpus",
+            "2",
+            "--duration",
+            "100ms",
+            "--allow-non-rt",
+            "--format",
+            "json",
+        ];
+        if let Some(p) = policy {
+            args.extend(["--policy", p]);
+        }
+        let out = ok(&schedlab(&args));
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["policy"], "rtws", "{arch}");
+        assert_eq!(v["arch"], arch);
+        // Releases before 100 ms: τ1 at 0…90 (10), τ2 at 0…80 (5), τ3 at 0…95 (6).
+        assert_eq!(v["jobs"], 21, "{arch}");
+        assert!(v["steals"].as_u64().is_some(), "{arch}: {v}");
+        assert!(v["migrations"].as_u64() >= v["steals"].as_u64(), "{arch}");
+        assert!(v["invariant"].is_null(), "{arch}");
+    }
+    let o = schedlab(&[
+        "run",
+        &f,
+        "--arch",
+        "work-stealing",
+        "--policy",
+        "gedf",
+        "--cpus",
+        "2",
+        "--duration",
+        "100ms",
+    ]);
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("it runs --policy rtws only, not `gedf`"), "{e}");
 }

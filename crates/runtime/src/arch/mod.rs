@@ -52,16 +52,15 @@
 //! task's part, `crate::state`), [`global_lock`] (with the dedicated interrupt CPU option),
 //! [`concurrent`] (ChronOS application-concurrent: the locked `Sched` in pull mode, each CPU
 //! enacting only its own link, `crate::state`),
-//! [`message_passing`], [`linux_deadline`], [`linux_fifo`]. Each file opens with its
+//! [`message_passing`], [`work_stealing`] (RTWS: a global EDF queue behind the run's lock,
+//! per-CPU priority queues of deques behind short per-CPU locks, per-CPU dispatchers that
+//! steal), [`linux_deadline`], [`linux_fifo`]. Each file opens with its
 //! *Protocol*: who owns each field, what protects it, the numbered dispatch and preemption
-//! steps. Planned (DESIGN.md), with the piece of the interface each one supplies:
+//! steps. Parallel (fork-join) tasks run as the engines' strands (`crate::state`'s strands,
+//! one job thread per slot, `crate::job::ctl_of`) under the architectures whose
+//! [`ArchDef::parallel`] is set. Planned (DESIGN.md), with the piece of the interface each
+//! one supplies:
 //!
-//! - `work-stealing` (RTWS): `prepare` builds the global EDF queue behind a lock and one
-//!   crossbeam-style deque per CPU for the strands of parallel jobs; workers are per-CPU
-//!   dispatchers that run the top job's strands from their own deque and steal from others
-//!   when it is empty. It needs the engines' strands (DESIGN.md: the threads of a parallel
-//!   job, an engine offer for every policy), which extend the job threads (`crate::job`,
-//!   `Jobs`) once for all architectures.
 //! - `reservations` (H-CBS): `prepare` builds per-CPU servers (budget, period, a global FP
 //!   `Sched` per group whose CPUs are the servers); workers are per-CPU dispatchers whose
 //!   timers replenish and exhaust budgets (the engine's budget events), enacting the group's
@@ -73,7 +72,8 @@
 //!
 //! None of them changes the skeleton: each is a new file with a type implementing
 //! `Architecture`, a `pub(crate) static DEF: ArchDef`, and its name in `registry!`. (The
-//! engine offers some of them use — budgets (built: `state/budget.rs`), strands, hierarchy —
+//! engine offers some of them use — budgets (built: `state/budget.rs`), strands (built:
+//! `state/strands.rs`), hierarchy —
 //! are added once for every policy, in `crate::state` and `crate::job`, as DESIGN.md asks.)
 //!
 //! # Adding an architecture
