@@ -374,9 +374,119 @@ impl Sched {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::job::{IDLE, RUN};
+    use crate::mech::clock::TickClock;
+    use crate::state::{TaskSpec, Threads};
     use schedlab_model::Duration;
+    use schedlab_policy::{build, PolicyTask};
+    use schedlab_trace::tracebuf::TraceBuf;
+
+    const MS: u64 = 1_000_000;
+
+    /// The job thread of `ctl` completes its strand (what `job_loop` writes before its
+    /// commit): first run at `first`, `executed` ns, end at `done`.
+    fn complete(ctl: &JobCtl, first: u64, executed: u64, done: u64) {
+        ctl.first_run.store(first, Ordering::Relaxed);
+        ctl.executed.store(executed, Ordering::Relaxed);
+        ctl.done_ticks.store(done, Ordering::Relaxed);
+        ctl.state.store(IDLE, Ordering::Release);
+    }
+
+    /// Hand-worked, `rtws` on 2 CPUs, one task τ0 = [1 ms] | [1 ms, 1 ms] (period 10 ms),
+    /// without threads (a "runnable" strand is its control word `RUN`). The release links
+    /// strand 0 to CPU 0 (both idle: the lowest). Its completion at 1 ms joins region 0 and
+    /// forks region 1 on CPU 0 (`join` arg 0, `fork` strand 1 arg 2): during `on_fork` CPU 0
+    /// still holds the joining strand, so the idle CPU 1 steals the deque's top, strand 1
+    /// (victim CPU 0); CPU 0 then pops the bottom, strand 2, onto its own slot-1 block.
+    /// CPU 1 records the steal when it makes strand 1 runnable (on slot 0's block, handed
+    /// over as strand 1). Strand 2 completes first (`on_complete` only), strand 1 last: the
+    /// join of region 1 completes the job — one record, executed = Σ, completion = strand
+    /// 1's end, start = the earliest thread start.
+    #[test]
+    fn a_parallel_job_forks_joins_and_is_stolen_from_through_the_state() {
+        let p = ParallelStructure::from_threads(vec![
+            vec![Duration::from_ns(MS)],
+            vec![Duration::from_ns(MS); 2],
+        ])
+        .unwrap();
+        let spec = Arc::new(ParSpec::new(&p));
+        let d = Duration::from_ns;
+        let tasks = vec![PolicyTask::new(d(3 * MS), d(10 * MS), d(10 * MS), 0)];
+        let specs: Arc<[TaskSpec]> = Arc::from(vec![TaskSpec {
+            wcet: 3 * MS,
+            deadline: 10 * MS,
+        }]);
+        let mut s = Sched::new(build("rtws", &tasks, 2, None).unwrap(), 0, specs);
+        s.set_parallel(Arc::from(vec![Some(spec.clone())]));
+        s.set_link_swaps(false);
+        // Slot 0 at index 0 (the task's), slot 1 after the tasks' blocks; both "pinned" to
+        // CPU 0 already, slot 0's block to CPU 1 once it runs there (no real re-pinning: tid 0
+        // is the caller, so the test pins by hand).
+        let mut head = JobCtl::new(0, 256, TickClock::monotonic(), &[0, 1]);
+        head.par = Some((spec, 1));
+        let slot1 = JobCtl::new(0, 256, TickClock::monotonic(), &[0, 1]);
+        let ctls = vec![Arc::new(head), Arc::new(slot1)];
+        for c in &ctls {
+            c.pinned.store(0, Ordering::Relaxed);
+        }
+        let th = Threads {
+            ctls: &ctls,
+            phys: &[0, 1],
+        };
+        let (buf, clock) = (TraceBuf::new(1024), TickClock::monotonic());
+        let em = |cpu| Emit {
+            buf: &buf,
+            clock: &clock,
+            cpu,
+        };
+        let strand = |k: u32| Some(JobId { strand: k, ..JobId::new(TaskId(0), 0) });
+
+        s.release(&em(0), 0, 0, 0, 0);
+        assert_eq!(s.assigned, vec![strand(0), None]);
+        assert!(s.schedule(&em(0), &th, 0, 0, 0));
+        assert_eq!(ctls[0].state.load(Ordering::Relaxed), RUN);
+
+        complete(&ctls[0], 10, MS, 20);
+        ctls[0].pinned.store(1, Ordering::Relaxed); // CPU 1 will run slot 0 next
+        assert!(s.schedule(&em(0), &th, 0, MS, 0));
+        assert_eq!(s.assigned, vec![strand(2), strand(1)]);
+        assert_eq!(s.scheduled, vec![strand(2), None]);
+        assert_eq!(ctls[1].strand.load(Ordering::Relaxed), 2);
+        assert!(s.schedule(&em(1), &th, 1, MS, 0));
+        assert_eq!(ctls[0].strand.load(Ordering::Relaxed), 1);
+        assert!(s.steals.is_empty(), "the steal was enacted");
+
+        complete(&ctls[1], 30, MS, 40);
+        assert!(!s.schedule(&em(0), &th, 0, 2 * MS, 0));
+        assert!(s.records.is_empty(), "region 1 has not joined");
+        complete(&ctls[0], 25, MS + 5, 50);
+        assert!(!s.schedule(&em(1), &th, 1, 2 * MS, 0));
+        assert_eq!(s.records.len(), 1);
+        let r = &s.records[0];
+        assert_eq!((r.start_ticks, r.completion_ticks), (Some(10), Some(50)));
+        assert_eq!(r.executed_ns, 3 * MS + 5);
+        assert_eq!(s.assigned, vec![None, None]);
+
+        let ev: Vec<(Kind, u32, u32, u64)> = buf
+            .events()
+            .iter()
+            .filter(|e| matches!(e.kind, Kind::Fork | Kind::Join | Kind::Steal | Kind::Complete))
+            .map(|e| (e.kind, e.cpu, e.strand, if e.kind == Kind::Complete { 0 } else { e.arg }))
+            .collect();
+        assert_eq!(
+            ev,
+            vec![
+                (Kind::Join, 0, 0, 0),
+                (Kind::Fork, 0, 1, 2),
+                (Kind::Steal, 1, 1, 0),
+                (Kind::Join, 1, 1, 1),
+                (Kind::Complete, 1, 1, 0),
+            ]
+        );
+    }
 
     /// [RTWS §V-A, Fig. 2]'s τ2: 2 sequential, then threads of 1, 3, 1, 3 — strands 0 | 1 2 3
     /// 4; width 4, five strands, region 1's thread 2 is strand 3.
