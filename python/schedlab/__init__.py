@@ -14,12 +14,12 @@ test names, the same file format and the same error messages.
 True
 """
 
-from ._native import Error, __version__
+from ._native import Error, JobContext, __version__
 from .taskset import Task, TaskSet, load, parse
 from .analysis import Result, analyze, analyze_many, charge_overheads, tests
 from .generate import generate, utilizations
 from .simulation import simulate, simulate_many
-from .runtime import JobContext, run
+from .runtime import run
 from . import experiment
 
 __all__ = [

@@ -20,6 +20,7 @@ __all__ = [
     "Task",
     "TaskSet",
     "Result",
+    "JobContext",
     "load",
     "analyze",
     "analyze_many",

@@ -1,5 +1,5 @@
 //! `schedlab run FILE --cpus M [--cpu-list 0-1] --policy P --arch A (the runtime's registry:
-//! partitioned, semi-partitioned, global-lock, concurrent, message-passing, linux-deadline, linux-fifo)
+//! partitioned, semi-partitioned, global-lock, concurrent, message-passing, work-stealing, linux-deadline, linux-fifo)
 //! [--lock ticket|mcs|mutex] [--abort-late]
 //! [--dedicated-irq-cpu] [--dl-margin 500us] --duration 10s [--priorities dm|rm|given]
 //! [--partition H] [--cluster-size K] [--release-spin 20us] [--trace F] [--jobs-csv F] [--gantt F]
