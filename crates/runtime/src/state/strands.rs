@@ -442,7 +442,12 @@ mod tests {
             clock: &clock,
             cpu,
         };
-        let strand = |k: u32| Some(JobId { strand: k, ..JobId::new(TaskId(0), 0) });
+        let strand = |k: u32| {
+            Some(JobId {
+                strand: k,
+                ..JobId::new(TaskId(0), 0)
+            })
+        };
 
         s.release(&em(0), 0, 0, 0, 0);
         assert_eq!(s.assigned, vec![strand(0), None]);
@@ -473,8 +478,20 @@ mod tests {
         let ev: Vec<(Kind, u32, u32, u64)> = buf
             .events()
             .iter()
-            .filter(|e| matches!(e.kind, Kind::Fork | Kind::Join | Kind::Steal | Kind::Complete))
-            .map(|e| (e.kind, e.cpu, e.strand, if e.kind == Kind::Complete { 0 } else { e.arg }))
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    Kind::Fork | Kind::Join | Kind::Steal | Kind::Complete
+                )
+            })
+            .map(|e| {
+                (
+                    e.kind,
+                    e.cpu,
+                    e.strand,
+                    if e.kind == Kind::Complete { 0 } else { e.arg },
+                )
+            })
             .collect();
         assert_eq!(
             ev,
