@@ -14,7 +14,7 @@ test names, the same file format and the same error messages.
 True
 """
 
-from ._native import Error, __version__
+from ._native import Error, JobContext, __version__
 from .taskset import Task, TaskSet, load, parse
 from .analysis import Result, analyze, analyze_many, charge_overheads, tests
 from .generate import generate, utilizations
@@ -25,5 +25,5 @@ from . import experiment
 __all__ = [
     "Error", "__version__", "Task", "TaskSet", "load", "parse", "Result", "analyze",
     "analyze_many", "charge_overheads", "tests", "generate", "utilizations", "simulate",
-    "simulate_many", "run", "experiment",
+    "simulate_many", "run", "JobContext", "experiment",
 ]

@@ -20,6 +20,7 @@ __all__ = [
     "Task",
     "TaskSet",
     "Result",
+    "JobContext",
     "load",
     "analyze",
     "analyze_many",
@@ -195,6 +196,22 @@ class TaskSet:
     def to_dicts(self) -> List[Dict[str, Any]]: ...
     def dumps(self, format: str = "json") -> str: ...
     def save(self, path: _PathLike) -> None: ...
+
+@final
+class JobContext:
+    """What a Python job body (``run(…, bodies=)``) is told: the job, and for a parallel
+    task the thread (region ``region``'s thread ``thread``, the trace's ``strand``)."""
+
+    @property
+    def task(self) -> int: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def region(self) -> int: ...
+    @property
+    def thread(self) -> int: ...
+    @property
+    def strand(self) -> int: ...
 
 @final
 class Result:
@@ -432,6 +449,7 @@ def run(
     abort_late: bool = False,
     cluster_size: Optional[int] = None,
     threading: str = "per-task",
+    bodies: Optional[Mapping[Union[int, str], Callable[["JobContext"], None]]] = None,
 ) -> Dict[str, Any]: ...
 def experiment_prepare(path: str, out: str, samples: Optional[int] = None) -> str: ...
 def experiment_chunk(config: str, chunk: str) -> str: ...

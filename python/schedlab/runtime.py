@@ -3,9 +3,10 @@ JSON fields and output files (docs/runtime.md)."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Union
 
 from . import _native
+from ._native import JobContext
 from .simulation import Duration, PathLike, TaskSetLike, _attach_jobs, _check_jobs
 
 
@@ -38,6 +39,7 @@ def run(
     abort_late: bool = False,
     cluster_size: Optional[int] = None,
     threading: str = "per-task",
+    bodies: Optional[Mapping[Union[int, str], Callable[[JobContext], None]]] = None,
 ) -> Dict[str, Any]:
     """Runs ``taskset`` for real (one thread per task, each job burning its WCET of CPU time)
     and returns the fields of ``schedlab run --format json``.
@@ -82,7 +84,18 @@ def run(
     ``simulate(cluster_size=)`` and ``schedlab run --cluster-size``). ``threading``
     [ChronOS §3.3]: ``"per-task"`` (one thread runs all jobs of its task) or ``"per-job"``
     (each job on another thread than its task's previous one, from a pool created before
-    the run; user-space architectures only; ``schedlab run --threading``).
+    the run; user-space architectures only; ``schedlab run --threading``). ``bodies``: a
+    mapping of task index or name to a callable run instead of the burn body, called with a
+    :class:`JobContext` (``task``, ``seq``, ``region``, ``thread``, ``strand``) once per job —
+    for a parallel task once per *thread* of each job, region ``r + 1``'s calls only after
+    every call of region ``r`` returned. The calls take the GIL, so Python bodies do not
+    execute in parallel (they show what runs where and in which order; timing belongs to the
+    burn body); an exception ends the run and becomes a warning.
+
+    Parallel (fork-join) tasks run under ``arch="global-lock"`` (``rtws``; ``gedf`` and the
+    other global policies as threads-as-jobs), ``"concurrent"`` and ``"work-stealing"`` (RTWS
+    itself: a global EDF queue plus per-CPU priority queues of deques; its policy is ``rtws``,
+    the default there); ``result["steals"]`` counts the threads stolen.
 
     The result carries the simulator's fields plus ``arch``, ``overheads`` (per name:
     ``count``, ``min_ns``, ``mean_ns``, ``median_ns``, ``p99_ns``, ``p999_ns``, ``max_ns``),
@@ -101,5 +114,6 @@ def run(
         jobs is not None, trace,
         background_load, dsp_poll, dl_margin, dl_cpuset, inline_completion, gantt, perfetto,
         jobs_csv, overheads, overhead_stat, granularity, abort_late, cluster_size, threading,
+        None if bodies is None else dict(bodies),
     )
     return _attach_jobs(out, jobs)

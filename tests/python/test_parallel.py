@@ -129,8 +129,8 @@ def test_analysis_simulation_and_runs_refuse_parallel_tasks():
         schedlab.simulate(ts, policy="plbesa", duration="100ms")
     # Partitioned EDF places the (light) parallel tasks as sequential ones of their work.
     assert schedlab.simulate(ts, policy="pedf", duration="100ms")["deadline_misses"] == 0
-    with pytest.raises(schedlab.Error, match="parallel tasks are not supported by the runtime yet"):
-        schedlab.run(ts, policy="gedf", duration="100ms")
+    with pytest.raises(schedlab.Error, match="--arch message-passing does not run parallel tasks"):
+        schedlab.run(ts, policy="gedf", arch="message-passing", duration="100ms")
 
 
 def test_federated_simulates_the_analysis_allocation():
@@ -148,3 +148,41 @@ def test_federated_simulates_the_analysis_allocation():
     assert all(j["migrations"] == 0 for j in s["jobs_records"] if j["task"] != 0)
     with pytest.raises(schedlab.Error, match=r"task 0 \(`heavy`\) is heavy and needs 2 dedicated CPUs"):
         schedlab.simulate(ts, cpus=1, policy="federated", duration="24ms")
+
+
+def two_cpus():
+    import os
+    return len(os.sched_getaffinity(0)) >= 2
+
+
+@pytest.mark.skipif(not two_cpus(), reason="needs two CPUs")
+@pytest.mark.parametrize("arch", ["work-stealing", "global-lock"])
+def test_a_python_body_runs_once_per_thread_in_region_order(arch):
+    # One parallel task (1 ms, then 3 threads of 1 ms, then 1 ms; period 20 ms) and a
+    # sequential one, 200 ms: each completed job of the parallel task calls its body once per
+    # thread, and region r + 1's calls come after region r's (the join). `policy` is rtws:
+    # work-stealing's own (the default there).
+    ts = [{"name": "fj", "period": "20ms", "parallel": [["1ms"], ["1ms", "1ms", "1ms"], ["1ms"]]},
+          {"name": "s", "wcet": "2ms", "period": "10ms"}]
+    calls = []
+
+    def body(cx):
+        calls.append((cx.seq, cx.region, cx.thread, cx.strand))
+
+    policy = None if arch == "work-stealing" else "rtws"
+    r = schedlab.run(ts, cpus=2, arch=arch, policy=policy, duration="200ms", allow_non_rt=True,
+                     bodies={"fj": body}, jobs="dicts")
+    assert r["policy"] == "rtws" and r["arch"] == arch
+    assert "steals" in r and "migrations" in r
+    done = [j["seq"] for j in r["jobs_records"] if j["task"] == 0 and j["completion_ns"] >= 0]
+    assert len(done) >= 8
+    for seq in done:
+        mine = [c for c in calls if c[0] == seq]
+        assert sorted(c[1:] for c in mine) == [(0, 0, 0), (1, 0, 1), (1, 1, 2), (1, 2, 3), (2, 0, 4)]
+        regions = [c[1] for c in mine]  # in call order (the list's appends happen under the GIL)
+        assert regions == sorted(regions), regions
+    # A body for a task that does not exist, or that is not callable: errors.
+    with pytest.raises(schedlab.Error, match="no task named `nope`"):
+        schedlab.run(ts, cpus=2, arch=arch, policy=policy, duration="10ms", bodies={"nope": body})
+    with pytest.raises(schedlab.Error, match="not callable"):
+        schedlab.run(ts, cpus=2, arch=arch, policy=policy, duration="10ms", bodies={0: 3})

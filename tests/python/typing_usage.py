@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -83,6 +83,12 @@ def usage(tmp: Path) -> None:
     sims: List[Dict[str, Any]] = schedlab.simulate_many(sets, cpus=4, duration="100ms")
     real: Dict[str, Any] = schedlab.run(ts, cpus=2, duration="1s", release_spin="20us",
                                         allow_non_rt=True)
+
+    def body(cx: schedlab.JobContext) -> None:
+        where: Tuple[int, int, int, int, int] = (cx.task, cx.seq, cx.region, cx.thread, cx.strand)
+
+    stolen: Dict[str, Any] = schedlab.run(ts, cpus=2, arch="work-stealing", duration="1s",
+                                          bodies={0: body, "a": body})
     report: Path = schedlab.experiment.run("exp.toml", out=tmp / "out", jobs=2)
     warning: type[Warning] = ResumeWarning
     try:

@@ -1,5 +1,5 @@
 //! `schedlab run FILE --cpus M [--cpu-list 0-1] --policy P --arch A (the runtime's registry:
-//! partitioned, semi-partitioned, global-lock, concurrent, message-passing, linux-deadline, linux-fifo)
+//! partitioned, semi-partitioned, global-lock, concurrent, message-passing, work-stealing, linux-deadline, linux-fifo)
 //! [--lock ticket|mcs|mutex] [--abort-late]
 //! [--dedicated-irq-cpu] [--dl-margin 500us] --duration 10s [--priorities dm|rm|given]
 //! [--partition H] [--cluster-size K] [--release-spin 20us] [--trace F] [--jobs-csv F] [--gantt F]
@@ -310,9 +310,10 @@ fn print_table(
         t.max_tardiness
     )?;
     outln!(
-        "  preemptions {}, migrations {}, context switches {}, trace events {} ({} dropped)",
+        "  preemptions {}, migrations {}, steals {}, context switches {}, trace events {} ({} dropped)",
         t.preemptions,
         t.migrations,
+        t.steals,
         t.context_switches,
         result.trace.len(),
         result.dropped_events
@@ -340,7 +341,7 @@ fn print_table(
             us(s.max_ns as f64)
         )?;
     }
-    if let Some(inv) = summary.get("invariant") {
+    if let Some(inv) = summary.get("invariant").filter(|v| !v.is_null()) {
         outln!(
             "  global invariant held {:.5} of the run (worst window {} ns)",
             inv["held_fraction"].as_f64().unwrap_or(0.0),

@@ -1,8 +1,9 @@
 //! Parallel (fork-join) tasks on the command line: `gen --rtws`, `--parallel` and
-//! `--util-window` write files that read back with their structures, and every command that
-//! cannot handle parallel tasks yet says so (`analyze`: not applicable, naming the task;
-//! `simulate` and `run`: an error and a failing exit code), instead of treating them as
-//! sequential.
+//! `--util-window` write files that read back with their structures; `run` executes them
+//! under the architectures that take them (`work-stealing`, `global-lock`); and every command
+//! that cannot handle parallel tasks says so (`analyze`: not applicable, naming the task;
+//! `simulate` and `run` under a policy or architecture that does not take them: an error and a
+//! failing exit code), instead of treating them as sequential.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -177,8 +178,9 @@ fn analyze_says_every_test_does_not_apply_to_a_parallel_task() {
 }
 
 /// `simulate` refuses a parallel task under a policy that does not schedule parallel tasks
-/// (naming those that do) and where the placement cannot place it; `run` refuses it (no
-/// architecture runs threads yet); each with a failing exit code. `rtws` and `gedf` (threads
+/// (naming those that do) and where the placement cannot place it; `run` refuses it under an
+/// architecture or a policy that does not take parallel tasks (naming those that do); each
+/// with a failing exit code. `rtws` and `gedf` (threads
 /// as jobs; `pedf` and `pfp` on the task's CPU) simulate it.
 #[test]
 fn simulate_and_run_refuse_parallel_tasks() {
@@ -203,8 +205,21 @@ fn simulate_and_run_refuse_parallel_tasks() {
             "task 0 (`tau1`) is parallel (field `parallel`): `plbesa` places sequential tasks on CPUs; of the policies with a placement only pedf, pfp, cedf take parallel tasks",
         ),
         (
-            vec!["run", &f, "--policy", "gedf", "--duration", "100ms"],
-            "task 0 is parallel (field `parallel`): parallel tasks are not supported by the runtime yet",
+            vec![
+                "run",
+                &f,
+                "--policy",
+                "gedf",
+                "--arch",
+                "message-passing",
+                "--duration",
+                "100ms",
+            ],
+            "task 0 is parallel (field `parallel`): --arch message-passing does not run parallel tasks; the architectures that do: global-lock",
+        ),
+        (
+            vec!["run", &f, "--policy", "ghvdf", "--duration", "100ms"],
+            "task 0 is parallel (field `parallel`): policy `ghvdf` does not schedule parallel tasks; the policies that do: rtws (natively)",
         ),
     ] {
         let o = schedlab(&args);
@@ -314,4 +329,55 @@ fn simulate_federated_runs_the_analysis_allocation() {
         e.contains("task 0 (`a`) has a `cpu` field: `federated` places every task itself"),
         "{e}"
     );
+}
+
+/// `run FILE --arch work-stealing --cpus 2` runs the parallel example (its policy, rtws, is
+/// the default there) and reports steals next to migrations; `global-lock` runs it under
+/// `rtws` too. `--allow-non-rt`: the run happens without permission for SCHED_FIFO as well
+/// (the counts are checked, not the timing); bounded to 100 ms.
+#[test]
+fn run_executes_parallel_tasks_under_work_stealing_and_global_lock() {
+    let f = example();
+    for (arch, policy) in [("work-stealing", None), ("global-lock", Some("rtws"))] {
+        let mut args = vec![
+            "run",
+            &f,
+            "--arch",
+            arch,
+            "--cpus",
+            "2",
+            "--duration",
+            "100ms",
+            "--allow-non-rt",
+            "--format",
+            "json",
+        ];
+        if let Some(p) = policy {
+            args.extend(["--policy", p]);
+        }
+        let out = ok(&schedlab(&args));
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["policy"], "rtws", "{arch}");
+        assert_eq!(v["arch"], arch);
+        // Releases before 100 ms: τ1 at 0…90 (10), τ2 at 0…80 (5), τ3 at 0…95 (6).
+        assert_eq!(v["jobs"], 21, "{arch}");
+        assert!(v["steals"].as_u64().is_some(), "{arch}: {v}");
+        assert!(v["migrations"].as_u64() >= v["steals"].as_u64(), "{arch}");
+        assert!(v["invariant"].is_null(), "{arch}");
+    }
+    let o = schedlab(&[
+        "run",
+        &f,
+        "--arch",
+        "work-stealing",
+        "--policy",
+        "gedf",
+        "--cpus",
+        "2",
+        "--duration",
+        "100ms",
+    ]);
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("it runs --policy rtws only, not `gedf`"), "{e}");
 }

@@ -18,6 +18,7 @@ mod args;
 mod arrays;
 mod batch;
 mod bench;
+mod bodies;
 mod entries;
 mod experiment;
 mod generate;
@@ -49,6 +50,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<taskset::PyTask>()?;
     m.add_class::<taskset::PyTaskSet>()?;
     m.add_class::<analysis::AnalysisResult>()?;
+    m.add_class::<bodies::JobContext>()?;
     m.add_function(wrap_pyfunction!(taskset::load, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::analyze, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::analyze_many, m)?)?;

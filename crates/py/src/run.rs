@@ -13,7 +13,7 @@ use schedlab_analysis::Priorities;
 use schedlab_model::Duration;
 use schedlab_policy::Placement;
 use schedlab_runtime::config::{RtTask, Threading};
-use schedlab_runtime::front::{arch_by_name, primary_key, run_taskset, summary_json};
+use schedlab_runtime::front::{arch_by_name, primary_key, run_taskset_with, summary_json};
 use schedlab_runtime::mech::sched::allowed_cpus;
 use schedlab_runtime::request::{RunRequest, DEFAULT_POLICY};
 use schedlab_trace::outputs::TraceOutputs;
@@ -60,7 +60,9 @@ fn physical_cpus(m: u32, cpu_list: Option<Vec<u32>>) -> PyResult<Vec<u32>> {
 
 /// Runs a task set for real; returns the summary of `schedlab run --format json` plus
 /// `"jobs_table"`, the per-job records as numpy columns (when `jobs`), and writes the files
-/// asked for (`trace`, `gantt`, `perfetto`, `jobs_csv`).
+/// asked for (`trace`, `gantt`, `perfetto`, `jobs_csv`). `bodies` maps task indices or names
+/// to Python callables run instead of the burn body (`crate::bodies`: once per job, or per
+/// thread of a parallel task, with a `JobContext`).
 #[pyfunction]
 #[pyo3(signature = (taskset, cpus=None, cpu_list=None, policy=None, arch="global-lock",
                     lock="ticket", duration=None, priorities="dm", partition=None,
@@ -69,7 +71,7 @@ fn physical_cpus(m: u32, cpu_list: Option<Vec<u32>>) -> PyResult<Vec<u32>> {
                     background_load=None, dsp_poll=true, dl_margin=None,
                     dl_cpuset=false, inline_completion=true, gantt=None, perfetto=None,
                     jobs_csv=None, overheads=None, overhead_stat="max", granularity=None,
-                    abort_late=false, cluster_size=None, threading="per-task"))]
+                    abort_late=false, cluster_size=None, threading="per-task", bodies=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run<'py>(
     py: Python<'py>,
@@ -101,6 +103,7 @@ pub(crate) fn run<'py>(
     abort_late: bool,
     cluster_size: Option<u32>,
     threading: &str,
+    bodies: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     // Overhead-aware placement (the partition `analyze(…, overheads=, arch=)` accepts): the
     // run's own architecture pays the overheads.
@@ -132,6 +135,7 @@ pub(crate) fn run<'py>(
         .transpose()
         .map_err(|e| err(format!("background_load: {e}")))?;
     let tasks = &set.tasks;
+    let bodies = crate::bodies::bodies_of(tasks, bodies)?;
     // The CLI's checks and decisions (schedlab_runtime::request): the policy schedules the
     // CPUs that run jobs, options belong to their architectures, kernel baselines take no
     // policy.
@@ -187,7 +191,8 @@ pub(crate) fn run<'py>(
     };
     let result = py
         .allow_threads(|| -> Result<_, String> {
-            let (result, meta) = run_taskset(tasks, &config).map_err(|e| e.to_string())?;
+            let (result, meta) =
+                run_taskset_with(tasks, &config, &bodies).map_err(|e| e.to_string())?;
             outputs
                 .write(&meta, &result.trace)
                 .map_err(|e| e.to_string())?;

@@ -15,7 +15,10 @@ pub enum Body {
     /// Consume exactly the task's WCET of CPU time, walking its working set if it has one
     /// ([`crate::mech::burn`]).
     Burn,
-    /// Run a closure once per job. It may be preempted anywhere (the preemption is enforced,
+    /// Run a closure once per job — for a parallel task once per *thread* of each job, on
+    /// that thread's own job thread, with [`JobCtx::region`] and [`JobCtx::thread`] saying
+    /// which (the threads of a region may run at once on different CPUs; region `r + 1`'s
+    /// calls start only after every call of region `r` returned: the join). It may be preempted anywhere (the preemption is enforced,
     /// see [`crate::mech::preempt`]); it should return when [`JobCtx::stop_requested`]
     /// becomes true, or the run waits for it (bounded by [`RunConfig::grace`]).
     Custom(Arc<dyn Fn(&JobCtx) + Send + Sync>),
@@ -36,6 +39,14 @@ pub struct JobCtx<'a> {
     pub task: u32,
     /// Job sequence number.
     pub seq: u64,
+    /// The region of a parallel task's job this call runs a thread of (0-based; 0 for a
+    /// sequential task) [RTWS §III].
+    pub region: u32,
+    /// The thread's index within its region (0-based; 0 for a sequential task).
+    pub thread: u32,
+    /// The thread's strand: region `r`'s thread `k` is `Σ_{r' < r} width(r') + k` (the trace's
+    /// `strand`; 0 for a sequential task).
+    pub strand: u32,
     pub(crate) stop: &'a dyn Fn() -> bool,
     pub(crate) aborted: &'a dyn Fn() -> bool,
     /// Locks (`false`) or unlocks (`true`) a resource through the scheduling state
@@ -145,8 +156,13 @@ pub(crate) fn run_custom(
             .map(|s| s.to_string())
             .or_else(|| p.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic".into());
+        let thread = if jc.strand == 0 {
+            String::new()
+        } else {
+            format!(" (region {} thread {})", jc.region, jc.thread)
+        };
         format!(
-            "task {} job {}: the job body panicked: {msg}",
+            "task {} job {}{thread}: the job body panicked: {msg}",
             jc.task, jc.seq
         )
     })
@@ -181,10 +197,12 @@ pub struct RtTask {
     /// executed `start` and unlocks it at `start + length` (scheduler-managed mutexes,
     /// `crate::locks`); a custom body locks through [`JobCtx::lock`] instead.
     pub critical_sections: Vec<CriticalSection>,
-    /// The fork-join structure of a parallel task [RTWS §III] (`None`: sequential). The
-    /// kernel baselines run its threads (one kernel thread per thread slot); the other
-    /// architectures refuse a run with a parallel task ([`RuntimeError::ParallelTask`])
-    /// rather than run it sequentially.
+    /// The fork-join structure of a parallel task [RTWS §III] (`None`: sequential): each
+    /// thread of a job runs as a strand on a job thread of its own, [`Body::Burn`] burning
+    /// that thread's time, [`Body::Custom`] called once per thread (`crate::state`'s
+    /// strands; the kernel baselines: one kernel thread per thread slot). Architectures without `ArchDef::parallel` and policies that do not take
+    /// parallel tasks refuse it ([`RuntimeError::ParallelTask`]) rather than run it
+    /// sequentially.
     pub parallel: Option<ParallelStructure>,
 }
 

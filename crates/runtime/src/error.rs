@@ -26,17 +26,16 @@ pub enum RuntimeError {
         /// What is wrong.
         message: String,
     },
-    /// A parallel (fork-join) task [RTWS §III] under an architecture that does not run the
-    /// threads of parallel jobs: running the job as one sequential body of `wcet` would run
-    /// another task than the one given.
-    #[error("task {task} is parallel (field `parallel`): parallel tasks are not supported by the runtime yet under --arch {arch} (the architectures that run them: {takes}); leave out `parallel` to run the task as one sequential job of its work, `wcet`")]
+    /// A parallel (fork-join) task [RTWS §III] the run cannot execute as such: the
+    /// architecture or the policy does not take parallel tasks (running the job as one
+    /// sequential body of `wcet` would run another task than the one given), or its threads
+    /// exceed the runtime's bound on job threads.
+    #[error("task {task} is parallel (field `parallel`): {reason}")]
     ParallelTask {
         /// Task index.
         task: usize,
-        /// The architecture of the run.
-        arch: &'static str,
-        /// The architectures that run parallel tasks, as a list.
-        takes: String,
+        /// Why it cannot run, naming what does take parallel tasks.
+        reason: String,
     },
     /// A run option is invalid.
     #[error("{field}: {message}")]

@@ -115,6 +115,28 @@ pub struct JobCtl {
     pub(crate) lock_reply: AtomicU32,
     /// Thread-per-job: the pool the task's jobs alternate over (`None`: thread-per-task).
     pool: Option<Pool>,
+    /// Its slot: the thread index within a region of a parallel task whose threads it runs
+    /// (`crate::state`'s strands; 0 for a sequential task's block).
+    pub slot: u32,
+    /// The strand of the current job it runs (written with `seq`, [`JobCtl::hand_over`]).
+    pub strand: AtomicU32,
+    /// A parallel task's first block (slot 0, at the task's index): the task's structure and
+    /// the index of its slot 1 in the run's control blocks ([`ctl_of`]).
+    pub(crate) par: Option<(Arc<crate::state::ParSpec>, usize)>,
+}
+
+/// The control block that runs strand `j.strand` of job `j` among a run's blocks `ctls`: task
+/// i's first block is `ctls[i]`; a parallel task's slot `k ≥ 1` is `ctls[first + k − 1]`
+/// where its first block says `first` (the extra slots follow the tasks' blocks).
+pub fn ctl_of(ctls: &[Arc<JobCtl>], j: schedlab_policy::JobId) -> Option<&Arc<JobCtl>> {
+    let head = ctls.get(j.task.0 as usize)?;
+    match &head.par {
+        None => (j.strand == 0).then_some(head),
+        Some((spec, first)) => match spec.locate(j.strand)? {
+            (_, 0) => Some(head),
+            (_, k) => ctls.get(first + k as usize - 1),
+        },
+    }
 }
 
 /// Threads of a thread-per-job pool per task (a power of two, so the alternation survives
@@ -163,6 +185,9 @@ impl JobCtl {
             lock_op: AtomicU64::new(0),
             lock_reply: AtomicU32::new(0),
             pool: None,
+            slot: 0,
+            strand: AtomicU32::new(0),
+            par: None,
         }
     }
 
@@ -187,12 +212,13 @@ impl JobCtl {
         }
     }
 
-    /// Gives the task its next job, `seq` (the caller is the dispatcher that makes it
+    /// Gives the task its next job, `seq` (thread `strand` of it for a parallel task; the caller is the dispatcher that makes it
     /// runnable next; the task has no job on any CPU): its number, first run cleared, and,
     /// thread-per-job, the next thread of the pool as its executor (module doc). Must come
     /// before the executor is pinned, signalled or timed.
-    pub(crate) fn hand_over(&self, seq: u64) {
+    pub(crate) fn hand_over(&self, seq: u64, strand: u32) {
         self.seq.store(seq, Ordering::Relaxed);
+        self.strand.store(strand, Ordering::Relaxed);
         self.first_run.store(0, Ordering::Relaxed);
         let Some(pool) = &self.pool else { return };
         let outgoing = pool.turn.load(Ordering::Relaxed);
@@ -265,10 +291,11 @@ impl JobCtl {
         if expected.is_some() && crate::mech::sched::current_cpu() != expected {
             self.misplaced.fetch_add(1, Ordering::Relaxed);
         }
-        self.buf.record(t, Kind::SwitchIn, cpu, self.task, seq, 0);
+        let job = (self.task, seq, self.strand.load(Ordering::Relaxed));
+        self.buf.record_strand(t, Kind::SwitchIn, cpu, job, 0);
         if last != NONE && last != cpu {
             self.buf
-                .record(t, Kind::Migrate, cpu, self.task, seq, u64::from(last));
+                .record_strand(t, Kind::Migrate, cpu, job, u64::from(last));
         }
         t
     }
@@ -387,29 +414,42 @@ pub struct JobEnv<'a> {
     pub milestones: &'a [crate::locks::Milestone],
     /// The run's resource names, by id.
     pub names: &'a [String],
+    /// A parallel task's structure: each strand burns its own thread's time, and a custom
+    /// body learns its region and thread (`crate::state`'s strands).
+    pub par: Option<&'a crate::state::ParSpec>,
 }
 
-/// The control blocks of a run's job threads (task i's buffer sized by the run's trace
-/// capacity), task i pinned to logical CPU `pinned[i]` if given.
+/// The control blocks of a run's job threads: task i's first block at index i (its buffer
+/// sized by the run's trace capacity, pinned to logical CPU `pinned[i]` if given), then the
+/// further slots of the parallel tasks, task by task ([`ctl_of`]).
 pub(crate) fn control_blocks(
     run: &Run<'_>,
     pinned: &[Option<u32>],
     clock: TickClock,
 ) -> Vec<Arc<JobCtl>> {
-    (0..run.n())
-        .map(|i| {
-            let cap = run.capacity.task.get(i).copied().unwrap_or(1024);
-            let mut ctl = JobCtl::new(i as u32, cap, clock, &run.config.cpus);
-            ctl.aborts = run.abort_words.clone();
-            if let Some(c) = pinned.get(i).copied().flatten() {
-                ctl.pinned.store(c, Ordering::Relaxed);
-            }
-            if run.config.threading == crate::config::Threading::PerJob {
-                ctl = ctl.with_pool();
-            }
-            Arc::new(ctl)
-        })
-        .collect()
+    let block = |i: usize, slot: u32| {
+        let cap = run.capacity.task.get(i).copied().unwrap_or(1024);
+        let mut ctl = JobCtl::new(i as u32, cap, clock, &run.config.cpus);
+        ctl.slot = slot;
+        ctl.aborts = run.abort_words.clone();
+        if let Some(c) = pinned.get(i).copied().flatten() {
+            ctl.pinned.store(c, Ordering::Relaxed);
+        }
+        if run.config.threading == crate::config::Threading::PerJob {
+            ctl = ctl.with_pool();
+        }
+        ctl
+    };
+    let mut heads: Vec<JobCtl> = (0..run.n()).map(|i| block(i, 0)).collect();
+    let mut extra = Vec::new();
+    for (i, head) in heads.iter_mut().enumerate() {
+        let Some(spec) = run.par.get(i).cloned().flatten() else {
+            continue;
+        };
+        head.par = Some((spec.clone(), run.n() + extra.len()));
+        extra.extend((1..spec.width()).map(|k| block(i, k)));
+    }
+    heads.into_iter().chain(extra).map(Arc::new).collect()
 }
 
 /// Starts the job threads, one per task or [`POOL_THREADS`] per task under thread-per-job
@@ -423,11 +463,11 @@ pub(crate) fn start<A: Architecture>(
     pinned: &[Option<u32>],
     threads: &RunThreads,
 ) -> Vec<JoinHandle<()>> {
-    let mut handles = Vec::with_capacity(run.n());
-    let executors = run.tasks.iter().enumerate().flat_map(|(i, t)| {
-        let ctl = threads.ctls.get(i).cloned();
-        let count = ctl.as_ref().map_or(0, |c| c.threads());
-        (0..count).filter_map(move |k| Some((i, t, k, ctl.clone()?)))
+    let mut handles = Vec::with_capacity(threads.ctls.len());
+    let executors = threads.ctls.iter().flat_map(|ctl| {
+        let i = ctl.task as usize;
+        let t = run.tasks.get(i);
+        (0..ctl.threads()).filter_map(move |k| Some((i, t?, k, ctl.clone())))
     });
     for (i, t, k, ctl) in executors {
         let phys = &threads.phys;
@@ -444,9 +484,14 @@ pub(crate) fn start<A: Architecture>(
         let (wcet_ns, wss, abort_cost_ns) = (t.wcet.as_ns(), t.wss, t.abort_cost.as_ns());
         let milestones = crate::locks::milestones(&t.critical_sections);
         let names = run.config.resources.clone();
+        let par = run.par.get(i).cloned().flatten();
+        let slot = match ctl.slot {
+            0 => String::new(),
+            s => format!("s{s}"),
+        };
         let name = match ctl.threads() {
-            1 => format!("sl-task{i}"),
-            _ => format!("sl-task{i}.{k}"),
+            1 => format!("sl-task{i}{slot}"),
+            _ => format!("sl-task{i}{slot}.{k}"),
         };
         let spawned = threads.spawn(name, move |cx| {
             let me = Arc::new(Executor::new(ctl, k));
@@ -471,9 +516,10 @@ pub(crate) fn start<A: Architecture>(
                 wss,
                 abort_cost_ns,
                 completed: &completed,
-                lock: A::RESOURCES.then_some(&lock as &LockFn<'_>),
+                lock: (A::RESOURCES && par.is_none()).then_some(&lock as &LockFn<'_>),
                 milestones: &milestones,
                 names: &names,
+                par: par.as_deref(),
             };
             if let Err(msg) = job_loop(&me, &env) {
                 cx.shared.fail(msg);
@@ -506,6 +552,15 @@ pub fn job_loop(me: &Executor, env: &JobEnv<'_>) -> Result<(), String> {
             s = ctl.wait_while(s);
         }
         let seq = ctl.seq.load(Ordering::Acquire);
+        let strand = ctl.strand.load(Ordering::Acquire);
+        // A strand burns its own thread's time (`crate::state`'s strands).
+        let (region, thread, wcet_ns) = match env.par {
+            Some(p) => {
+                let (r, k) = p.locate(strand).unwrap_or((0, 0));
+                (r, k, p.thread_ns(strand).unwrap_or(0))
+            }
+            None => (0, 0, env.wcet_ns),
+        };
         if ctl.abort_requested(seq) {
             // Aborted before it ever executed: nothing to undo, no handler (`crate::state`'s
             // aborts).
@@ -532,12 +587,15 @@ pub fn job_loop(me: &Executor, env: &JobEnv<'_>) -> Result<(), String> {
             None => crate::locks::Reply::Unknown,
         };
         let outcome = match env.body {
-            Body::Burn => burn_sections(env, ws.as_mut(), cpu0, &stop, &lock),
+            Body::Burn => burn_sections(env, wcet_ns, ws.as_mut(), cpu0, &stop, &lock),
             Body::Custom(f) => {
                 let stopping = || ctl.stopping();
                 let jc = JobCtx {
                     task: ctl.task,
                     seq,
+                    region,
+                    thread,
+                    strand,
                     stop: &stopping,
                     aborted: &aborted,
                     lock: env.lock.map(|_| &lock as &dyn Fn(u32, bool) -> _),
@@ -557,7 +615,8 @@ pub fn job_loop(me: &Executor, env: &JobEnv<'_>) -> Result<(), String> {
             return outcome; // unfinished at the end of the run
         }
         outcome?;
-        ctl.buf.record(end, Kind::SwitchOut, cpu, ctl.task, seq, 0);
+        ctl.buf
+            .record_strand(end, Kind::SwitchOut, cpu, (ctl.task, seq, strand), 0);
         ctl.done_ticks.store(end, Ordering::Relaxed);
         ctl.ran.store(false, Ordering::Relaxed);
         // Commit: the dispatcher of `cpu` sees IDLE and processes the completion.
@@ -569,11 +628,12 @@ pub fn job_loop(me: &Executor, env: &JobEnv<'_>) -> Result<(), String> {
     }
 }
 
-/// The built-in body: `wcet_ns` of CPU time (counted from `cpu0`, the thread's CPU time at
+/// The built-in body: `wcet_ns` of CPU time (a strand's: its thread's time) (counted from `cpu0`, the thread's CPU time at
 /// the job's start), locking and unlocking at the task's milestones (`crate::locks`). An
 /// abort or the run's stop ends it early; a lock the dispatcher refuses is an error.
 fn burn_sections(
     env: &JobEnv<'_>,
+    wcet_ns: u64,
     mut ws: Option<&mut WorkingSet>,
     cpu0: u64,
     stop: &dyn Fn() -> bool,
@@ -596,7 +656,7 @@ fn burn_sections(
         }
     }
     let done = thread_cputime_ns().saturating_sub(cpu0);
-    burn(env.wcet_ns.saturating_sub(done), ws, stop);
+    burn(wcet_ns.saturating_sub(done), ws, stop);
     Ok(())
 }
 
@@ -705,18 +765,18 @@ mod tests {
             0,
             "no executor before a hand-over"
         );
-        c.hand_over(0);
+        c.hand_over(0, 0);
         assert_eq!(c.tid.load(Ordering::Relaxed), 101);
         assert_eq!(c.pinned.load(Ordering::Relaxed), 1);
         let turn = |c: &JobCtl| c.pool.as_ref().map(|p| p.turn.load(Ordering::Relaxed));
         assert!(c.await_turn(1));
         assert_eq!(turn(&c), Some(1));
         c.pinned.store(0, Ordering::Relaxed); // the dispatcher re-pinned thread 0
-        c.hand_over(1);
+        c.hand_over(1, 0);
         assert_eq!(c.tid.load(Ordering::Relaxed), 102);
         assert_eq!(c.pinned.load(Ordering::Relaxed), 1);
         assert_eq!(c.seq.load(Ordering::Relaxed), 1);
-        c.hand_over(2);
+        c.hand_over(2, 0);
         assert_eq!(c.tid.load(Ordering::Relaxed), 101);
         assert_eq!(
             c.pinned.load(Ordering::Relaxed),

@@ -14,6 +14,9 @@
 //!   queue, each CPU pulls its own next job, no preemption (G-FIFO, G-NP-EDF, G-NP-HVDF);
 //! - `message-passing`: G-EDF-MP [MP §III] — a dedicated scheduling processor owns all
 //!   state without locks, clients report through wait-free mailboxes and enact the links;
+//! - `work-stealing`: RTWS [RTWS §V] — a global EDF queue of jobs behind a short lock,
+//!   per-CPU priority queues of deques for the threads of parallel (fork-join) jobs, idle
+//!   CPUs steal; parallel tasks also run as strands under `global-lock` and `concurrent`;
 //! - kernel baselines `linux-deadline` (SCHED_DEADLINE) and `linux-fifo` (SCHED_FIFO), the
 //!   same workload scheduled by Linux.
 //!

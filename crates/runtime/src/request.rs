@@ -91,7 +91,7 @@ impl RunRequest<'_> {
         let arch = self.arch;
         let policy = match (self.policy, arch.is_kernel()) {
             (Some(p), false) => p.to_string(),
-            (None, false) => match self.default_policy {
+            (None, false) => match crate::arch::own_policy(arch.name()).or(self.default_policy) {
                 Some(p) => p.to_string(),
                 None => return Err(format!("--policy is required with --arch {}", arch.name())),
             },

@@ -31,7 +31,7 @@ mod validate;
 
 pub(crate) use account::account;
 pub(crate) use validate::{validate, validate_cpus};
-pub use validate::{MAX_EVENTS_PER_BUFFER, MAX_RUN_JOBS, MAX_TRACE_BYTES};
+pub use validate::{MAX_EVENTS_PER_BUFFER, MAX_JOB_THREADS, MAX_RUN_JOBS, MAX_TRACE_BYTES};
 
 use crate::arch::{Architecture, Cx, Harvest, Jobs, Setup};
 use crate::config::{RtTask, RunConfig};

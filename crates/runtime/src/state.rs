@@ -48,11 +48,16 @@ mod locks;
 mod mp;
 mod pull;
 mod shard;
+mod strands;
 
 pub use abort::{abort_words, AbortWords};
 pub(crate) use budget::MIN_SLEEP_NS as BUDGET_MIN_SLEEP_NS;
 pub(crate) use locks::section_ids;
 pub(crate) use shard::{Migrant, Shard};
+pub use strands::ParSpec;
+
+/// A staged decision event: kind, CPU, (task, seq, strand), arg.
+type Staged = (Kind, u32, (u32, u64, u32), u64);
 
 /// Static facts of a task.
 #[derive(Clone, Copy, Debug)]
@@ -105,12 +110,35 @@ struct Live {
     aborting: bool,
     /// The local CPU it was last made runnable on.
     last_cpu: Option<usize>,
+    /// Which thread of its job it is (`state/strands.rs`; 0 for a sequential job, whose
+    /// `Live` is the job's).
+    strand: u32,
+}
+
+impl Live {
+    /// A job (or one thread of it) not handed to a thread yet.
+    fn new(rec: RawRecord, strand: u32) -> Live {
+        Live {
+            rec,
+            dispatched: false,
+            acc_ns: 0,
+            since_ns: None,
+            budget: None,
+            exhaustions: 0,
+            aborting: false,
+            last_cpu: None,
+            strand,
+        }
+    }
 }
 
 #[derive(Debug, Default)]
 struct TaskRun {
+    /// The current job (of a parallel task: its record; its threads are in `par`).
     current: Option<Live>,
     backlog: VecDeque<(u64, u64)>,
+    /// A parallel task's current job: region, join count, live threads (`state/strands.rs`).
+    par: Option<strands::ParRun>,
 }
 
 /// Where a dispatcher records events: its buffer, its clock and its logical CPU.
@@ -199,7 +227,7 @@ pub struct Sched {
     pub need: Vec<bool>,
     /// Decision events of the current operation, recorded with one timestamp at its end
     /// (preallocated: pushing within the capacity does not allocate).
-    staged: Vec<(Kind, u32, u32, u64, u64)>,
+    staged: Vec<Staged>,
     /// `message-passing` mode (the DSP's state, see `state/mp.rs`): clients enact the
     /// links, per-job counters live in the job control blocks, and the executed-time
     /// estimate follows the links.
@@ -227,6 +255,10 @@ pub struct Sched {
     aborts: abort::Aborts,
     /// Scheduler-managed mutexes (`state/locks.rs`).
     locks: locks::Mutexes,
+    /// The tasks' fork-join structures, by task (`state/strands.rs`; empty: all sequential).
+    par: std::sync::Arc<[Option<std::sync::Arc<ParSpec>>]>,
+    /// Steals decided and not enacted yet: (strand, the victim's logical CPU).
+    steals: Vec<(JobId, u32)>,
 }
 
 /// Policy-callback timings kept per scheduling state (8 bytes each: 512 KiB per state).
@@ -247,11 +279,14 @@ impl Progress for View<'_> {
     /// nanosecond of a switch-in, and G-FIFO then displaced a job already running under
     /// `concurrent`: found by its guard, 1 in 9 506 jobs.)
     fn executed(&self, job: JobId) -> Duration {
-        match self
+        let live = self
             .tasks
             .get(job.task.0 as usize)
-            .and_then(|t| t.current.as_ref())
-        {
+            .and_then(|t| match &t.par {
+                Some(p) => p.live(job),
+                None => t.current.as_ref().filter(|_| job.strand == 0),
+            });
+        match live {
             Some(l) if l.rec.seq == job.seq => Duration::from_ns(
                 l.acc_ns + l.since_ns.map_or(0, |s| self.now.saturating_sub(s).max(1)),
             ),
@@ -294,6 +329,8 @@ impl Sched {
             op_cpu: base,
             aborts: abort::Aborts::new(k),
             locks: locks::Mutexes::default(),
+            par: std::sync::Arc::from(Vec::new()),
+            steals: Vec::new(),
         }
     }
 
@@ -303,7 +340,13 @@ impl Sched {
     }
 
     fn stage(&mut self, kind: Kind, cpu: u32, task: u32, seq: u64, arg: u64) {
-        self.staged.push((kind, cpu, task, seq, arg));
+        self.staged.push((kind, cpu, (task, seq, 0), arg));
+    }
+
+    /// Stages an event about strand `j.strand` of job `j`.
+    fn stage_job(&mut self, kind: Kind, cpu: u32, j: JobId, arg: u64) {
+        self.staged
+            .push((kind, cpu, (j.task.0, j.seq, j.strand), arg));
     }
 
     /// Records the staged decision events with one timestamp (now).
@@ -312,8 +355,8 @@ impl Sched {
             return;
         }
         let t = em.clock.ticks();
-        for &(kind, cpu, task, seq, arg) in &self.staged {
-            em.buf.record(t, kind, cpu, task, seq, arg);
+        for &(kind, cpu, job, arg) in &self.staged {
+            em.buf.record_strand(t, kind, cpu, job, arg);
         }
         self.staged.clear();
         self.raise_aborts();
@@ -351,6 +394,7 @@ impl Sched {
         self.out.clear();
         let t0 = crate::mech::clock::monotonic_ns();
         f(&mut *self.policy, &ctx, &mut self.out);
+        self.take_steals();
         if self.policy_ns.len() < MAX_COST_SAMPLES {
             let dt = crate::mech::clock::monotonic_ns().saturating_sub(t0);
             self.policy_ns.push(dt);
@@ -446,23 +490,21 @@ impl Sched {
         }
         t.backlog.pop_front();
         let deadline_ns = release_ns.saturating_add(spec.deadline);
-        t.current = Some(Live {
-            rec: RawRecord {
-                task,
-                seq,
-                release_ns,
-                deadline_ns,
-                ..RawRecord::default()
-            },
-            dispatched: false,
-            acc_ns: 0,
-            since_ns: None,
-            budget: None,
-            exhaustions: 0,
-            aborting: false,
-            last_cpu: None,
-        });
+        let rec = RawRecord {
+            task,
+            seq,
+            release_ns,
+            deadline_ns,
+            ..RawRecord::default()
+        };
+        t.current = Some(Live::new(rec, 0));
         self.stage(Kind::Ready, cpu, task, seq, release_ns);
+        if let Some(par) = self.par_spec(task) {
+            // Region 0's threads, one by one (`state/strands.rs`).
+            let _ = par;
+            self.start_region(now, (task, seq), 0, release_ns, None);
+            return;
+        }
         self.watch_deadline(deadline_ns, task, seq);
         if self.mp {
             self.fresh.push(task);
@@ -546,8 +588,8 @@ impl Sched {
                 }
                 let cpu = self.base + c as u32;
                 match (old, new) {
-                    (_, Some(j)) => self.stage(Kind::Link, cpu, j.task.0, j.seq, 0),
-                    (Some(j), None) => self.stage(Kind::Unlink, cpu, j.task.0, j.seq, 0),
+                    (_, Some(j)) => self.stage_job(Kind::Link, cpu, j, 0),
+                    (Some(j), None) => self.stage_job(Kind::Unlink, cpu, j, 0),
                     (None, None) => {}
                 }
                 if let Some(slot) = self.assigned.get_mut(c) {
@@ -575,6 +617,10 @@ impl Sched {
             );
             self.end_aborted(now, j, Some(ended));
             self.remap();
+            return;
+        }
+        if self.par_spec(j.task.0).is_some() {
+            self.complete_strand(em, now, c, j, ctl);
             return;
         }
         let cpu = self.base + c as u32;
@@ -641,7 +687,7 @@ impl Sched {
             let Some(j) = self.scheduled.get(c).copied().flatten() else {
                 break;
             };
-            let Some(ctl) = th.ctls.get(j.task.0 as usize) else {
+            let Some(ctl) = crate::job::ctl_of(th.ctls, j) else {
                 break;
             };
             if ctl.state.load(Ordering::Acquire) != IDLE {
@@ -669,7 +715,7 @@ impl Sched {
                 ));
                 return false;
             }
-            if let Some(ctl) = th.ctls.get(a.task.0 as usize) {
+            if let Some(ctl) = crate::job::ctl_of(th.ctls, a) {
                 match ctl
                     .state
                     .compare_exchange(RUN, PARK, Ordering::AcqRel, Ordering::Acquire)
@@ -712,11 +758,11 @@ impl Sched {
             }
             // Only a job whose code (re)started since it was made runnable has an interval
             // to close (see `JobCtl::on_signal`).
-            if th.ctls.get(a.task.0 as usize).is_some_and(|c| c.take_ran()) {
+            if crate::job::ctl_of(th.ctls, a).is_some_and(|c| c.take_ran()) {
+                let job = (a.task.0, a.seq, a.strand);
                 em.buf
-                    .record(wake_ticks, Kind::SwitchOut, cpu, a.task.0, a.seq, 0);
-                em.buf
-                    .record(wake_ticks, Kind::Preempt, cpu, a.task.0, a.seq, 0);
+                    .record_strand(wake_ticks, Kind::SwitchOut, cpu, job, 0);
+                em.buf.record_strand(wake_ticks, Kind::Preempt, cpu, job, 0);
             }
         }
         let Some(b) = new else {
@@ -734,16 +780,16 @@ impl Sched {
         if self.scheduled.contains(&Some(b)) {
             return false;
         }
-        let Some(ctl) = th.ctls.get(b.task.0 as usize) else {
+        let Some(ctl) = crate::job::ctl_of(th.ctls, b) else {
             return false;
         };
         let Some(live) = self.live_mut(b) else {
             return false;
         };
         if !live.dispatched {
-            // A new job: its number, and under thread-per-job its thread (`crate::job`),
-            // before that thread is pinned.
-            ctl.hand_over(b.seq);
+            // A new job (or thread of one): its number, and under thread-per-job its thread
+            // (`crate::job`), before that thread is pinned.
+            ctl.hand_over(b.seq, b.strand);
             live.dispatched = true;
         }
         if ctl.pinned.load(Ordering::Relaxed) != cpu {
@@ -758,6 +804,12 @@ impl Sched {
         };
         live.since_ns = Some(now);
         live.last_cpu = Some(c);
+        if let Some(victim) = self.steal_on(b, cpu) {
+            // A steal is enacted with its switch-in (`state/strands.rs`).
+            let job = (b.task.0, b.seq, b.strand);
+            em.buf
+                .record_strand(em.clock.ticks(), Kind::Steal, cpu, job, u64::from(victim));
+        }
         self.arm_budget(em, c, b, ctl.tid.load(Ordering::Relaxed), now);
         ctl.cpu.store(cpu, Ordering::Release);
         let prev = ctl.state.swap(RUN, Ordering::AcqRel);
@@ -773,10 +825,14 @@ impl Sched {
     }
 
     fn live_mut(&mut self, j: JobId) -> Option<&mut Live> {
-        self.tasks
-            .get_mut(j.task.0 as usize)
-            .and_then(|t| t.current.as_mut())
-            .filter(|l| l.rec.seq == j.seq)
+        let t = self.tasks.get_mut(j.task.0 as usize)?;
+        match &mut t.par {
+            Some(p) => p.live_mut(j),
+            None => t
+                .current
+                .as_mut()
+                .filter(|l| l.rec.seq == j.seq && j.strand == 0),
+        }
     }
 
     /// Makes room for `n` job records and writes every page of it once now, so recording a
@@ -808,7 +864,10 @@ impl Sched {
                 if let Some((_, since)) = self.locks.blocked.get_mut(i).and_then(Option::take) {
                     live.rec.blocked_ns += horizon.saturating_sub(since);
                 }
-                out.push(unfinished_record(live, ctls.get(i)));
+                match t.par.take() {
+                    Some(p) => out.push(Sched::unfinished_par(&p, live, ctls)),
+                    None => out.push(unfinished_record(live, ctls.get(i))),
+                }
             }
             let spec = self.spec.get(i).copied();
             for (seq, release_ns) in t.backlog.drain(..) {

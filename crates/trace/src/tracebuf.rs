@@ -48,28 +48,19 @@ impl TraceBuf {
         }
     }
 
-    /// Records an event at `ticks` (raw clock ticks), of strand 0 (a sequential job, or the
-    /// job as a whole).
+    /// Records an event at `ticks` (raw clock ticks), of strand 0 (a sequential job, or no
+    /// job).
     #[inline]
     pub fn record(&self, ticks: u64, kind: Kind, cpu: u32, task: u32, seq: u64, arg: u64) {
-        self.record_strand(ticks, kind, cpu, task, seq, 0, arg);
+        self.record_strand(ticks, kind, cpu, (task, seq, 0), arg);
     }
 
-    /// Records an event at `ticks` (raw clock ticks) of strand `strand` of job `task`/`seq`
-    /// (a thread of a parallel job, [`Event::strand`]). The strand shares the kind's word
-    /// (kind in the low 16 bits, strand in the high 32).
+    /// Records an event at `ticks` about strand `job.2` of job (`job.0`, `job.1`) — a thread
+    /// of a parallel job ([`Event::strand`]); the strand shares the kind's word (kind in the
+    /// low 32 bits, strand in the high ones).
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    pub fn record_strand(
-        &self,
-        ticks: u64,
-        kind: Kind,
-        cpu: u32,
-        task: u32,
-        seq: u64,
-        strand: u32,
-        arg: u64,
-    ) {
+    pub fn record_strand(&self, ticks: u64, kind: Kind, cpu: u32, job: (u32, u64, u32), arg: u64) {
+        let (task, seq, strand) = job;
         let i = self.next.fetch_add(1, Ordering::Relaxed);
         let Some(slot) = self.words.get(i * WORDS..i * WORDS + WORDS) else {
             return; // full: counted by `dropped`
@@ -150,21 +141,23 @@ mod tests {
         assert_eq!(e[0], Event::new(5, Kind::SwitchIn, 1, 3, 7));
         assert_eq!(e[1], Event::new(9, Kind::SwitchOut, 1, 3, 7).with_arg(42));
         assert_eq!(b.dropped(), 1);
+    }
+
+    /// A strand survives the round trip next to the kind; `record` writes strand 0.
+    #[test]
+    fn records_the_strand_of_a_parallel_job() {
+        let b = TraceBuf::new(4);
+        b.record_strand(5, Kind::Steal, 1, (3, 7, 4), 0);
+        b.record_strand(6, Kind::SwitchIn, 1, (3, 7, u32::MAX), 0);
+        b.record(7, Kind::SwitchIn, 0, 2, 1, 0);
+        let e = b.events();
+        assert_eq!(e[0], Event::new(5, Kind::Steal, 1, 3, 7).with_strand(4));
+        assert_eq!(e[1].strand, u32::MAX);
+        assert_eq!(e[1].kind, Kind::SwitchIn);
+        assert_eq!(e[2].strand, 0);
         let e = TraceBuf::new(1);
         e.record(1, Kind::IpiSend, u32::MAX, u32::MAX, u64::MAX, 0);
         assert_eq!(e.events()[0].task, u32::MAX);
         assert_eq!(e.events()[0].cpu, u32::MAX);
-        // A strand travels with its event; plain records are strand 0.
-        let s = TraceBuf::new(2);
-        s.record_strand(3, Kind::Fork, 1, 2, 4, u32::MAX, 3);
-        s.record(4, Kind::Join, 1, 2, 4, 1);
-        let e = s.events();
-        assert_eq!(
-            e[0],
-            Event::new(3, Kind::Fork, 1, 2, 4)
-                .with_arg(3)
-                .with_strand(u32::MAX)
-        );
-        assert_eq!(e[1].strand, 0);
     }
 }

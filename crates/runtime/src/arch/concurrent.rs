@@ -58,6 +58,7 @@ pub(crate) static DEF: ArchDef = ArchDef {
     name: "concurrent",
     summary: "ChronOS application-concurrent: one locked global queue, each idle CPU pulls its own next job, no preemption (gfifo, gnpedf, gnphvdf; --lock ticket|mcs|mutex)",
     kernel: false,
+    parallel: true,
     options: &["lock", "threading"],
     partitioned_with: None,
     rt_load: RtLoad::Global,

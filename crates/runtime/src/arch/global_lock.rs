@@ -50,6 +50,7 @@ pub(crate) static DEF: ArchDef = ArchDef {
     name: "global-lock",
     summary: "one lock guards the policy state, every CPU schedules for the system (any global policy; --lock ticket|mcs|mutex, --dedicated-irq-cpu)",
     kernel: false,
+    parallel: true,
     options: &["lock", "dedicated-irq-cpu", "threading"],
     partitioned_with: None,
     rt_load: RtLoad::Global,

@@ -310,6 +310,9 @@ fn run_job(w: &TaskThread, cx: &Cx<'_>, seq: u64, ws: Option<&mut WorkingSet>) -
             let jc = JobCtx {
                 task,
                 seq,
+                region: 0,
+                thread: 0,
+                strand: 0,
                 stop: &stopping,
                 aborted: &|| false,
                 lock: None,
@@ -341,7 +344,7 @@ fn burn_strand(
     let sh = cx.shared;
     let gap_ticks = ((sh.clock.frequency_hz() * GAP_NS as f64 / 1e9) as u64).max(1);
     let stopping = || sh.stop.load(Ordering::Relaxed);
-    let rec = |t, k, c, arg| buf.record_strand(t, k, c, task, seq, strand, arg);
+    let rec = |t, k, c, arg| buf.record_strand(t, k, c, (task, seq, strand), arg);
     let cpu_start = thread_cputime_ns();
     let (start, phys) = sh.clock.ticks_and_cpu();
     let cpu_run = logical(cx, phys);

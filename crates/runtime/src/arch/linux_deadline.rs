@@ -73,6 +73,7 @@ pub(crate) static DEF: ArchDef = ArchDef {
     name: "linux-deadline",
     summary: "kernel baseline: SCHED_DEADLINE threads, runtime = WCET + --dl-margin (--dl-cpuset: on a root domain of the run's CPUs)",
     kernel: true,
+    parallel: true,
     options: &["dl-margin", "dl-cpuset"],
     partitioned_with: None,
     rt_load: RtLoad::Admission,

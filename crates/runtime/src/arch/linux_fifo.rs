@@ -36,6 +36,7 @@ pub(crate) static DEF: ArchDef = ArchDef {
     name: "linux-fifo",
     summary: "kernel baseline: SCHED_FIFO threads with RM/DM priorities, global or partitioned (--partition)",
     kernel: true,
+    parallel: true,
     options: &[],
     partitioned_with: Some("pfp"),
     rt_load: RtLoad::ByPlacement,

@@ -57,6 +57,7 @@ pub(crate) static DEF: ArchDef = ArchDef {
     name: "message-passing",
     summary: "G-EDF-MP: a dedicated scheduling CPU (logical CPU 0) owns all state, clients report through wait-free mailboxes (any global policy; --no-dsp-poll, --no-inline-completion)",
     kernel: false,
+    parallel: false,
     options: &["dsp-poll", "inline-completion", "threading"],
     partitioned_with: None,
     rt_load: RtLoad::Global,

@@ -52,16 +52,15 @@
 //! task's part, `crate::state`), [`global_lock`] (with the dedicated interrupt CPU option),
 //! [`concurrent`] (ChronOS application-concurrent: the locked `Sched` in pull mode, each CPU
 //! enacting only its own link, `crate::state`),
-//! [`message_passing`], [`linux_deadline`], [`linux_fifo`]. Each file opens with its
+//! [`message_passing`], [`work_stealing`] (RTWS: a global EDF queue behind the run's lock,
+//! per-CPU priority queues of deques behind short per-CPU locks, per-CPU dispatchers that
+//! steal), [`linux_deadline`], [`linux_fifo`]. Each file opens with its
 //! *Protocol*: who owns each field, what protects it, the numbered dispatch and preemption
-//! steps. Planned (DESIGN.md), with the piece of the interface each one supplies:
+//! steps. Parallel (fork-join) tasks run as the engines' strands (`crate::state`'s strands,
+//! one job thread per slot, `crate::job::ctl_of`) under the architectures whose
+//! [`ArchDef::parallel`] is set. Planned (DESIGN.md), with the piece of the interface each
+//! one supplies:
 //!
-//! - `work-stealing` (RTWS): `prepare` builds the global EDF queue behind a lock and one
-//!   crossbeam-style deque per CPU for the strands of parallel jobs; workers are per-CPU
-//!   dispatchers that run the top job's strands from their own deque and steal from others
-//!   when it is empty. It needs the engines' strands (DESIGN.md: the threads of a parallel
-//!   job, an engine offer for every policy), which extend the job threads (`crate::job`,
-//!   `Jobs`) once for all architectures.
 //! - `reservations` (H-CBS): `prepare` builds per-CPU servers (budget, period, a global FP
 //!   `Sched` per group whose CPUs are the servers); workers are per-CPU dispatchers whose
 //!   timers replenish and exhaust budgets (the engine's budget events), enacting the group's
@@ -73,7 +72,8 @@
 //!
 //! None of them changes the skeleton: each is a new file with a type implementing
 //! `Architecture`, a `pub(crate) static DEF: ArchDef`, and its name in `registry!`. (The
-//! engine offers some of them use — budgets (built: `state/budget.rs`), strands, hierarchy —
+//! engine offers some of them use — budgets (built: `state/budget.rs`), strands (built:
+//! `state/strands.rs`), hierarchy —
 //! are added once for every policy, in `crate::state` and `crate::job`, as DESIGN.md asks.)
 //!
 //! # Adding an architecture
@@ -122,6 +122,7 @@ registry! {
     global_lock,
     concurrent,
     message_passing,
+    work_stealing,
     linux_deadline,
     linux_fifo,
 }
@@ -147,6 +148,11 @@ pub struct ArchDef {
     /// The kernel schedules (`--policy` does not apply; the run is named after the
     /// architecture).
     pub kernel: bool,
+    /// It runs parallel (fork-join) tasks [RTWS §III] — each thread of a job as a strand on a
+    /// job thread of its own (`crate::state`, "Strands"; the kernel baselines: a kernel
+    /// thread per parallel thread). The skeleton refuses a parallel task under an
+    /// architecture without it (`crate::run::validate`, naming [`parallel_archs`]).
+    pub parallel: bool,
     /// Run options only it takes (`lock`, `dedicated-irq-cpu`, `dl-margin`, `dl-cpuset`,
     /// `dsp-poll`, `inline-completion`, `threading` — per-job, the user-space ones): the
     /// skeleton refuses a switched-on option of another architecture.
@@ -258,6 +264,21 @@ pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|d| d.name).collect()
 }
 
+/// The policy an architecture implements itself, its default when `--policy` is left out
+/// (`work-stealing`: `rtws`); `None` for the others, which take a policy.
+pub fn own_policy(arch: &str) -> Option<&'static str> {
+    (arch == work_stealing::DEF.name).then_some(work_stealing::POLICY)
+}
+
+/// The architectures that run parallel tasks ([`ArchDef::parallel`]), in registry order.
+pub fn parallel_archs() -> Vec<&'static str> {
+    REGISTRY
+        .iter()
+        .filter(|d| d.parallel)
+        .map(|d| d.name)
+        .collect()
+}
+
 /// The architectures that take run option `option`.
 pub fn taking(option: &str) -> Vec<&'static str> {
     REGISTRY
@@ -289,6 +310,8 @@ pub(crate) struct Run<'a> {
     /// The tasks' abort flags, shared by the scheduling states and the job threads
     /// (`crate::state`'s aborts).
     pub(crate) abort_words: crate::state::AbortWords,
+    /// Each task's fork-join structure (`None`: sequential; `crate::state`'s strands).
+    pub(crate) par: Arc<[Option<Arc<crate::state::ParSpec>>]>,
 }
 
 /// Trace buffer capacities of a run (events).
@@ -314,8 +337,12 @@ impl Run<'_> {
         placement: Option<Placement>,
         base: u32,
     ) -> Result<Sched, RuntimeError> {
-        // Link swaps only where the domain's CPUs are interchangeable (crate::state).
-        let swaps = placement.as_ref().is_none_or(|p| p.domain_size > 1);
+        // Link swaps only where the domain's CPUs are interchangeable (crate::state): not
+        // under a placement of single CPUs, nor under a policy that keeps work per CPU
+        // (`rtws`'s local queues: a strand forked on CPU c must be offered to c).
+        let native = schedlab_policy::parallel_support(&self.config.policy)
+            == Some(schedlab_policy::ParallelSupport::Native);
+        let swaps = placement.as_ref().is_none_or(|p| p.domain_size > 1) && !native;
         let policy = build(&self.config.policy, &self.policy_tasks, k, placement)?;
         let mut s = self.sched_with(policy, base);
         s.set_link_swaps(swaps);
@@ -326,6 +353,7 @@ impl Run<'_> {
     /// `base`, with the run's abort flags and engine aborts.
     pub(crate) fn sched_with(&self, policy: Box<dyn schedlab_policy::Policy>, base: u32) -> Sched {
         let mut s = Sched::new(policy, base, self.spec.clone());
+        s.set_parallel(self.par.clone());
         let abortable = self.tasks.iter().map(|t| t.abortable).collect();
         s.set_aborts(self.abort_words.clone(), abortable);
         s.set_abort_late(self.config.abort_late);

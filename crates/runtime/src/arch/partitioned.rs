@@ -43,6 +43,7 @@ pub(crate) static DEF: ArchDef = ArchDef {
     name: "partitioned",
     summary: "one independent scheduler per CPU, no shared state (pedf, pfp, phvdf, plbesa, pdasa)",
     kernel: false,
+    parallel: false,
     options: &["threading"],
     partitioned_with: None,
     rt_load: RtLoad::ByPlacement,

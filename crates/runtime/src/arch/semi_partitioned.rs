@@ -74,6 +74,7 @@ pub(crate) static DEF: ArchDef = ArchDef {
     name: "semi-partitioned",
     summary: "one scheduler per CPU, local sleep queues and timers, shared ready queues; split tasks move at budget exhaustion (RTPS; pfp-ts, pfp)",
     kernel: false,
+    parallel: false,
     options: &["threading"],
     partitioned_with: None,
     rt_load: RtLoad::ByPlacement,

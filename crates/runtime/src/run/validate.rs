@@ -1,9 +1,13 @@
 //! What the skeleton checks before any architecture sees a run, and the run's sizes: every
 //! size that input controls is bounded here with a clear error.
 //!
-//! - **Parallel tasks** [RTWS §III] are refused ([`RuntimeError::ParallelTask`]) by every
-//!   architecture that does not run the threads of fork-join jobs (`takes_parallel`: the
-//!   kernel baselines do), rather than quietly executed as one sequential body.
+//! - **Parallel tasks** [RTWS §III] run only under an architecture that takes them
+//!   ([`crate::arch::ArchDef::parallel`]) and, for the user-space ones, a policy that does
+//!   (`schedlab_policy::parallel_support`), without `abort_late`; anything else is refused
+//!   ([`RuntimeError::ParallelTask`], naming what takes them): a run must not quietly execute
+//!   a parallel job as one sequential body. Their job threads — one per slot, a task's widest
+//!   region, [`crate::config::Threading::PerJob`] multiplying by its pool — are at most
+//!   [`MAX_JOB_THREADS`] in all.
 //! - **Jobs**: task i releases `⌈(duration − offset_i) / period_i⌉` jobs; their records are
 //!   kept for the whole run (and some architectures reserve room for them up front), so the
 //!   total is at most [`MAX_RUN_JOBS`].
@@ -24,7 +28,7 @@ use crate::arch::{Capacity, Run};
 use crate::config::{validate_tasks, RtTask, RunConfig};
 use crate::error::RuntimeError;
 use crate::mech::sched;
-use crate::state::TaskSpec;
+use crate::state::{ParSpec, TaskSpec};
 use schedlab_trace::file::RECORD_SIZE;
 use std::sync::Arc;
 
@@ -40,6 +44,11 @@ pub const MAX_TRACE_BYTES: u64 = 1 << 30;
 /// The most events one trace buffer holds (80 MiB).
 pub const MAX_EVENTS_PER_BUFFER: u64 = 1 << 21;
 
+/// The most job threads one run may start for its tasks (a sequential task's counts 1, a
+/// parallel task's its widest region; each is a kernel thread with a preallocated trace
+/// buffer, and the 2–8 CPUs this runtime targets gain nothing from more).
+pub const MAX_JOB_THREADS: u64 = 512;
+
 /// The largest working set of a task and background-load buffer per CPU (bytes).
 const MAX_BUFFER_BYTES: u64 = 1 << 32;
 
@@ -49,15 +58,7 @@ pub(crate) fn validate<'a>(
     config: &'a RunConfig,
 ) -> Result<Run<'a>, RuntimeError> {
     validate_tasks(tasks)?;
-    if !takes_parallel(config.arch.def()) {
-        if let Some(task) = tasks.iter().position(|t| t.parallel.is_some()) {
-            return Err(RuntimeError::ParallelTask {
-                task,
-                arch: config.arch.name(),
-                takes: parallel_archs().join(", "),
-            });
-        }
-    }
+    parallel(tasks, config)?;
     validate_cpus(&config.cpus)?;
     let n = tasks.len();
     let duration = config.duration.as_ns();
@@ -91,7 +92,11 @@ pub(crate) fn validate<'a>(
     misplaced_options(config)?;
     resources(tasks, config)?;
     let jobs = jobs_per_task(tasks, duration)?;
-    let capacity = capacities(&jobs, config.m(), config.trace_capacity)?;
+    let par: Arc<[Option<Arc<ParSpec>>]> = tasks
+        .iter()
+        .map(|t| t.parallel.as_ref().map(|p| Arc::new(ParSpec::new(p))))
+        .collect();
+    let capacity = capacities(&jobs, &par, config.m(), config.trace_capacity)?;
     let policy_tasks = tasks
         .iter()
         .zip(&config.ranks)
@@ -113,22 +118,55 @@ pub(crate) fn validate<'a>(
         jobs,
         capacity,
         abort_words: crate::state::abort_words(n),
+        par,
     })
 }
 
-/// Whether architecture `def` runs parallel (fork-join) tasks: the kernel baselines, one
-/// kernel thread per thread slot (`crate::arch::kernel`'s `fork_join`).
-pub(crate) fn takes_parallel(def: &crate::arch::ArchDef) -> bool {
-    matches!(def.name, "linux-deadline" | "linux-fifo")
-}
-
-/// The architectures that run parallel tasks, in registry order.
-fn parallel_archs() -> Vec<&'static str> {
-    crate::arch::REGISTRY
-        .iter()
-        .filter(|d| takes_parallel(d))
-        .map(|d| d.name)
-        .collect()
+/// Parallel tasks (module doc): the architecture and the policy take them, no `abort_late`,
+/// at most [`MAX_JOB_THREADS`] job threads.
+fn parallel(tasks: &[RtTask], config: &RunConfig) -> Result<(), RuntimeError> {
+    let Some(task) = tasks.iter().position(|t| t.parallel.is_some()) else {
+        return Ok(());
+    };
+    let def = config.arch.def();
+    let refuse = |reason: String| Err(RuntimeError::ParallelTask { task, reason });
+    if !def.parallel {
+        return refuse(format!(
+            "--arch {} does not run parallel tasks; the architectures that do: {}",
+            def.name,
+            crate::arch::parallel_archs().join(", ")
+        ));
+    }
+    if !def.kernel {
+        let policy = config.policy.as_str();
+        let takes = schedlab_policy::parallel_support(policy).is_some_and(|s| s.accepts());
+        if !takes {
+            return refuse(format!(
+                "policy `{policy}` does not schedule parallel tasks; the policies that do: {}",
+                schedlab_policy::parallel_policies()
+            ));
+        }
+    }
+    if config.abort_late {
+        return refuse(
+            "--abort-late applies to sequential tasks only (a parallel job's threads are not aborted at its deadline)".into(),
+        );
+    }
+    let pool = match config.threading {
+        crate::config::Threading::PerJob => u64::from(crate::job::POOL_THREADS),
+        crate::config::Threading::PerTask => 1,
+    };
+    let threads = tasks.iter().fold(0u64, |a, t| {
+        let slots = t.parallel.as_ref().map_or(1, |p| p.max_width() as u64);
+        a.saturating_add(slots.saturating_mul(pool))
+    });
+    if threads > MAX_JOB_THREADS {
+        return refuse(format!(
+            "the run would start {threads} job threads (one per task, one per thread of a parallel task's widest region{}), more than the runtime's limit of {MAX_JOB_THREADS}",
+            if pool > 1 { ", times the thread-per-job pool" } else { "" }
+        ));
+    }
+    Ok(())
 }
 
 /// The architectures that enact the engine's aborts of late jobs (`RunConfig::abort_late`):
@@ -255,9 +293,20 @@ fn jobs_per_task(tasks: &[RtTask], duration: u64) -> Result<Vec<u64>, RuntimeErr
 }
 
 /// Trace buffer capacities (module doc): per task's thread and per scheduler thread of a run
-/// on `m` CPUs; `explicit` is the caller's own capacity for every buffer.
-fn capacities(jobs: &[u64], m: u32, explicit: Option<usize>) -> Result<Capacity, RuntimeError> {
-    let buffers = jobs.len() as u64 + u64::from(m);
+/// on `m` CPUs; `explicit` is the caller's own capacity for every buffer. A parallel task's
+/// job counts once per thread (strand) for the schedulers and per region for each of its
+/// threads' buffers (one per slot).
+fn capacities(
+    jobs: &[u64],
+    par: &[Option<Arc<ParSpec>>],
+    m: u32,
+    explicit: Option<usize>,
+) -> Result<Capacity, RuntimeError> {
+    let spec = |i: usize| par.get(i).cloned().flatten();
+    let slots: Vec<u64> = (0..jobs.len())
+        .map(|i| spec(i).map_or(1, |p| u64::from(p.width())))
+        .collect();
+    let buffers = slots.iter().sum::<u64>() + u64::from(m);
     let budget = MAX_TRACE_BYTES / RECORD_SIZE as u64;
     if let Some(c) = explicit {
         let total = (c as u64).saturating_mul(buffers);
@@ -274,22 +323,33 @@ fn capacities(jobs: &[u64], m: u32, explicit: Option<usize>) -> Result<Capacity,
             scheduler: c,
         });
     }
-    let all = jobs.iter().fold(0u64, |a, &j| a.saturating_add(j));
+    // Strand-jobs: a parallel job is one per thread for the schedulers.
+    let strands: Vec<u64> = (0..jobs.len())
+        .map(|i| {
+            let per = spec(i).map_or(1, |p| u64::from(p.strands()));
+            jobs.get(i).copied().unwrap_or(0).saturating_mul(per)
+        })
+        .collect();
+    let all = strands.iter().fold(0u64, |a, &j| a.saturating_add(j));
     let cap = |x: u64| x.min(MAX_EVENTS_PER_BUFFER);
     let task: Vec<u64> = jobs
         .iter()
-        .map(|&j| {
+        .enumerate()
+        .map(|(i, &j)| {
+            let others = all.saturating_sub(strands.get(i).copied().unwrap_or(0));
+            let j = j.saturating_mul(spec(i).map_or(1, |p| u64::from(p.regions())));
             cap(j
                 .saturating_mul(16)
-                .saturating_add(all.saturating_sub(j).saturating_mul(4))
+                .saturating_add(others.saturating_mul(4))
                 .saturating_add(256))
         })
         .collect();
     let scheduler = cap(all.saturating_mul(32).saturating_add(4096));
     let total = task
         .iter()
-        .fold(scheduler.saturating_mul(u64::from(m)), |a, &c| {
-            a.saturating_add(c)
+        .zip(&slots)
+        .fold(scheduler.saturating_mul(u64::from(m)), |a, (&c, &k)| {
+            a.saturating_add(c.saturating_mul(k))
         });
     // Over the budget: every buffer shrinks by the same factor (at least 64 events each).
     let scale = |c: u64| -> usize {
@@ -355,37 +415,86 @@ mod tests {
         RtTask::new(Duration::from_ns(1), d, d)
     }
 
-    /// A parallel task is refused by every architecture that does not run parallel tasks,
-    /// before anything runs (no thread is created, no privilege needed), with an error naming
-    /// the task and the architectures that take it.
-    #[test]
-    fn parallel_tasks_are_refused_by_the_architectures_without_threads_for_them() {
+    fn parallel_set(widest: usize) -> [RtTask; 2] {
         let ms = |x| Duration::from_ms(x).unwrap_or(Duration::MAX);
         let structure =
-            schedlab_model::ParallelStructure::from_threads(vec![vec![ms(1)], vec![ms(1), ms(1)]])
+            schedlab_model::ParallelStructure::from_threads(vec![vec![ms(1)], vec![ms(1); widest]])
                 .expect("a valid structure");
         let seq = RtTask::new(ms(1), ms(10), ms(10));
-        let mut par = RtTask::new(ms(3), ms(10), ms(10));
+        let mut par = RtTask::new(ms(1 + widest as u64), ms(10), ms(10));
         par.parallel = Some(structure);
-        let tasks = [seq, par];
-        assert_eq!(parallel_archs(), vec!["linux-deadline", "linux-fifo"]);
-        for name in crate::arch::names() {
-            let arch = crate::arch::Arch::named(name, "ticket").expect("a registered architecture");
-            if takes_parallel(arch.def()) {
-                continue;
-            }
-            let config = RunConfig::new(vec![0, 1], arch, "gedf", 2, ms(100));
-            let err = crate::run::run(&tasks, &config).expect_err(name);
+        [seq, par]
+    }
+
+    fn config(arch: &str, policy: &str) -> RunConfig {
+        let arch = crate::arch::Arch::named(arch, "ticket").expect("a registered architecture");
+        let ms = Duration::from_ms(100).unwrap_or(Duration::MAX);
+        RunConfig::new(vec![0, 1], arch, policy, 2, ms)
+    }
+
+    /// A parallel task is refused before anything runs (no thread is created, no privilege
+    /// needed) by every architecture without `ArchDef::parallel`, with an error naming the
+    /// task and the architectures that take them; by a user-space architecture under a
+    /// policy that does not take them; with `--abort-late`; and beyond the thread bound.
+    #[test]
+    fn parallel_tasks_are_refused_where_they_cannot_run() {
+        let tasks = parallel_set(2);
+        let takes = crate::arch::parallel_archs();
+        assert!(takes.contains(&"global-lock"), "{takes:?}");
+        for def in crate::arch::REGISTRY.iter().filter(|d| !d.parallel) {
+            let err = validate(&tasks, &config(def.name, "gedf"))
+                .err()
+                .expect(def.name);
             assert!(
                 matches!(err, RuntimeError::ParallelTask { task: 1, .. }),
-                "{name}: {err}"
+                "{}: {err}",
+                def.name
             );
             assert_eq!(
                 err.to_string(),
-                format!("task 1 is parallel (field `parallel`): parallel tasks are not supported by the runtime yet under --arch {name} (the architectures that run them: linux-deadline, linux-fifo); leave out `parallel` to run the task as one sequential job of its work, `wcet`")
+                format!(
+                    "task 1 is parallel (field `parallel`): --arch {} does not run parallel tasks; the architectures that do: {}",
+                    def.name,
+                    takes.join(", ")
+                )
             );
         }
+        let err = validate(&tasks, &config("global-lock", "gdasa"))
+            .err()
+            .expect("gdasa");
+        assert!(
+            err.to_string().starts_with(
+                "task 1 is parallel (field `parallel`): policy `gdasa` does not schedule parallel tasks; the policies that do: rtws (natively)"
+            ),
+            "{err}"
+        );
+        for policy in ["rtws", "gedf"] {
+            assert!(
+                validate(&tasks, &config("global-lock", policy)).is_ok(),
+                "{policy}"
+            );
+        }
+        let mut late = config("global-lock", "rtws");
+        late.abort_late = true;
+        let err = validate(&tasks, &late).err().expect("abort-late");
+        assert!(
+            err.to_string()
+                .contains("--abort-late applies to sequential tasks only"),
+            "{err}"
+        );
+        let wide = parallel_set(MAX_JOB_THREADS as usize);
+        let err = validate(&wide, &config("global-lock", "rtws"))
+            .err()
+            .expect("too wide");
+        assert!(
+            err.to_string().contains(&format!(
+                "the run would start {} job threads",
+                MAX_JOB_THREADS + 1
+            )),
+            "{err}"
+        );
         // A task built from a model task keeps its structure.
+        let ms = |x| Duration::from_ms(x).unwrap_or(Duration::MAX);
         let t = schedlab_model::Task::new(ms(3), ms(10), ms(10))
             .expect("a valid task")
             .with_parallel(
@@ -393,6 +502,19 @@ mod tests {
                     .expect("a valid structure"),
             );
         assert!(RtTask::from(&t).parallel.is_some());
+    }
+
+    /// Trace capacities of a parallel task: task 1 (2 jobs of regions [1] | [1, 1, 1]: 4
+    /// strands, 2 regions, 3 slots) next to task 0 (10 jobs): the schedulers count 10 + 8
+    /// strand-jobs (32·18 + 4096 = 4672); task 1's buffers (one per slot) 16·(2·2) + 4·10 +
+    /// 256 = 360 events each.
+    #[test]
+    fn trace_buffers_count_strands() {
+        let [_, par] = parallel_set(3);
+        let spec = par.parallel.as_ref().map(|p| Arc::new(ParSpec::new(p)));
+        let c = capacities(&[10, 2], &[None, spec], 2, None).unwrap();
+        assert_eq!(c.scheduler, 4672);
+        assert_eq!(c.task[1], 360);
     }
 
     /// 1 s of a 1 ms task: 1,000 jobs; of a 1 ns task: 10⁹, beyond the limit: an error that
@@ -432,6 +554,10 @@ mod tests {
                 arch::linux_deadline::LinuxDeadline::RESOURCES,
             ),
             ("linux-fifo", arch::linux_fifo::LinuxFifo::RESOURCES),
+            (
+                "work-stealing",
+                arch::work_stealing::WorkStealing::RESOURCES,
+            ),
         ];
         assert_eq!(declared.len(), arch::REGISTRY.len());
         for (name, resources) in declared {
@@ -449,14 +575,17 @@ mod tests {
     /// budget is scaled down proportionally; an explicit capacity over it is an error.
     #[test]
     fn trace_buffers_fit_the_budget() {
-        let c = capacities(&[10, 20, 70], 2, None).unwrap();
+        let c = capacities(&[10, 20, 70], &[], 2, None).unwrap();
         assert_eq!(c.task, vec![776, 896, 1496]);
         assert_eq!(c.scheduler, 7296);
-        let big = capacities(&[MAX_RUN_JOBS / 100; 100], 2, None).unwrap();
+        let big = capacities(&[MAX_RUN_JOBS / 100; 100], &[], 2, None).unwrap();
         let total: u64 = big.task.iter().map(|&c| c as u64).sum::<u64>() + 2 * big.scheduler as u64;
         assert!(total * RECORD_SIZE as u64 <= MAX_TRACE_BYTES, "{total}");
         assert!(big.task.iter().all(|&c| c >= 64));
-        assert_eq!(capacities(&[5], 1, Some(1000)).unwrap().task, vec![1000]);
-        assert!(capacities(&[5], 1, Some(usize::MAX)).is_err());
+        assert_eq!(
+            capacities(&[5], &[], 1, Some(1000)).unwrap().task,
+            vec![1000]
+        );
+        assert!(capacities(&[5], &[], 1, Some(usize::MAX)).is_err());
     }
 }

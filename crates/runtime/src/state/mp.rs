@@ -77,7 +77,7 @@ impl Sched {
                 continue;
             };
             if let Some(ctl) = ctls.get(task as usize) {
-                ctl.hand_over(live.rec.seq);
+                ctl.hand_over(live.rec.seq, 0);
             }
             live.dispatched = true;
         }

@@ -237,7 +237,7 @@ fn run_threads(w: &TaskThread, fj: &ForkJoin, cx: &Cx<'_>, seq: u64, mut r: usiz
         if let (Some(length), false) = (length, stopping()) {
             let t = burn_strand(&w.buf, cx, (w.task, seq, strand), length, None);
             w.buf
-                .record_strand(t.end, Kind::SwitchOut, t.cpu, w.task, seq, strand, 0);
+                .record_strand(t.end, Kind::SwitchOut, t.cpu, (w.task, seq, strand), 0);
             fj.first_start.fetch_min(t.start, Ordering::Relaxed);
             fj.executed.fetch_add(t.executed_ns, Ordering::Relaxed);
         }
@@ -248,7 +248,7 @@ fn run_threads(w: &TaskThread, fj: &ForkJoin, cx: &Cx<'_>, seq: u64, mut r: usiz
         let cpu = logical(cx, phys);
         let rec = |kind, strand, arg| {
             w.buf
-                .record_strand(now, kind, cpu, w.task, seq, strand, arg)
+                .record_strand(now, kind, cpu, (w.task, seq, strand), arg)
         };
         rec(Kind::Join, strand, r as u64);
         if stopping() {
