@@ -215,11 +215,11 @@ fn simulate_and_run_refuse_parallel_tasks() {
                 "--duration",
                 "100ms",
             ],
-            "task 0 is parallel (field `parallel`): --arch message-passing does not run parallel tasks; the architectures that do: global-lock",
+            "task 0 is parallel (field `parallel`): --arch message-passing does not run parallel tasks; the architectures that do: global-lock, concurrent, work-stealing, linux-deadline, linux-fifo",
         ),
         (
             vec!["run", &f, "--policy", "ghvdf", "--duration", "100ms"],
-            "task 0 is parallel (field `parallel`): policy `ghvdf` does not schedule parallel tasks; the policies that do: rtws (natively)",
+            "task 0 is parallel (field `parallel`): policy `ghvdf` does not schedule parallel tasks; the policies that do: rtws, federated (natively)",
         ),
     ] {
         let o = schedlab(&args);

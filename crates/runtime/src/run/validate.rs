@@ -464,7 +464,7 @@ mod tests {
             .expect("gdasa");
         assert!(
             err.to_string().starts_with(
-                "task 1 is parallel (field `parallel`): policy `gdasa` does not schedule parallel tasks; the policies that do: rtws (natively)"
+                "task 1 is parallel (field `parallel`): policy `gdasa` does not schedule parallel tasks; the policies that do: rtws, federated (natively)"
             ),
             "{err}"
         );

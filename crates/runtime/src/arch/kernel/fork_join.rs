@@ -331,9 +331,9 @@ pub(crate) fn check_parallel(run: &Run<'_>) -> Result<(), RuntimeError> {
 }
 
 /// Trace buffer capacities of the kernel baselines' threads, by task and slot: the
-/// skeleton's estimate per task (`Run::capacity`, 16 events per job and 4 per job of every
-/// other task) times the threads the slot runs per job (each is recorded as a job of its
-/// own would be), plus 4 events per job and millisecond of the slot's demand — a burn loop
+/// skeleton's estimate per task (`Run::capacity`: 16 events per job — per region of a
+/// parallel job, as a slot runs at most one thread per region — and 4 per job or thread of
+/// every other task), plus 4 events per job and millisecond of the slot's demand — a burn loop
 /// records a `switch-out`, `preempt`, `switch-in` (and `migrate`) at every loss of its CPU,
 /// which on a long job comes with the timer ticks and other threads, not once per job (a
 /// 5 s run of RTWS-like tasks with threads of tens of ms overflowed the per-job estimate).
@@ -362,9 +362,9 @@ pub(crate) fn slot_capacities(run: &Run<'_>) -> Vec<Vec<usize>> {
             };
             slots
                 .into_iter()
-                .map(|(demand, n)| {
+                .map(|(demand, _threads)| {
+                    // The skeleton's estimate already counts a parallel job once per region.
                     base(i)
-                        .saturating_mul(n.max(1))
                         .saturating_add(per_ms(i, demand))
                         .min(MAX_EVENTS_PER_BUFFER)
                 })
@@ -434,9 +434,10 @@ mod tests {
     }
 
     /// τ0 = [[2], [1, 1, 1], [1]] ms every 20 ms and τ1 = (3, 10) ms for 1 s: 50 and 100
-    /// jobs; the skeleton's estimates 50·16 + 100·4 + 256 = 1456 and 100·16 + 50·4 + 256 =
-    /// 2056. Slot 0 of τ0 (three threads, 4 ms): 3·1456 + 50·4·4 = 5168; slots 1 and 2 (one
-    /// thread of 1 ms): 1456 + 50·4 = 1656; τ1: 2056 + 100·4·3 = 3256.
+    /// jobs; the skeleton's estimates (a parallel job once per region for its own buffers,
+    /// once per thread — 5 — for the others') 50·3·16 + 100·4 + 256 = 3056 and 100·16 +
+    /// 250·4 + 256 = 2856. Slot 0 of τ0 (4 ms of work per job): 3056 + 50·4·4 = 3856; slots 1
+    /// and 2 (1 ms): 3056 + 50·4 = 3256; τ1: 2856 + 100·4·3 = 4056.
     #[test]
     fn slot_buffers_grow_with_threads_and_demand() {
         let ms = |x: u64| Duration::from_ns(x * 1_000_000);
@@ -448,10 +449,10 @@ mod tests {
         let arch = crate::arch::Arch::named("linux-deadline", "ticket").expect("registered");
         let config = crate::config::RunConfig::new(vec![0], arch, "linux-deadline", 2, ms(1000));
         let run = crate::run::validate(&tasks, &config).expect("a valid run");
-        assert_eq!(run.capacity.task, vec![1456, 2056]);
+        assert_eq!(run.capacity.task, vec![3056, 2856]);
         assert_eq!(
             slot_capacities(&run),
-            vec![vec![5168, 1656, 1656], vec![3256]]
+            vec![vec![3856, 3256, 3256], vec![4056]]
         );
         let mut config = config;
         config.trace_capacity = Some(500);
