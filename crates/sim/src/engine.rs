@@ -111,10 +111,12 @@
 //!   and steals summed over its threads); then `on_complete(strand)`. At the horizon nothing
 //!   forks: a job whose region joined exactly there is unfinished.
 //! - **Migration** (one definition for every policy, `schedlab_trace::counts`): a thread that
-//!   starts or resumes on another CPU than the one where its job last executed (the CPU of the
-//!   job's latest switch-in or switch-out, any thread; threads switched in at one instant are
-//!   each compared with where the job executed before it). For a sequential job this is the
-//!   previous switch-in's CPU, as before.
+//!   starts or resumes on another CPU than the one where its job last executed *for it*: a
+//!   resumed thread, where it last ran; a thread's first start, the CPU where its job forked
+//!   it (the region's join CPU); a stolen thread, the victim's CPU (so a steal is always a
+//!   migration, and a thread run where its job forked it never is). A job's first region has
+//!   no forking CPU: its threads' first starts are no migrations, like a sequential job's
+//!   first start. For a sequential job this is the previous switch-in's CPU, as before.
 //! - **Steals**: a policy's [`schedlab_policy::Decisions::steal`] names a strand it linked in
 //!   the same callback (the thief is that link's CPU); the steal is recorded — a `steal`
 //!   event (`arg` = the victim CPU) right before the thread's `switch-in`, and one more in its
@@ -226,13 +228,6 @@ struct Live {
     rec: JobRecord,
     /// The CPU it last executed on (any strand; switch-in and, for a parallel job, switch-out).
     last_cpu: Option<u32>,
-    /// The CPU of its last *realised* dispatch (its last `switch-in` in the trace; for a
-    /// parallel job also its last `switch-out`): where a migration is measured from.
-    switched_in_on: Option<u32>,
-    /// A parallel job's latest instant with switch-ins and `switched_in_on` before them
-    /// (several threads switched in at one instant are each compared with where the job
-    /// executed before it: `schedlab_trace::counts`).
-    switch_group: Option<(Time, Option<u32>)>,
     /// Its budget, if the policy gave it one.
     budget: Option<Budget>,
     /// Its critical sections' progress, what it holds and what it waits for.
@@ -267,11 +262,16 @@ struct Exec {
     dispatch_end: Time,
     /// The thread has finished (its region has not joined yet).
     done: bool,
+    /// Where a migration of this strand is measured from (`schedlab_trace::counts`): the CPU
+    /// of its last realised dispatch (`switch-in`); before its first, the CPU that forked
+    /// it (none for a job's first region: a job's first start is no migration).
+    home: Option<u32>,
 }
 
 impl Exec {
-    fn new(demand: Duration, now: Time) -> Exec {
+    fn new(demand: Duration, now: Time, home: Option<u32>) -> Exec {
         Exec {
+            home,
             demand,
             executed: Duration::ZERO,
             running_on: None,
@@ -342,14 +342,15 @@ impl Live {
         out
     }
 
-    /// Counts a dispatch of `strand` that happened at `at` — a `switch-in` in the trace —
-    /// with the one definition of `schedlab_trace::counts`: a context switch; a migration if
-    /// the job last executed on another CPU, or if the strand was stolen from CPU `stolen`
-    /// (always a migration); the CPU among those it used. The CPU it migrated from, if it did.
+    /// Counts a dispatch of `strand` — a `switch-in` in the trace — with the one definition
+    /// of `schedlab_trace::counts`: a context switch; a migration if the strand was stolen
+    /// from CPU `stolen` (always one), else if its home (where it last ran; before its first
+    /// run, the CPU that forked it) is another CPU; the CPU among those it used. The CPU it
+    /// migrated from, if it did.
     fn switched_in(
         &mut self,
+        strand: u32,
         cpu: u32,
-        at: Time,
         context_switches: &mut u64,
         stolen: Option<u32>,
     ) -> Option<u32> {
@@ -357,15 +358,9 @@ impl Live {
         if !self.rec.cpus_used.contains(&cpu) {
             self.rec.cpus_used.push(cpu);
         }
-        let before = match self.switch_group {
-            Some((t, before)) if self.parallel && t == at => before,
-            _ => self.switched_in_on,
-        };
-        if self.parallel {
-            self.switch_group = Some((at, before));
-        }
-        self.switched_in_on = Some(cpu);
-        let from = before.filter(|&l| l != cpu).or(stolen);
+        let x = self.exec_mut(strand)?;
+        let from = stolen.or(x.home.filter(|&h| h != cpu));
+        x.home = Some(cpu);
         if from.is_some() {
             self.rec.migrations += 1;
         }
@@ -386,7 +381,7 @@ impl Live {
         );
         if pending && end < now {
             if let Some(cpu) = on {
-                self.switched_in(cpu, end, context_switches, None);
+                self.switched_in(strand, cpu, context_switches, None);
             }
         }
     }
@@ -405,8 +400,6 @@ impl Live {
         }
         if self.parallel {
             self.last_cpu = Some(cpu);
-            self.switched_in_on = Some(cpu);
-            self.switch_group = None;
         }
         Some(cpu)
     }
@@ -525,11 +518,9 @@ impl<'a> Engine<'a> {
                     live: Live {
                         rec: JobRecord::fresh(i as u32, 0, Time::ZERO, Time::ZERO, Vec::new()),
                         last_cpu: None,
-                        switched_in_on: None,
-                        switch_group: None,
                         budget: None,
                         locks: LockState::default(),
-                        e: Exec::new(Duration::ZERO, Time::ZERO),
+                        e: Exec::new(Duration::ZERO, Time::ZERO, None),
                         more: Vec::new(),
                         offset: 0,
                         region: 0,
@@ -793,7 +784,7 @@ impl<'a> Engine<'a> {
             .live
             .offset
             .saturating_add(u32::try_from(prev.width()).unwrap_or(u32::MAX));
-        start_region(rt, &region.threads, offset, now, exec_model);
+        start_region(rt, &region.threads, (offset, Some(cpu)), now, exec_model);
         rt.live.region = next as u32;
         let (seq, deadline) = (rt.live.rec.seq, rt.live.rec.deadline);
         let infos: Vec<JobInfo> = region
@@ -993,8 +984,6 @@ impl<'a> Engine<'a> {
         let live = &mut rt.live;
         live.rec = rec;
         live.last_cpu = None;
-        live.switched_in_on = None;
-        live.switch_group = None;
         live.budget = None;
         live.locks = LockState::default();
         live.region = 0;
@@ -1007,12 +996,12 @@ impl<'a> Engine<'a> {
             None => {
                 let demand = rt.rng.demand(exec, spec.wcet);
                 let live = &mut rt.live;
-                live.e = Exec::new(demand, now);
+                live.e = Exec::new(demand, now, None);
                 live.more.clear();
                 live.offset = 0;
                 live.left = 1;
             }
-            Some(r) => start_region(rt, &r.threads, 0, now, exec),
+            Some(r) => start_region(rt, &r.threads, (0, None), now, exec),
         }
         rt.active = true;
         let id = JobId::new(TaskId(task as u32), w.seq);
@@ -1284,7 +1273,7 @@ impl<'a> Engine<'a> {
         // Counted when the dispatch happens (a `switch-in`): now, or when the job leaves the
         // CPU after its segment began.
         let counted_from = if delay.is_zero() {
-            live.switched_in(cpu, now, &mut self.context_switches, stolen)
+            live.switched_in(strand, cpu, &mut self.context_switches, stolen)
         } else {
             None
         };
@@ -1464,12 +1453,18 @@ impl<'a> Engine<'a> {
 
 /// Makes `threads` (strands `offset…`) the current region of `rt`'s job at `now`: each
 /// thread's demand drawn from the task's execution-time stream, in strand order.
-fn start_region(rt: &mut TaskRt, threads: &[Duration], offset: u32, now: Time, exec: ExecTime) {
+fn start_region(
+    rt: &mut TaskRt,
+    threads: &[Duration],
+    (offset, forked_on): (u32, Option<u32>),
+    now: Time,
+    exec: ExecTime,
+) {
     let live = &mut rt.live;
     let mut demands = threads.iter().map(|&c| rt.rng.demand(exec, c));
-    live.e = Exec::new(demands.next().unwrap_or(Duration::ZERO), now);
+    live.e = Exec::new(demands.next().unwrap_or(Duration::ZERO), now, forked_on);
     live.more.clear();
-    live.more.extend(demands.map(|d| Exec::new(d, now)));
+    live.more.extend(demands.map(|d| Exec::new(d, now, forked_on)));
     live.offset = offset;
     live.left = u32::try_from(threads.len()).unwrap_or(u32::MAX);
 }

@@ -14,16 +14,17 @@
 //!   met; the runtime's dispatchers (and message-passing clients) when they park a job whose
 //!   code ran since it was last made runnable; the kernel baselines when the burn loop sees
 //!   the job lose its CPU (a gap, or a move to another CPU);
-//! - **migrations**: its `switch-in`s on another CPU than the one where the job last
-//!   executed: the CPU of its latest `switch-out` or earlier `switch-in`, of any of its
-//!   threads. Several threads of one job switched in at the same instant are each compared
-//!   with where the job executed *before* that instant (so the order in which one instant's
-//!   `switch-in`s are written does not matter). For a sequential job (one strand) this is
-//!   "another CPU than its previous `switch-in`"; for a parallel (fork-join) job [RTWS §III]
-//!   it is the one definition of the issue: a thread run where its job forked it is no
-//!   migration, a stolen one is — the `switch-in` that follows a thread's `steal` is a
-//!   migration even when the thief last ran another thread of the same job (it took the
-//!   thread from the victim's CPU), so a job's steals never outnumber its migrations;
+//! - **migrations**: its `switch-in`s on another CPU than the one where the job last executed
+//!   *for that thread* (strand): for a thread that ran before, the CPU of its previous
+//!   `switch-in`; for a thread's first `switch-in`, the CPU of its job's latest `fork` (where
+//!   the region it belongs to was forked: the previous region's join); for a thread taken by a
+//!   `steal`, the victim's CPU (the `steal`'s `arg`), so every steal is a migration and a
+//!   thread run where its job forked it never is. A job's first start, and the first starts of
+//!   its first region's threads, have no such CPU: no migration. For a sequential job (one
+//!   strand) this is "another CPU than its previous `switch-in`"; for a parallel (fork-join)
+//!   job [RTWS §III] it is the one definition of the issue, and it compares a work-stealing
+//!   scheduler with one that runs threads as jobs thread by thread: each thread that runs away
+//!   from where it was forked, or resumes away from where it ran, is one migration under both;
 //! - **steals**: its `steal` events (threads taken from another CPU's local queue, `rtws`).
 //!
 //! A parallel job's counters are summed over its threads (strands).
@@ -42,6 +43,10 @@
 use crate::{Event, Kind};
 use std::collections::HashMap;
 
+/// Strands per job remembered for migrations: the model's bound on a parallel task's threads
+/// (`schedlab_model::parallel`, 65,536).
+const MAX_STRANDS: usize = 1 << 16;
+
 /// The counters of one job.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct JobCounts {
@@ -55,12 +60,12 @@ pub struct JobCounts {
     pub migrations: u32,
     /// Its `steal` events.
     pub steals: u32,
-    /// CPU of its last `switch-in` or `switch-out` (any strand).
-    last_cpu: Option<u32>,
-    /// The instant of its latest `switch-in`s and where it had executed before them.
-    group: Option<(u64, Option<u32>)>,
-    /// Strands stolen whose `switch-in` is still to come.
-    stolen: Vec<u32>,
+    /// Per strand, the CPU of its latest `switch-in` (`u32::MAX`: none yet).
+    ran_on: Vec<u32>,
+    /// CPU of its latest `fork` (where its current region's threads were forked).
+    forked_on: Option<u32>,
+    /// Strands stolen whose `switch-in` is still to come, with the victim CPU.
+    stolen: Vec<(u32, u32)>,
 }
 
 impl JobCounts {
@@ -72,45 +77,47 @@ impl JobCounts {
                 if !self.cpus.contains(&e.cpu) {
                     self.cpus.push(e.cpu);
                 }
-                let before = match self.group {
-                    Some((t, before)) if t == e.time => before,
-                    _ => self.last_cpu,
+                let victim = match self.stolen.iter().position(|&(s, _)| s == e.strand) {
+                    Some(k) => Some(self.stolen.swap_remove(k).1),
+                    None => None,
                 };
-                self.group = Some((e.time, before));
-                let stolen = match self.stolen.iter().position(|&s| s == e.strand) {
-                    Some(k) => {
-                        self.stolen.swap_remove(k);
-                        true
-                    }
-                    None => false,
-                };
-                if stolen || before.is_some_and(|c| c != e.cpu) {
+                let slot = e.strand as usize;
+                let ran_on = self.ran_on.get(slot).copied().filter(|&c| c != u32::MAX);
+                let home = victim.or(ran_on).or(self.forked_on);
+                if home.is_some_and(|h| h != e.cpu || victim.is_some()) {
                     self.migrations = self.migrations.saturating_add(1);
                 }
-                self.last_cpu = Some(e.cpu);
+                // Strands past the model's bound on a job's threads (a foreign trace) are not
+                // remembered: their resumptions count from the fork, like first starts.
+                if slot < MAX_STRANDS {
+                    if self.ran_on.len() <= slot {
+                        self.ran_on.resize(slot + 1, u32::MAX);
+                    }
+                    if let Some(c) = self.ran_on.get_mut(slot) {
+                        *c = e.cpu;
+                    }
+                }
             }
-            Kind::SwitchOut => {
-                self.last_cpu = Some(e.cpu);
-                self.group = None;
-            }
+            Kind::Fork => self.forked_on = Some(e.cpu),
             Kind::Preempt => self.preemptions = self.preemptions.saturating_add(1),
             Kind::Steal => {
                 self.steals = self.steals.saturating_add(1);
-                self.stolen.push(e.strand);
+                let victim = u32::try_from(e.arg).unwrap_or(u32::MAX);
+                self.stolen.push((e.strand, victim));
             }
             _ => {}
         }
     }
 }
 
-/// The counters of every job that has a `switch-in`, `switch-out`, `preempt` or `steal` in
+/// The counters of every job that has a `switch-in`, `switch-out`, `preempt`, `steal` or `fork` in
 /// `events` (in trace order), by (task, seq).
 pub fn job_counts(events: &[Event]) -> HashMap<(u32, u64), JobCounts> {
     let mut out: HashMap<(u32, u64), JobCounts> = HashMap::new();
     let counted = |k: Kind| {
         matches!(
             k,
-            Kind::SwitchIn | Kind::SwitchOut | Kind::Preempt | Kind::Steal
+            Kind::SwitchIn | Kind::SwitchOut | Kind::Preempt | Kind::Steal | Kind::Fork
         )
     };
     for e in events
@@ -160,29 +167,60 @@ mod tests {
         assert_eq!(context_switches(&trace), 3);
     }
 
-    /// A parallel job τ0#0: strand 0 runs on CPU 0 (0–3) and forks; at 3 strand 1 is stolen
-    /// by CPU 1 (a migration: the job last executed on CPU 0) and strand 2 runs on CPU 0 (no
-    /// migration, although strand 1's `switch-in` was written first: both are compared with
-    /// where the job executed before 3). Strand 2 ends on CPU 0 at 4, strand 1 on CPU 1 at 5;
-    /// strand 3 then runs on CPU 0 at 5 — the job last executed on CPU 1: a migration. Two
-    /// migrations, one steal.
+    /// A parallel job τ0#0: strand 0 runs on CPU 0 (0–3) and forks strands 1 and 2 there; at
+    /// 3 strand 1 is stolen by CPU 1 (a migration: from the victim, CPU 0) and strand 2 runs
+    /// on CPU 0 (no migration: where it was forked). Strand 2 ends on CPU 0 at 4, strand 1 on
+    /// CPU 1 at 5, where the region joins and forks strand 3; strand 3 runs on CPU 0 at 5 —
+    /// away from its fork: a migration. Two migrations, one steal.
     #[test]
-    fn parallel_job_migrations_follow_the_jobs_last_cpu() {
+    fn parallel_job_migrations_follow_the_forking_cpu() {
         let ev = |t, k, cpu, s: u32| Event::new(t, k, cpu, 0, 0).with_strand(s);
         let trace = [
             ev(0, Kind::SwitchIn, 0, 0),
             ev(3, Kind::SwitchOut, 0, 0),
+            ev(3, Kind::Fork, 0, 1).with_arg(2),
             ev(3, Kind::Steal, 1, 1).with_arg(0),
             ev(3, Kind::SwitchIn, 1, 1),
             ev(3, Kind::SwitchIn, 0, 2),
             ev(4, Kind::SwitchOut, 0, 2),
             ev(5, Kind::SwitchOut, 1, 1),
+            ev(5, Kind::Fork, 1, 3).with_arg(1),
             ev(5, Kind::SwitchIn, 0, 3),
             ev(6, Kind::SwitchOut, 0, 3),
         ];
         let c = &job_counts(&trace)[&(0, 0)];
         assert_eq!((c.migrations, c.steals, c.preemptions), (2, 1, 0));
         assert_eq!(c.cpus, vec![0, 1]);
+    }
+
+    /// Threads as jobs (no steals): strands 1–3 forked on CPU 0 at 2. Strand 1 runs on CPU 1
+    /// (a migration) and strand 2 on CPU 0 (none); strand 3 starts on CPU 1 at 4 right after
+    /// strand 1 ended there — away from where it was forked: a migration, though the job last
+    /// executed on CPU 1. Strand 2, preempted on CPU 0 at 3, resumes there at 5 (no
+    /// migration) and, preempted again at 6, on CPU 1 at 7 (a migration). A job's first
+    /// start (strand 0) is none. Three migrations, two preemptions.
+    #[test]
+    fn a_thread_migrates_when_it_runs_away_from_its_fork_or_its_last_cpu() {
+        let ev = |t, k, cpu, s: u32| Event::new(t, k, cpu, 0, 0).with_strand(s);
+        let trace = [
+            ev(0, Kind::SwitchIn, 0, 0),
+            ev(2, Kind::SwitchOut, 0, 0),
+            ev(2, Kind::Fork, 0, 1).with_arg(3),
+            ev(2, Kind::SwitchIn, 1, 1),
+            ev(2, Kind::SwitchIn, 0, 2),
+            ev(3, Kind::SwitchOut, 0, 2),
+            ev(3, Kind::Preempt, 0, 2),
+            ev(4, Kind::SwitchOut, 1, 1),
+            ev(4, Kind::SwitchIn, 1, 3),
+            ev(5, Kind::SwitchIn, 0, 2),
+            ev(6, Kind::SwitchOut, 0, 2),
+            ev(6, Kind::Preempt, 0, 2),
+            ev(6, Kind::SwitchOut, 1, 3),
+            ev(7, Kind::SwitchIn, 1, 2),
+            ev(8, Kind::SwitchOut, 1, 2),
+        ];
+        let c = &job_counts(&trace)[&(0, 0)];
+        assert_eq!((c.migrations, c.steals, c.preemptions), (3, 0, 2));
     }
 
     /// A steal is a migration even when the thief last ran a thread of the same job: CPU 1

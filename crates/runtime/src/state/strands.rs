@@ -31,7 +31,8 @@
 //!   logical CPU, the strand) right before making the thread runnable, if that CPU is not
 //!   the victim; a strand that ends or is made runnable elsewhere first drops it.
 //! - **Migrations** are counted from the trace by `schedlab_trace::counts` (a thread that
-//!   starts or resumes on another CPU than where its job last executed; a steal is one).
+//!   starts or resumes on another CPU than where its job last executed for it — where it
+//!   last ran, else where its job forked it; a steal is one).
 //! - Not for parallel jobs (refused before the run, `crate::run::validate`): engine aborts of
 //!   late jobs (`abort_late`), critical sections (the model refuses them), budgets (a policy's
 //!   budget request for a strand is ignored, as the simulator does), `message-passing` and
