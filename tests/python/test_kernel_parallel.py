@@ -47,5 +47,9 @@ def test_linux_deadline_runs_a_fork_join_task():
 
 def test_the_other_architectures_name_the_ones_that_run_parallel_tasks():
     ts = schedlab.load(ROOT / "examples" / "parallel.toml")
-    with pytest.raises(schedlab.Error, match=r"the architectures that run them: linux-deadline, linux-fifo"):
-        schedlab.run(ts, policy="gedf", arch="global-lock", duration="100ms", allow_non_rt=True)
+    with pytest.raises(
+        schedlab.Error,
+        match=r"--arch partitioned does not run parallel tasks; the architectures that do: "
+        r"global-lock, concurrent, work-stealing, linux-deadline, linux-fifo",
+    ):
+        schedlab.run(ts, policy="pedf", arch="partitioned", duration="100ms", allow_non_rt=True)
