@@ -42,8 +42,11 @@
 //!   runs the last-created thread first (bottom) and thieves take the first-created (top), as
 //!   in Cilk-style work stealing [RTWS §IV].
 //! - **The join.** The engine calls `on_fork` while the region's last thread is still linked
-//!   to its CPU and `on_complete` for it right after (`crate::policy`, item 8), so that CPU
-//!   continues with its own new deque (Rule C) instead of taking global work in between.
+//!   to its CPU and `on_complete` for it right after (`crate::policy`, item 8): `on_fork` only
+//!   pushes, and at `on_complete` that CPU continues with the bottom of its own new deque
+//!   (Rule C) before idle CPUs steal the rest (Rule E) — the joining CPU is the first to need
+//!   work at that instant, so a one-thread region (the sequential part after a join) is never
+//!   stolen, and the CPU never takes global work in between.
 //! - **Region 0** of a job with several threads: each thread is released into the global
 //!   queue like a job (there is no forking CPU yet).
 //! - **Resources** (sequential tasks only; parallel tasks have no critical sections): a
@@ -330,6 +333,11 @@ impl Rtws {
             // Exactly `gedf`'s step: the freed CPU takes the best global job, or idles.
             _ => self.engine.remove(ctx, id, out),
         }
+        // A join's new threads beyond the one the joining CPU took (`on_fork`): idle CPUs
+        // steal them now (Rule E).
+        if !self.queued.is_empty() {
+            self.fill_idle(ctx, out);
+        }
         // The engine's moves of this step are links only (nothing displaced).
         self.engine.take_moves(&mut self.moved);
     }
@@ -363,15 +371,16 @@ impl Policy for Rtws {
     fn on_resume(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
         self.on_release(ctx, job, out);
     }
-    /// Rule B: the new region's threads go onto the bottom of a deque of `cpu`'s local queue;
-    /// idle CPUs steal at once (Rule E).
-    fn on_fork(&mut self, ctx: &Ctx<'_>, cpu: CpuId, strands: &[JobInfo], out: &mut Decisions) {
+    /// Rule B: the new region's threads go onto the bottom of a deque of `cpu`'s local queue.
+    /// Nothing is decided yet: `on_complete` of the joining thread follows in the same instant
+    /// (the engines' contract), where `cpu` pops its bottom thread first (Rule C) and idle
+    /// CPUs then steal the rest (Rule E) — so a region of one thread stays where it was
+    /// forked rather than being stolen by a CPU that happened to be idle a moment earlier.
+    fn on_fork(&mut self, _ctx: &Ctx<'_>, cpu: CpuId, strands: &[JobInfo], _out: &mut Decisions) {
         let c = if cpu.0 < self.cpu_count() { cpu.0 } else { 0 };
         for s in strands {
             self.push_bottom(c, *s);
         }
-        self.fill_idle(ctx, out);
-        self.engine.take_moves(&mut self.moved);
     }
     fn parallel_support(&self) -> ParallelSupport {
         ParallelSupport::Native

@@ -18,9 +18,10 @@ fn steals(h: &Harness<Rtws>) -> Vec<(JobId, u32)> {
 }
 
 /// Rules B, C, E: τ0#0 (d = 20) runs on CPU 0 and forks three threads at 2 while CPU 1
-/// idles: they go onto CPU 0's deque in strand order, CPU 1 steals the top (strand 1) at
-/// once; when the joining thread's completion follows, CPU 0 pops the bottom (strand 3).
-/// Strand 2 waits; it is CPU 1's next steal when strand 1 completes.
+/// idles: they go onto CPU 0's deque in strand order and nothing is decided yet; when the
+/// joining thread's completion follows in the same instant, CPU 0 pops the bottom (strand 3)
+/// and CPU 1 steals the top (strand 1). Strand 2 waits; it is CPU 1's next steal when strand
+/// 1 completes.
 #[test]
 fn fork_then_steal_top_and_pop_bottom() {
     let mut h = rtws(1, 2);
@@ -32,11 +33,14 @@ fn fork_then_steal_top_and_pop_bottom() {
         sinfo(0, 0, 3, 2, 20, 1),
     ];
     h.fork(2, 0, &forked);
-    assert_eq!(h.links(), vec![(1, Some(sid(0, 0, 1)))]);
-    assert_eq!(steals(&h), vec![(sid(0, 0, 1), 0)]);
-    h.complete(2, jid(0, 0));
-    assert_eq!(h.links(), vec![(0, Some(sid(0, 0, 3)))]);
+    assert!(h.links().is_empty());
     assert!(steals(&h).is_empty());
+    h.complete(2, jid(0, 0));
+    assert_eq!(
+        h.links(),
+        vec![(0, Some(sid(0, 0, 3))), (1, Some(sid(0, 0, 1)))]
+    );
+    assert_eq!(steals(&h), vec![(sid(0, 0, 1), 0)]);
     h.complete(3, sid(0, 0, 1));
     assert_eq!(h.links(), vec![(1, Some(sid(0, 0, 2)))]);
     assert_eq!(steals(&h), vec![(sid(0, 0, 2), 0)]);
@@ -77,7 +81,7 @@ fn local_work_first_and_a_preempted_local_thread_returns_to_its_deque() {
 }
 
 /// Rule F (stolen): three CPUs; τ1 (d = 10) on CPU 1; τ0#0 (d = 50) forks two threads on CPU
-/// 0 at 1: CPU 2 steals strand 1, CPU 0 then runs strand 2. τ2 (d = 40) at 2 preempts the
+/// 0 at 1: at the joining thread's completion CPU 0 runs strand 2 and CPU 2 steals strand 1. τ2 (d = 40) at 2 preempts the
 /// lowest-priority running thread — strand 2 (the larger key), local: back to CPU 0's deque.
 /// τ3 (d = 45) at 3 preempts strand 1, which was stolen and has run: it goes to the global
 /// queue, and CPU 1, freed at 4, takes it from there; CPU 0, freed at 5, its local strand 2.
@@ -88,10 +92,13 @@ fn a_preempted_stolen_thread_goes_to_the_global_queue() {
     h.release(0, info(1, 0, 0, 10, 4));
     assert_eq!(h.p.linked(CpuId(1)), Some(jid(1, 0)));
     h.fork(1, 0, &[sinfo(0, 0, 1, 1, 50, 5), sinfo(0, 0, 2, 1, 50, 5)]);
-    assert_eq!(steals(&h), vec![(sid(0, 0, 1), 0)]);
-    assert_eq!(h.p.linked(CpuId(2)), Some(sid(0, 0, 1)));
+    assert!(h.links().is_empty());
     h.complete(1, jid(0, 0));
-    assert_eq!(h.links(), vec![(0, Some(sid(0, 0, 2)))]);
+    assert_eq!(
+        h.links(),
+        vec![(0, Some(sid(0, 0, 2))), (2, Some(sid(0, 0, 1)))]
+    );
+    assert_eq!(steals(&h), vec![(sid(0, 0, 1), 0)]);
     h.release(2, info(2, 0, 2, 40, 3));
     assert_eq!(h.links(), vec![(0, Some(jid(2, 0)))]);
     h.release(3, info(3, 0, 3, 45, 5));
@@ -106,24 +113,35 @@ fn a_preempted_stolen_thread_goes_to_the_global_queue() {
     assert_eq!(h.links(), vec![(0, Some(sid(0, 0, 2)))]);
 }
 
-/// A steal undone in its own instant: at 1 CPU 2 steals strand 1 of τ0#0 during the fork,
-/// and τ2 (d = 40) released at the same instant displaces it (the largest key running, the
-/// joining strand 0 having strand number 0) before it executed: it returns to the top of CPU
-/// 0's deque, not to the global queue. CPU 0 then pops the bottom (strand 2) and CPU 1,
-/// freed at 4, steals strand 1 again.
+/// A steal undone in its own instant: three CPUs, τ0#0 (d = 60) on CPU 0, τ1 (d = 10) on
+/// CPU 1, τ2 (d = 20) on CPU 2. τ0#0 forks two threads on CPU 0 at 1 with no CPU idle: CPU 0
+/// pops the bottom (strand 2). τ3 (d = 30) at 2 preempts strand 2 (the largest key running):
+/// local, back to the bottom of CPU 0's deque. At 3 τ1 completes and CPU 1 steals the top
+/// (strand 1); τ4 (d = 40), released in the same instant (completions come first), displaces
+/// it — now the largest key running — before it executed: it returns to the top of CPU 0's
+/// deque, not to the global queue, and CPU 2, freed at 4, steals it again.
 #[test]
 fn a_steal_displaced_before_it_ran_goes_back_to_the_victims_top() {
-    let mut h = rtws(3, 3);
-    h.release(0, info(0, 0, 0, 50, 1));
-    h.release(0, info(1, 0, 0, 10, 4));
-    h.fork(1, 0, &[sinfo(0, 0, 1, 1, 50, 5), sinfo(0, 0, 2, 1, 50, 5)]);
-    assert_eq!(h.p.linked(CpuId(2)), Some(sid(0, 0, 1)));
-    h.release(1, info(2, 0, 1, 40, 3));
-    assert_eq!(h.links(), vec![(2, Some(jid(2, 0)))]);
+    let mut h = rtws(5, 3);
+    h.release(0, info(0, 0, 0, 60, 1));
+    h.release(0, info(1, 0, 0, 10, 3));
+    h.release(0, info(2, 0, 0, 20, 4));
+    assert_eq!(h.p.linked(CpuId(0)), Some(jid(0, 0)));
+    assert_eq!(h.p.linked(CpuId(1)), Some(jid(1, 0)));
+    assert_eq!(h.p.linked(CpuId(2)), Some(jid(2, 0)));
+    h.fork(1, 0, &[sinfo(0, 0, 1, 1, 60, 5), sinfo(0, 0, 2, 1, 60, 5)]);
     h.complete(1, jid(0, 0));
     assert_eq!(h.links(), vec![(0, Some(sid(0, 0, 2)))]);
-    h.complete(4, jid(1, 0));
+    assert!(steals(&h).is_empty());
+    h.release(2, info(3, 0, 2, 30, 5));
+    assert_eq!(h.links(), vec![(0, Some(jid(3, 0)))]);
+    h.complete(3, jid(1, 0));
     assert_eq!(h.links(), vec![(1, Some(sid(0, 0, 1)))]);
+    assert_eq!(steals(&h), vec![(sid(0, 0, 1), 0)]);
+    h.release(3, info(4, 0, 3, 40, 5));
+    assert_eq!(h.links(), vec![(1, Some(jid(4, 0)))]);
+    h.complete(4, jid(2, 0));
+    assert_eq!(h.links(), vec![(2, Some(sid(0, 0, 1)))]);
     assert_eq!(steals(&h), vec![(sid(0, 0, 1), 0)]);
 }
 

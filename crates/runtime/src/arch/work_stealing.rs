@@ -54,9 +54,9 @@
 //!
 //! **The join** (Rule B, "the forking core continues with its own deque"): the joining CPU is
 //! free when it forks, so it pops the bottom of its new deque itself; only the other threads
-//! wake idle CPUs to steal. (The `rtws` policy under the engines — the simulator, or
-//! `global-lock` — hears `on_fork` while the joining thread still holds the CPU, so an idle
-//! CPU steals even a region of one thread there: more steals and migrations than here.)
+//! wake idle CPUs to steal — as the `rtws` policy does under the engines (the simulator, or
+//! `global-lock`), where `on_fork` only pushes and the joining thread's `on_complete` lets its
+//! CPU pop first.
 //!
 //! Preemption only at releases (Rule A, via claims) — never of a running item by a thread,
 //! as in the paper: an unlinked item executes no instruction after its CPU's dispatcher
