@@ -1464,7 +1464,8 @@ fn start_region(
     let mut demands = threads.iter().map(|&c| rt.rng.demand(exec, c));
     live.e = Exec::new(demands.next().unwrap_or(Duration::ZERO), now, forked_on);
     live.more.clear();
-    live.more.extend(demands.map(|d| Exec::new(d, now, forked_on)));
+    live.more
+        .extend(demands.map(|d| Exec::new(d, now, forked_on)));
     live.offset = offset;
     live.left = u32::try_from(threads.len()).unwrap_or(u32::MAX);
 }
