@@ -381,3 +381,51 @@ fn run_executes_parallel_tasks_under_work_stealing_and_global_lock() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("it runs --policy rtws only, not `gedf`"), "{e}");
 }
+
+/// `run --policy federated` under `global-lock`: one heavy task (1 ms, five threads of 2 ms,
+/// 1 ms every 10 ms: C = 12 > D = 10, L = 4, ⌈(12 − 4)/(10 − 4)⌉ = 2 CPUs) runs its threads on
+/// both CPUs; no throttling warning although U = 1.2 (at least 0.6 on one CPU); no steals.
+/// Counts only (`--allow-non-rt`, 200 ms: 20 jobs), not timing.
+#[test]
+fn run_executes_a_heavy_task_under_federated() {
+    let dir = temp_dir("federated-run");
+    let f = dir.join("heavy.toml");
+    std::fs::write(
+        &f,
+        "[[tasks]]\nname = \"heavy\"\nperiod = \"10ms\"\nparallel = [[\"1ms\"], [\"2ms\", \"2ms\", \"2ms\", \"2ms\", \"2ms\"], [\"1ms\"]]\n",
+    )
+    .unwrap();
+    let f = f.display().to_string();
+    let out = ok(&schedlab(&[
+        "run",
+        &f,
+        "--policy",
+        "federated",
+        "--arch",
+        "global-lock",
+        "--cpus",
+        "2",
+        "--duration",
+        "200ms",
+        "--allow-non-rt",
+        "--format",
+        "json",
+    ]));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (&v["policy"], &v["jobs"], &v["steals"]),
+        (
+            &serde_json::json!("federated"),
+            &serde_json::json!(20),
+            &serde_json::json!(0)
+        ),
+        "{v}"
+    );
+    let warnings = v["warnings"].as_array().unwrap();
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.as_str().unwrap_or("").contains("alone")),
+        "{v}"
+    );
+}

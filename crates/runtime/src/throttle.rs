@@ -12,7 +12,9 @@
 //! [`RtLoad::ByPlacement`] with a placement of every task on a CPU; a split task [RTPS §III]
 //! adds `budget/T` of each of its parts to the part's CPU), or the total
 //! utilisation over the CPUs that run jobs (global scheduling) — the scheduler's own threads
-//! add to it. A single task above the limit is throttled under any architecture.
+//! add to it. A single task above the limit is throttled under any architecture; for a
+//! parallel task the limit applies to the least it puts on one CPU (its work over as many CPUs
+//! as its widest region, at least its critical path), not to its `C/T`.
 //! `linux-deadline` ([`RtLoad::Admission`]) is checked by the kernel's own admission control
 //! instead.
 
@@ -43,6 +45,18 @@ pub fn warnings(tasks: &[RtTask], config: &RunConfig) -> Vec<String> {
 
 fn util(t: &RtTask) -> f64 {
     t.wcet.as_ns() as f64 / t.period.as_ns().max(1) as f64
+}
+
+/// The least a parallel (fork-join) task puts on its busiest CPU: its work spread over as many
+/// CPUs as its widest region and the run allow (`T1 / (k·T)`), and never less than its
+/// critical path (`T∞ / T`, which runs one region after another). A parallel task's `C/T` may
+/// exceed 1 without any CPU exceeding the throttling limit.
+fn parallel_share(t: &RtTask, p: &schedlab_model::ParallelStructure, job_cpus: usize) -> f64 {
+    let period = t.period.as_ns().max(1) as f64;
+    let k = p.max_width().clamp(1, job_cpus) as f64;
+    let spread = p.work().as_ns() as f64 / (k * period);
+    let path = p.critical_path().as_ns() as f64 / period;
+    spread.max(path)
 }
 
 /// [`warnings`] for a given limit (`runtime`/`period` in µs, as the kernel reports them).
@@ -116,13 +130,27 @@ pub fn warnings_for(
             .as_ref()
             .is_some_and(|p| partitioned && p.parts(i).is_some())
     };
+    let job_cpus = config.job_cpus().count().max(1);
     for (i, t) in tasks.iter().enumerate() {
         // A split task's parts are checked per CPU above.
-        if util(t) > limit && !split(i) {
-            out.push(format!(
+        if split(i) {
+            continue;
+        }
+        match &t.parallel {
+            None if util(t) > limit => out.push(format!(
                 "task {i} alone has a utilisation of {:.3}, {why}",
                 util(t)
-            ));
+            )),
+            Some(p) => {
+                let share = parallel_share(t, p, job_cpus);
+                if share > limit {
+                    out.push(format!(
+                        "task {i} (parallel, U = {:.3}) alone puts at least {share:.3} on one CPU, {why}",
+                        util(t)
+                    ));
+                }
+            }
+            None => {}
         }
     }
     out
@@ -195,6 +223,38 @@ mod tests {
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(
             w[0].starts_with("CPU 1 carries a real-time load of 1.020 (tasks [0, 1])"),
+            "{w:?}"
+        );
+    }
+
+    /// A parallel task's `C/T` may exceed 1 with no CPU above the limit: work 12 ms (1 ms,
+    /// five threads of 2 ms, 1 ms), critical path 4 ms, period 8 ms on 2 CPUs (global): at
+    /// least max(12 / (2·8), 4/8) = 0.75 on one CPU — no warning, although U = 1.5. With a
+    /// critical path of 7.8 ms (one thread of 5.8 ms among them) one CPU carries at least
+    /// 0.975: warned.
+    #[test]
+    fn a_parallel_task_counts_what_it_puts_on_one_cpu() {
+        let us = |x: u64| Duration::from_ns(x * 1_000);
+        let par = |threads: Vec<u64>| {
+            let s = schedlab_model::ParallelStructure::from_threads(vec![
+                vec![us(1_000)],
+                threads.into_iter().map(us).collect(),
+                vec![us(1_000)],
+            ])
+            .unwrap();
+            let mut t = RtTask::new(s.work(), us(8_000), us(8_000));
+            t.parallel = Some(s);
+            t
+        };
+        let arch = crate::arch::Arch::named("global-lock", "ticket").unwrap();
+        let c = RunConfig::new(vec![0, 1], arch, "gedf", 2, Duration::from_ns(1));
+        let wide = par(vec![2_000; 5]);
+        assert!(warnings_for(&[wide], &c, 0.95, 950_000, 1_000_000).is_empty());
+        let long = par(vec![5_800, 1_000, 1_000, 1_000, 1_200]);
+        let w = warnings_for(&[long], &c, 0.95, 950_000, 1_000_000);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("task 0 (parallel, U = 1.500) alone puts at least 0.975 on one CPU"),
             "{w:?}"
         );
     }
