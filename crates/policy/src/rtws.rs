@@ -6,7 +6,8 @@
 //!   thread of its region 0, [`crate::Policy::on_release`]) enters it; a job released while
 //!   a CPU is idle takes that CPU; otherwise it preempts the lowest-priority running job or
 //!   thread if its deadline is strictly earlier ([RTWS §V]: "verifies if the core executing
-//!   the lowest priority job/thread … has a higher deadline than the newly arrived job").
+//!   the lowest priority job/thread … has a higher deadline than the newly arrived job"), or
+//!   equal and the running entity is a thread (below, "Ties").
 //! - **B** — the threads of a job's next region ([`crate::Policy::on_fork`]) never enter the
 //!   global queue: they are pushed, in strand order, onto the *bottom* of a deque in the local
 //!   queue of the CPU on which the previous region joined.
@@ -32,12 +33,20 @@
 //! nothing waits anywhere). Idle CPUs act in increasing index order.
 //!
 //! # Decisions the paper leaves open (and the project's rules)
-//! - **Ties.** Equal deadlines are ordered by the project's one priority rule
-//!   ([`crate::prio`]: task index, then job sequence number, then strand) instead of the
-//!   paper's FIFO, in the global queue, between deques, and for the preemption victim (the
-//!   running entity with the largest key). A running job or thread is never preempted by a
-//!   job with an *equal* deadline (the equal-key rule; the paper's Rule F also says "a new
-//!   arriving job with a shorter deadline").
+//! - **Ties.** At equal deadlines a job (or a thread of a job's first region, released like
+//!   one) ranks above a thread its CPU took from its own deque, which ranks above a stolen
+//!   thread ([`RtwsKey`]: deadline, class, then the project's one priority rule
+//!   [`crate::prio`] — task index, job sequence number, strand — instead of the paper's
+//!   FIFO), in the global queue, between deques, and for the preemption victim (the running
+//!   entity with the largest key). The policy key of the equal-key rule is (deadline, class):
+//!   a running job is never preempted by a job of equal deadline (G-EDF's rule, so the
+//!   schedule of a set without parallel tasks is G-EDF's), but a running thread is by a job
+//!   of its deadline, a stolen thread first. This is the paper's own worked example [RTWS
+//!   §V-A]: "at t = 10, a job from task τ1 is released and preempts w³ [a stolen thread of
+//!   τ2, of the same deadline 20], which has a lower priority", while a local thread of τ2
+//!   keeps its core (`crates/sim/tests/rtws.rs` derives the whole example by hand). The
+//!   paper's Rule F speaks of "a new arriving job with a shorter deadline"; its example needs
+//!   the classes, and they change nothing where deadlines differ.
 //! - **Order in a deque.** A region's threads are pushed in strand order, so the forking CPU
 //!   runs the last-created thread first (bottom) and thieves take the first-created (top), as
 //!   in Cilk-style work stealing [RTWS §IV].
@@ -67,21 +76,47 @@
 //! on a job with `w` live threads cost `O(w)` more (a linear scan of its task's entries).
 
 use crate::event::{Ctx, Decisions, JobInfo};
-use crate::global::{Engine, Preemption};
+use crate::global::{Engine, EngineKey, Preemption};
 use crate::ids::{CpuId, JobId, TimerId};
 use crate::policy::{ParallelSupport, Policy};
-use crate::prio::{JobKey, Primary};
 use crate::task::PolicyTask;
 use schedlab_model::{Duration, Time};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 /// The priority of a deque: its job's (deadline, task, seq) — the strand-free part of
-/// [`JobKey`] (all threads of one deque belong to one job).
+/// [`RtwsKey`] (all threads of one deque belong to one job).
 type DequeKey = (u64, u32, u64);
 
 fn deque_key(info: &JobInfo) -> DequeKey {
     (info.deadline.as_ns(), info.id.task.0, info.id.seq)
+}
+
+/// The class of a job or thread at equal deadlines (module doc, "Ties"): a job (or a thread
+/// of a job's first region, released like one) before a thread its own CPU took from its
+/// deque, before a stolen thread.
+const JOB: u8 = 0;
+const LOCAL: u8 = 1;
+const STOLEN: u8 = 2;
+
+/// An entity's priority under RTWS: smaller is higher, fields compared in order. The
+/// project's key ([`crate::prio::JobKey`]: deadline, task, job, strand) with the class
+/// between the deadline and the tie-breaks; the *policy key* of the equal-key rule is
+/// (deadline, class): a job never preempts a job of equal deadline (G-EDF exactly), but it
+/// preempts a running thread of equal deadline, a stolen one first [RTWS §V-A].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct RtwsKey {
+    deadline: u64,
+    class: u8,
+    task: u32,
+    seq: u64,
+    strand: u32,
+}
+
+impl EngineKey for RtwsKey {
+    fn preempts(&self, linked: &RtwsKey) -> bool {
+        (self.deadline, self.class) < (linked.deadline, linked.class)
+    }
 }
 
 /// Where a linked thread came from, when not from the global queue (Rule F).
@@ -163,9 +198,8 @@ impl LocalQueue {
 /// The RTWS policy on `m` CPUs (module doc).
 #[derive(Debug)]
 pub struct Rtws {
-    tasks: Arc<[PolicyTask]>,
     /// The global EDF queue and the CPU links (Rules A, D).
-    engine: Engine<JobKey>,
+    engine: Engine<RtwsKey>,
     /// Each CPU's local queue (Rules B, C, E).
     local: Vec<LocalQueue>,
     /// Linked threads that came from a local queue (absent: from the global queue).
@@ -178,19 +212,24 @@ pub struct Rtws {
 impl Rtws {
     /// RTWS on `cpus` CPUs.
     pub fn new(tasks: impl Into<Arc<[PolicyTask]>>, cpus: u32) -> Rtws {
-        let tasks = tasks.into();
+        let tasks: Arc<[PolicyTask]> = tasks.into();
         Rtws {
             engine: Engine::new(cpus, tasks.len(), Preemption::Preemptive, true),
             local: (0..cpus).map(|_| LocalQueue::default()).collect(),
-            tasks,
             origin: BTreeMap::new(),
             queued: BTreeMap::new(),
             moved: Vec::new(),
         }
     }
 
-    fn key(&self, info: &JobInfo) -> JobKey {
-        JobKey::of(Primary::Deadline, info, &self.tasks)
+    fn key(info: &JobInfo, class: u8) -> RtwsKey {
+        RtwsKey {
+            deadline: info.deadline.as_ns(),
+            class,
+            task: info.id.task.0,
+            seq: info.id.seq,
+            strand: info.id.strand,
+        }
     }
 
     fn cpu_count(&self) -> u32 {
@@ -214,7 +253,11 @@ impl Rtws {
         out: &mut Decisions,
     ) {
         self.queued.remove(&info.id);
-        let key = self.key(&info);
+        let class = match origin {
+            Origin::Local { .. } => LOCAL,
+            Origin::Stolen { .. } => STOLEN,
+        };
+        let key = Self::key(&info, class);
         self.engine.adopt(ctx, cpu, &info, key, out);
         self.origin.insert(info.id, origin);
     }
@@ -352,7 +395,7 @@ impl Policy for Rtws {
     }
     /// Rule A: a released job (thread of region 0) enters the global queue or preempts.
     fn on_release(&mut self, ctx: &Ctx<'_>, job: &JobInfo, out: &mut Decisions) {
-        let key = self.key(job);
+        let key = Self::key(job, JOB);
         self.engine.release(ctx, job, key, out);
         self.settle(ctx);
     }

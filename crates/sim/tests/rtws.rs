@@ -37,62 +37,46 @@ fn preemptions(events: &[schedlab_trace::Event]) -> Vec<(u64, u32, u32, u64, u32
 /// [RTWS §V-A, Fig. 2] on two CPUs, worked by hand. Core 1 is CPU 0, core 2 CPU 1; τ1, τ2,
 /// τ3 are tasks 0, 1, 2. Strands: τ1's sequential part is strand 0 and its threads strands 1
 /// and 2; τ2's sequential part is strand 0 and its threads strands 1–4, which are the
-/// paper's w²…w⁵ (1, 3, 1, 3 units). **Reading of "the first thread of each fork-join task
-/// does not execute any code in a parallel region"**: a job's first thread (w¹, strand 0)
-/// runs its sequential part, forks the region's threads and takes no share of the region
-/// itself (it waits at the join), so the four threads of τ2 are w²…w⁵ and the thread the
-/// paper has core 2 steal at 7 is w² (strand 1). All tasks are released at 0; deadlines
-/// τ1#0 10, τ3 19, τ2 20; ties by the project's rule (task index, job, strand), and a running
-/// job is never preempted by an equal deadline.
+/// paper's w²…w⁵ (1, 3, 1, 3 units).
 ///
-/// **C3 = 5** (the narrative's reading: core 2 busy over [0, 5)):
+/// **Readings.**
+/// - "The first thread of each fork-join task does not execute any code in a parallel
+///   region": a job's first thread (w¹, strand 0) runs its sequential part, forks the
+///   region's threads and takes no share of the region itself (it waits at the join), so the
+///   four threads of τ2 are w²…w⁵ and the thread core 2 steals at 7 is w² (strand 1).
+/// - τ3's WCET: the text gives τ3 = (4, 19) and U = 1.21, but also "in the interval
+///   t = [0, 5] none of the cores is idle" and "at t = 5, τ2 is scheduled for execution in
+///   core 1", which need core 2 busy until 5 — **C3 = 5** (U = 1.26). With C3 = 4 core 2
+///   takes τ2 at 4 (the second run below).
+/// - "At t = 10, a job from task τ1 is released and preempts w³, which has a lower
+///   priority": τ1#1's deadline (20) equals τ2's, so the job outranks the *thread* at equal
+///   deadlines, and of the two running threads of τ2 (w⁴ on core 1, w³ on core 2) the stolen
+///   one is preempted — the policy's classes at equal deadlines (`crates/policy/src/rtws.rs`,
+///   "Ties": job, then local thread, then stolen thread; jobs among themselves by the
+///   project's rule, never preempting an equal deadline).
+/// - Ties otherwise by the project's rule (task index, job, strand); all tasks released at
+///   0; deadlines τ1#0 10, τ3 19, τ2 20.
+///
+/// **C3 = 5**, derived by hand — the narrative exactly:
 /// - 0: CPU 0 ← τ1#0, CPU 1 ← τ3 (earliest deadlines, lowest idle CPU first).
 /// - 3: τ1's sequential part ends: its threads go onto CPU 0's deque (CPU 1 is busy: no
 ///   steal); CPU 0 pops the bottom, strand 2, [3, 4), then strand 1, [4, 5).
-/// - 5: τ1#0 completes (completions by task index: first) and CPU 0 takes τ2 from the global
-///   queue — "at t = 5, τ2 is scheduled for execution in core 1" —; τ3 completes, CPU 1
-///   idles (nothing anywhere).
-/// - 7: τ2 forks w²…w⁵ onto CPU 0's deque (top w², bottom w⁵); CPU 1, idle, steals the top,
-///   **w², at 7** (the narrative's steal); CPU 0 pops w⁵, [7, 10).
-/// - 8: w² is done; CPU 1 steals w³ (the new top), [8, 11).
-/// - 10: w⁵ is done; CPU 0 pops w⁴. τ1#1 is released with deadline 20 — τ2's deadline:
-///   it preempts nothing (the equal-key rule; the paper's own Rule F asks for "a shorter
-///   deadline") and waits in the global queue.
-/// - 11: w⁴ (CPU 0) and w³ (CPU 1) end: τ2#0 completes (its join on CPU 1); CPU 0 takes
-///   τ1#1 from the global queue, [11, 14); CPU 1 idles.
-/// - 14: τ1#1 forks; CPU 1 steals strand 1 and CPU 0 pops strand 2: parallel, [14, 15).
+/// - 5: τ1#0 completes and CPU 0 takes τ2 from the global queue — "at t = 5, τ2 is scheduled
+///   for execution in core 1" —; τ3 completes, CPU 1 idles (nothing anywhere).
+/// - 7: τ2 forks w²…w⁵ onto CPU 0's deque (top w², bottom w⁵); at the joining thread's
+///   completion CPU 0 pops w⁵, [7, 10), and CPU 1, idle, steals the top: **w², at 7**.
+/// - 8: w² is done; CPU 1 steals w³ (the new top), [8, …).
+/// - 10: w⁵ is done and CPU 0 pops w⁴; τ1#1 is released (deadline 20) and preempts the
+///   lowest-priority running entity, **the stolen w³ on CPU 1 (at 10)**, which has run 2 of
+///   its 3 units: Rule F sends it to the global queue. τ1#1 runs on CPU 1, [10, 13); CPU 0
+///   runs w⁴, [10, 11).
+/// - 11: w⁴ is done; CPU 0's local queue is empty and it takes w³ from the global queue:
+///   **w³ resumes at 11 on core 1**, [11, 12).
+/// - 12: w³ is done: τ2#0 joins and completes; CPU 0 idles (the text's "core 2 is idle
+///   after t = 12" is core 1 here: core 2 runs τ1#1 until 13).
+/// - 13: τ1#1 forks on CPU 1: CPU 1 pops strand 2 and CPU 0 steals strand 1 — **parallel
+///   execution by work-stealing at 13**, [13, 14).
 /// - 19: τ3#1 on CPU 1 (its task's last CPU) until the horizon 20.
-///
-/// **C3 = 4** (U = 0.5 + 0.5 + 4/19 = 1.21, the text's figure): τ3 ends at 4, so core 2 is
-/// not busy over [0, 5):
-/// - 0–4 as above (τ1 on CPU 0: [0, 3), strand 2 [3, 4)); at 4 τ1's strand 2 ends (CPU 0
-///   pops strand 1, [4, 5)) and τ3 ends: CPU 1 takes τ2 at 4 — on core 2, not core 1 at 5.
-/// - 5: τ1#0 completes; CPU 0 idles (τ2's sequential part cannot be shared).
-/// - 6: τ2 forks on CPU 1: CPU 0 steals w² [6, 7), CPU 1 pops w⁵ [6, 9).
-/// - 7: CPU 0 steals w³ [7, 10). 9: CPU 1 pops w⁴ [9, 10).
-/// - 10: τ2#0 completes; τ1#1, released, takes idle CPU 0 (its task's last CPU), [10, 13).
-/// - 13: it forks; CPU 1 steals strand 1, CPU 0 pops strand 2: parallel at 13 [13, 14).
-/// - 19: τ3#1 on CPU 1.
-///
-/// **Discrepancy.** The narrative — steal at 7, the stolen thread preempted at 10 by τ1#1,
-/// resumed from the global queue at 11 on the other core, parallel execution at 13 — needs
-/// core 2 busy until 5 (C3 = 5, so U = 1.26, not the 1.21 printed, which needs C3 = 4) and a
-/// preemption at 10 that neither the paper's Rule F nor the project's rules allow: τ1#1's
-/// deadline (20) equals τ2's. A third run makes τ1#1's deadline strictly earlier (D1 = 9,
-/// the smallest change that lets τ1#1 in at 10):
-/// - as with C3 = 5 up to 10; at 10 CPU 0 has just popped w⁴ and not started it, and w⁴ is
-///   the running thread with the largest key (strand 3 > w³'s strand 2): τ1#1 takes CPU 0,
-///   w⁴ goes back to the bottom of CPU 0's deque (no preemption: it never ran);
-/// - 11: w³ ends on CPU 1, which steals w⁴ [11, 12); 12: τ2#0 completes, **core 2 is idle
-///   after 12**; 13: τ1#1 forks on CPU 0 and CPU 1 steals: **parallel execution by
-///   work-stealing at 13** — the text's last sentence exactly.
-///
-/// So with either C3 the steal at 7 (C3 = 5) and the parallel execution by stealing (at 14,
-/// resp. 13) are reproduced; the preemption of the *stolen* thread w³ at 10 and its
-/// resumption from the global queue at 11 are not reproducible under rules where a
-/// preemption needs a strictly earlier deadline and the lowest-priority running thread (of
-/// equal deadlines, the one with the larger strand number) is the victim: with D1 = 9 the
-/// victim is the not-yet-started w⁴ on core 1, and the stolen w³ keeps running.
 #[test]
 fn worked_example_of_section_v_a() {
     // C3 = 5.
@@ -107,19 +91,20 @@ fn worked_example_of_section_v_a() {
             (0, 1, 0, 0, 5, 7),
             (0, 1, 0, 4, 7, 10),
             (1, 1, 0, 1, 7, 8),
-            (1, 1, 0, 2, 8, 11),
+            (1, 1, 0, 2, 8, 10),
             (0, 1, 0, 3, 10, 11),
-            (0, 0, 1, 0, 11, 14),
-            (0, 0, 1, 2, 14, 15),
-            (1, 0, 1, 1, 14, 15),
+            (1, 0, 1, 0, 10, 13),
+            (0, 1, 0, 2, 11, 12),
+            (0, 0, 1, 1, 13, 14),
+            (1, 0, 1, 2, 13, 14),
             (1, 2, 1, 0, 19, 20),
         ]
     );
     assert_eq!(
         steals(&r.trace),
-        vec![(7, 1, 1, 0, 1, 0), (8, 1, 1, 0, 2, 0), (14, 1, 0, 1, 1, 0)]
+        vec![(7, 1, 1, 0, 1, 0), (8, 1, 1, 0, 2, 0), (13, 0, 0, 1, 1, 1)]
     );
-    assert!(preemptions(&r.trace).is_empty());
+    assert_eq!(preemptions(&r.trace), vec![(10, 1, 1, 0, 2)]);
     let done: Vec<_> = r
         .jobs
         .iter()
@@ -129,8 +114,8 @@ fn worked_example_of_section_v_a() {
         done,
         vec![
             (0, 0, Some(5)),
-            (0, 1, Some(15)),
-            (1, 0, Some(11)),
+            (0, 1, Some(14)),
+            (1, 0, Some(12)),
             (2, 0, Some(5)),
             (2, 1, None)
         ]
@@ -138,7 +123,9 @@ fn worked_example_of_section_v_a() {
     assert_eq!((r.totals.deadline_misses, r.totals.steals), (0, 3));
     check_schedule(&example(5, 10), &r, 2, 20, true).unwrap();
 
-    // C3 = 4.
+    // C3 = 4 (U = 1.21 as printed): core 2 is free at 4 and takes τ2 there, so the
+    // narrative's times do not follow: τ2 forks at 6 on CPU 1 and CPU 0 steals; by 10 every
+    // thread of τ2 is done, and τ1#1 takes the idle CPU 0 without preempting anything.
     let r = sim(&example(4, 10), "rtws", 2, 20);
     assert_eq!(
         schedule(&r.trace),
@@ -164,38 +151,6 @@ fn worked_example_of_section_v_a() {
     );
     assert!(preemptions(&r.trace).is_empty());
     check_schedule(&example(4, 10), &r, 2, 20, true).unwrap();
-
-    // C3 = 5, D1 = 9: τ1#1's deadline (19) is earlier than τ2's.
-    let r = sim(&example(5, 9), "rtws", 2, 20);
-    assert_eq!(
-        schedule(&r.trace),
-        vec![
-            (0, 0, 0, 0, 0, 3),
-            (1, 2, 0, 0, 0, 5),
-            (0, 0, 0, 2, 3, 4),
-            (0, 0, 0, 1, 4, 5),
-            (0, 1, 0, 0, 5, 7),
-            (0, 1, 0, 4, 7, 10),
-            (1, 1, 0, 1, 7, 8),
-            (1, 1, 0, 2, 8, 11),
-            (0, 0, 1, 0, 10, 13),
-            (1, 1, 0, 3, 11, 12),
-            (0, 0, 1, 2, 13, 14),
-            (1, 0, 1, 1, 13, 14),
-            (1, 2, 1, 0, 19, 20),
-        ]
-    );
-    assert_eq!(
-        steals(&r.trace),
-        vec![
-            (7, 1, 1, 0, 1, 0),
-            (8, 1, 1, 0, 2, 0),
-            (11, 1, 1, 0, 3, 0),
-            (13, 1, 0, 1, 1, 0)
-        ]
-    );
-    assert!(preemptions(&r.trace).is_empty());
-    check_schedule(&example(5, 9), &r, 2, 20, true).unwrap();
 }
 
 /// Random sequential sets: `(c, d, t)` with `c ≤ d ≤ t`-ish shapes, periods drawn from a

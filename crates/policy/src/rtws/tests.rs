@@ -80,11 +80,13 @@ fn local_work_first_and_a_preempted_local_thread_returns_to_its_deque() {
     assert_eq!(h.links(), vec![(1, Some(jid(4, 0)))]);
 }
 
-/// Rule F (stolen): three CPUs; τ1 (d = 10) on CPU 1; τ0#0 (d = 50) forks two threads on CPU
-/// 0 at 1: at the joining thread's completion CPU 0 runs strand 2 and CPU 2 steals strand 1. τ2 (d = 40) at 2 preempts the
-/// lowest-priority running thread — strand 2 (the larger key), local: back to CPU 0's deque.
-/// τ3 (d = 45) at 3 preempts strand 1, which was stolen and has run: it goes to the global
-/// queue, and CPU 1, freed at 4, takes it from there; CPU 0, freed at 5, its local strand 2.
+/// Rule F (stolen), and the classes at equal deadlines: three CPUs; τ1 (d = 10) on CPU 1;
+/// τ0#0 (d = 50) forks two threads on CPU 0 at 1: at the joining thread's completion CPU 0
+/// runs strand 2 and CPU 2 steals strand 1. τ2 (d = 40) at 2 preempts the lowest-priority
+/// running entity: of the two threads of deadline 50, the stolen one (strand 1, CPU 2),
+/// which has run: it goes to the global queue. τ3 (d = 45) at 3 preempts strand 2, local:
+/// back to the bottom of CPU 0's deque. CPU 1, freed at 4, takes strand 1 from the global
+/// queue (not a steal); CPU 2, freed at 5, steals strand 2 from CPU 0.
 #[test]
 fn a_preempted_stolen_thread_goes_to_the_global_queue() {
     let mut h = rtws(4, 3);
@@ -100,9 +102,9 @@ fn a_preempted_stolen_thread_goes_to_the_global_queue() {
     );
     assert_eq!(steals(&h), vec![(sid(0, 0, 1), 0)]);
     h.release(2, info(2, 0, 2, 40, 3));
-    assert_eq!(h.links(), vec![(0, Some(jid(2, 0)))]);
+    assert_eq!(h.links(), vec![(2, Some(jid(2, 0)))]);
     h.release(3, info(3, 0, 3, 45, 5));
-    assert_eq!(h.links(), vec![(2, Some(jid(3, 0)))]);
+    assert_eq!(h.links(), vec![(0, Some(jid(3, 0)))]);
     h.complete(4, jid(1, 0));
     assert_eq!(h.links(), vec![(1, Some(sid(0, 0, 1)))]);
     assert!(
@@ -110,7 +112,28 @@ fn a_preempted_stolen_thread_goes_to_the_global_queue() {
         "taken from the global queue, not stolen"
     );
     h.complete(5, jid(2, 0));
-    assert_eq!(h.links(), vec![(0, Some(sid(0, 0, 2)))]);
+    assert_eq!(h.links(), vec![(2, Some(sid(0, 0, 2)))]);
+    assert_eq!(steals(&h), vec![(sid(0, 0, 2), 0)]);
+}
+
+/// The classes at equal deadlines: a released job preempts a running thread of its own
+/// deadline (a thread ranks below a job), but never a job of equal deadline (G-EDF's
+/// equal-key rule). Two CPUs: τ0#0 (d = 20) forks one thread at 1 on CPU 0 while τ1 (d = 20)
+/// runs on CPU 1; τ2#0 (d = 20) released at 2 preempts the thread (strand 1), which goes back
+/// to CPU 0's deque, not τ1.
+#[test]
+fn a_job_outranks_a_thread_of_equal_deadline_but_not_a_job() {
+    let mut h = rtws(3, 2);
+    h.release(0, info(0, 0, 0, 20, 1));
+    h.release(0, info(1, 0, 0, 20, 9));
+    h.fork(1, 0, &[sinfo(0, 0, 1, 1, 20, 5)]);
+    h.complete(1, jid(0, 0));
+    assert_eq!(h.links(), vec![(0, Some(sid(0, 0, 1)))]);
+    h.release(2, info(2, 0, 2, 20, 3));
+    assert_eq!(h.links(), vec![(0, Some(jid(2, 0)))]);
+    h.complete(5, jid(2, 0));
+    assert_eq!(h.links(), vec![(0, Some(sid(0, 0, 1)))]);
+    assert!(steals(&h).is_empty());
 }
 
 /// A steal undone in its own instant: three CPUs, τ0#0 (d = 60) on CPU 0, τ1 (d = 10) on
