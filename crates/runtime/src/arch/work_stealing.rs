@@ -295,7 +295,7 @@ impl WorkStealing {
                 .filter_map(|(d, e)| e.map(|e| (e, d)))
                 .max();
             let Some((worst, d)) = lowest else { break };
-            if worst <= k {
+            if !queues::preempts(&k, &worst) {
                 break; // every CPU runs something at least as urgent (keys are sorted)
             }
             if let Some(l) = self.locals.get(d) {
@@ -408,7 +408,7 @@ impl Worker {
         let mut switched = false;
         if let (Some(_), Some((it, origin))) = (claimed, self.cur) {
             let mut g = ws.lock_global(self, p.cx);
-            if g.queue.head().is_some_and(|h| h < it.key()) {
+            if g.queue.head().is_some_and(|h| queues::preempts(&h, &it.key())) {
                 match self.park(p, it) {
                     Parked::Yes => {
                         match origin {
@@ -509,7 +509,8 @@ impl Worker {
                 .collect();
             let v = queues::victim(&tops, me)?;
             let taken = ws.locals.get(v).and_then(|l| l.lock(me).queue.steal_top());
-            if let Some(it) = taken {
+            if let Some(mut it) = taken {
+                it.class = queues::STOLEN;
                 self.set_running(ws, Some(it.key()));
                 let job = (it.id.task.0, it.id.seq, it.id.strand);
                 let t = p.cx.shared.clock.ticks();

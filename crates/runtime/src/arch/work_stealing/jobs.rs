@@ -5,7 +5,7 @@
 //! handed over in order, region 0's threads released with the job, each later region forked on
 //! the CPU of the previous one's join, one record per job at its final join.
 
-use super::queues::Item;
+use super::queues::{self, Item};
 use crate::state::{ParSpec, RawRecord, TaskSpec};
 use schedlab_policy::{JobId, TaskId};
 use schedlab_trace::tracebuf::TraceBuf;
@@ -150,7 +150,7 @@ impl Jobs {
         prog.first.store(u64::MAX, Ordering::Relaxed);
         prog.left.store(strands.len() as u32, Ordering::Release);
         strands
-            .map(|strand| Item::new(JobId { strand, ..id }, deadline_ns))
+            .map(|strand| Item::new(JobId { strand, ..id }, deadline_ns, queues::JOB))
             .collect()
     }
 
@@ -184,7 +184,7 @@ impl Jobs {
                 );
                 prog.left.store(next.len() as u32, Ordering::Release);
                 let items = next
-                    .map(|strand| Item::new(JobId { strand, ..j }, deadline))
+                    .map(|strand| Item::new(JobId { strand, ..j }, deadline, queues::FORKED))
                     .collect();
                 return Joined::Fork(items);
             }

@@ -16,8 +16,25 @@ use std::collections::{BTreeMap, VecDeque};
 /// A job's priority: (deadline ns, task, seq).
 pub(crate) type DequeKey = (u64, u32, u64);
 
-/// A thread's (or sequential job's) priority: (deadline ns, task, seq, strand).
-pub(crate) type Key = (u64, u32, u64, u32);
+/// A thread's (or sequential job's) priority: (deadline ns, class, task, seq, strand); the
+/// policy key of the equal-key rule is (deadline, class) ([`preempts`]).
+pub(crate) type Key = (u64, u8, u32, u64, u32);
+
+/// Classes at equal deadlines (the `rtws` policy's, `schedlab_policy`'s module doc "Ties"):
+/// a job (or a thread of a job's first region), a forked thread (taken from its own CPU's
+/// deque), a stolen thread.
+pub(crate) const JOB: u8 = 0;
+/// A forked thread (in a deque, or taken by the CPU that owns the deque).
+pub(crate) const FORKED: u8 = 1;
+/// A stolen thread (also once preempted into the global queue).
+pub(crate) const STOLEN: u8 = 2;
+
+/// Whether an item of key `k` preempts a running item of key `running`: a strictly smaller
+/// (deadline, class) — never an equal deadline between jobs (G-EDF's equal-key rule), but a
+/// job preempts a thread of its deadline, a stolen one first.
+pub(crate) fn preempts(k: &Key, running: &Key) -> bool {
+    (k.0, k.1) < (running.0, running.1)
+}
 
 /// A runnable job or thread (strand) of a parallel job, wherever it waits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,21 +45,30 @@ pub(crate) struct Item {
     pub(crate) deadline: u64,
     /// Handed to its job thread already (its first switch-in happened or is under way).
     pub(crate) dispatched: bool,
+    /// Its class at equal deadlines ([`JOB`], [`FORKED`], [`STOLEN`]).
+    pub(crate) class: u8,
 }
 
 impl Item {
     /// A new item of `id` with deadline `deadline`.
-    pub(crate) fn new(id: JobId, deadline: u64) -> Item {
+    pub(crate) fn new(id: JobId, deadline: u64, class: u8) -> Item {
         Item {
             id,
             deadline,
             dispatched: false,
+            class,
         }
     }
 
     /// Its priority (smaller is higher).
     pub(crate) fn key(&self) -> Key {
-        (self.deadline, self.id.task.0, self.id.seq, self.id.strand)
+        (
+            self.deadline,
+            self.class,
+            self.id.task.0,
+            self.id.seq,
+            self.id.strand,
+        )
     }
 
     /// Its job's priority (the deque it belongs to).
@@ -163,6 +189,7 @@ mod tests {
                 strand,
             },
             deadline,
+            FORKED,
         )
     }
 
@@ -249,5 +276,31 @@ mod tests {
                 proptest::prop_assert_eq!(q.len(), model.len());
             }
         }
+    }
+
+    /// The equal-key rule with classes: a job never preempts a job of equal deadline, whatever
+    /// the tie-breaks; it preempts a forked or stolen thread of its deadline, and a stolen one
+    /// is the lower of two threads of one job (the victim); a strictly earlier deadline
+    /// preempts anything later.
+    #[test]
+    fn preemption_follows_deadline_then_class() {
+        let job = |task| {
+            let mut j = item(task, 0, 0, 20);
+            j.class = JOB;
+            j.key()
+        };
+        let mut stolen = item(1, 0, 2, 20);
+        stolen.class = STOLEN;
+        let forked = item(1, 0, 3, 20);
+        assert!(!preempts(&job(0), &job(1)));
+        assert!(!preempts(&job(1), &job(0)));
+        let mut early = item(2, 0, 0, 19);
+        early.class = JOB;
+        assert!(preempts(&early.key(), &job(0)));
+        let mut j0 = item(0, 1, 0, 20);
+        j0.class = JOB;
+        assert!(preempts(&j0.key(), &forked.key()));
+        assert!(preempts(&j0.key(), &stolen.key()));
+        assert!(stolen.key() > forked.key(), "the stolen thread is the lower priority");
     }
 }
