@@ -23,6 +23,7 @@ pub mod error;
 pub mod gedf;
 pub mod gfp;
 pub mod gnpedf;
+pub mod hcbs;
 pub mod json;
 pub mod overheads;
 pub mod parallel;
