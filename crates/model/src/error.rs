@@ -88,6 +88,15 @@ pub enum ModelError {
         /// What is wrong.
         message: String,
     },
+    /// A reservation group is invalid (bad budget or period, unknown or cyclic parent, a
+    /// bandwidth above its parent's, a duplicate name, too many groups or too deep a nesting).
+    #[error("group `{group}`: {message}")]
+    InvalidGroup {
+        /// The group's name.
+        group: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A value computed from the input does not fit in 64 bits.
     #[error("overflow: {0}")]
     Overflow(String),

@@ -1,21 +1,15 @@
 //! Task attributes beyond `(C, D, T)` that some capabilities give meaning to: parallel
 //! (fork-join) structure [RTWS §III] (its own module, [`crate::parallel`], re-exported here),
-//! reservation groups [HCBS §3.2] and critical sections [ChronOS §3.6]. They are part of the
-//! model so that the task type does not change shape when those capabilities land. Files
-//! accept critical sections (`critical_sections`) and parallel structure (`parallel`,
-//! docs/task-files.md) but not yet reservation groups; the analyses of independent sequential
-//! tasks refuse parallel tasks (not applicable) and ignore the other attributes where a task
-//! carries none.
+//! reservation groups [HCBS §3.2] (their own module, [`crate::groups`], re-exported here) and
+//! critical sections [ChronOS §3.6]. They are part of the model so that the task type does not
+//! change shape when those capabilities land. Files accept critical sections
+//! (`critical_sections`), parallel structure (`parallel`) and reservation groups (`groups`,
+//! a task's `group`; docs/task-files.md); the analyses of independent sequential tasks refuse
+//! parallel tasks (not applicable) and ignore the other attributes where a task carries none.
 
+pub use crate::groups::ReservationGroup;
 pub use crate::parallel::{ParallelRegion, ParallelStructure};
 use crate::time::Duration;
-
-/// Membership in a CPU reservation group (budget `Q` every `P`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReservationGroup {
-    /// Group name.
-    pub name: String,
-}
 
 /// Most critical sections a task may have (input-controlled size bound).
 pub const MAX_CRITICAL_SECTIONS: usize = 1024;

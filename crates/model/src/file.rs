@@ -11,6 +11,7 @@
 //! fields are errors that name the likely intended field. Times are integers (ns) or strings
 //! with a unit (see [`crate::time`]).
 
+mod groups;
 mod par;
 mod precise;
 mod scan;
@@ -86,9 +87,12 @@ pub const TASK_FIELDS: &[&str] = &[
     "abort_cost",
     "critical_sections",
     "parallel",
+    "group",
 ];
 /// Field names the top level accepts.
-pub const TOP_FIELDS: &[&str] = &["tasks", "platform"];
+pub const TOP_FIELDS: &[&str] = &["tasks", "platform", "groups"];
+/// Field names a reservation group accepts.
+pub const GROUP_FIELDS: &[&str] = &["name", "budget", "period", "cpus", "parent"];
 /// Field names `platform` accepts.
 pub const PLATFORM_FIELDS: &[&str] = &["cpus", "cluster_size"];
 
@@ -183,6 +187,9 @@ pub fn to_value(file: &TaskFile) -> Value {
         }
         top.insert("platform".into(), Value::Object(pm));
     }
+    if !file.tasks.groups().is_empty() {
+        top.insert("groups".into(), groups::groups_value(file.tasks.groups()));
+    }
     top.insert("tasks".into(), Value::Array(tasks));
     Value::Object(top)
 }
@@ -238,6 +245,9 @@ fn task_to_value(t: &Task, resource_name: impl Fn(u32) -> String) -> Value {
         let regions = parallel_value(p, |d| Value::from(format_ns(d.as_ns())));
         m.insert("parallel".into(), regions);
     }
+    if let Some(g) = &t.group {
+        m.insert("group".into(), Value::from(g.clone()));
+    }
     Value::Object(m)
 }
 
@@ -261,6 +271,8 @@ pub fn save(file: &TaskFile, path: &Path) -> Result<(), ModelError> {
     })
 }
 
+#[cfg(test)]
+mod groups_tests;
 #[cfg(test)]
 mod par_tests;
 #[cfg(test)]

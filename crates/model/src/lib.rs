@@ -3,7 +3,7 @@
 //! The vocabulary every other schedlab crate speaks: integer-nanosecond [`Time`] and
 //! [`Duration`], the sporadic [`Task`] `(C, D, T)` with its optional attributes (among them
 //! the fork-join structure of a parallel task, [`parallel`]), ordered
-//! [`TaskSet`]s, [`Platform`]s of identical CPUs, task-set files in JSON and TOML ([`file`]),
+//! [`TaskSet`]s (with their reservation groups, [`groups`]), [`Platform`]s of identical CPUs, task-set files in JSON and TOML ([`file`]),
 //! exact rational comparison ([`exact`]), the overhead file of measured run-time overheads
 //! ([`overheads`]) and the typed [`ModelError`].
 //!
@@ -19,6 +19,7 @@ pub mod error;
 pub mod exact;
 pub mod extensions;
 pub mod file;
+pub mod groups;
 mod names;
 pub mod overheads;
 pub mod parallel;
@@ -31,6 +32,7 @@ pub mod tuf;
 
 pub use error::{ModelError, TaskRef};
 pub use exact::Frac;
+pub use groups::ReservationGroup;
 pub use parallel::{ParallelError, ParallelRegion, ParallelStructure};
 pub use platform::Platform;
 pub use task::{SplitPart, Task};

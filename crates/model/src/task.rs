@@ -17,7 +17,7 @@
 //! `critical_sections` and no `split` (not supported together).
 
 use crate::error::{ModelError, TaskRef};
-use crate::extensions::{CriticalSection, ReservationGroup, MAX_CRITICAL_SECTIONS};
+use crate::extensions::{CriticalSection, MAX_CRITICAL_SECTIONS};
 use crate::parallel::ParallelStructure;
 use crate::time::Duration;
 use crate::tuf::Tuf;
@@ -53,8 +53,9 @@ pub struct Task {
     /// equals `wcet` ([`Task::with_parallel`] sets both). Excludes `critical_sections` and
     /// `split`.
     pub parallel: Option<ParallelStructure>,
-    /// Reservation group the task belongs to, if any.
-    pub reservation: Option<ReservationGroup>,
+    /// The name of the reservation group the task runs in [HCBS §3.2], if any: one of its
+    /// set's [`crate::TaskSet::groups`] (checked by the set's validation).
+    pub group: Option<String>,
     /// Critical sections of each job, in execution order [ChronOS §3.6].
     pub critical_sections: Vec<CriticalSection>,
     /// A general time/utility function [ChronOS §3.4] (`None`: the downward step of
@@ -261,7 +262,7 @@ impl Task {
             split: None,
             affinity: None,
             parallel: None,
-            reservation: None,
+            group: None,
             critical_sections: Vec::new(),
             tuf: None,
             abortable: true,

@@ -8,12 +8,16 @@
 //! than `0`. A set built from tasks alone ([`TaskSet::new`]) has no names; its resources are
 //! named by their ids.
 //!
+//! A set also holds its reservation groups [HCBS §3.2] ([`crate::groups`]): tasks name their
+//! group, and the set's validation checks the groups and those names together.
+//!
 //! One rule for every front end: a task set has at least one task. Files, the CLI (`analyze`,
 //! `simulate`, `run`) and Python all build their task sets through [`TaskSet::new`], which
 //! refuses an empty list with [`ModelError::EmptyTaskSet`].
 
 use crate::error::ModelError;
 use crate::exact::{cmp_sum, Frac};
+use crate::groups::ReservationGroup;
 use crate::task::Task;
 use crate::time::Duration;
 use std::cmp::Ordering;
@@ -25,6 +29,8 @@ pub struct TaskSet {
     tasks: Vec<Task>,
     /// Names of the resources, by id (empty: named by their ids).
     resources: Vec<String>,
+    /// Reservation groups, in file order (empty: no task is reserved).
+    groups: Vec<ReservationGroup>,
 }
 
 impl TaskSet {
@@ -37,9 +43,34 @@ impl TaskSet {
     /// and the names are distinct and non-empty, and name every resource a critical section
     /// uses (when any name is given).
     pub fn with_resources(tasks: Vec<Task>, resources: Vec<String>) -> Result<TaskSet, ModelError> {
-        let set = TaskSet { tasks, resources };
+        TaskSet::with_groups(tasks, resources, Vec::new())
+    }
+
+    /// A validated task set with resource names (as [`TaskSet::with_resources`]) and
+    /// reservation groups: the groups are valid and every task's `group` names one of them
+    /// ([`crate::groups::validate_groups`]).
+    pub fn with_groups(
+        tasks: Vec<Task>,
+        resources: Vec<String>,
+        groups: Vec<ReservationGroup>,
+    ) -> Result<TaskSet, ModelError> {
+        let set = TaskSet {
+            tasks,
+            resources,
+            groups,
+        };
         set.validate()?;
         Ok(set)
+    }
+
+    /// The reservation groups, in file order.
+    pub fn groups(&self) -> &[ReservationGroup] {
+        &self.groups
+    }
+
+    /// The group called `name`, if any.
+    pub fn group(&self, name: &str) -> Option<&ReservationGroup> {
+        self.groups.iter().find(|g| g.name == name)
     }
 
     /// A task set without validation (callers that construct valid tasks by design).
@@ -47,6 +78,7 @@ impl TaskSet {
         TaskSet {
             tasks,
             resources: Vec::new(),
+            groups: Vec::new(),
         }
     }
 
@@ -85,6 +117,7 @@ impl TaskSet {
             t.validate_in(i, &self.resources)?;
         }
         self.validate_resource_names()?;
+        crate::groups::validate_groups(&self.groups, &self.tasks)?;
         match crate::names::first_repeated_name(&self.tasks) {
             None => Ok(()),
             Some((first, second)) => Err(ModelError::DuplicateName {

@@ -39,16 +39,23 @@ pub fn from_value(value: &Value) -> Result<TaskFile, ModelError> {
         .ok_or_else(|| ModelError::Syntax("missing `tasks` list".into()))?
         .as_array()
         .ok_or_else(|| ModelError::Syntax("`tasks` must be a list".into()))?;
+    let groups = match top.get("groups") {
+        None => Vec::new(),
+        Some(v) => super::groups::read_groups(v)?,
+    };
     let mut tasks = Vec::with_capacity(list.len());
     let mut resources = Resources::default();
     for (index, entry) in list.iter().enumerate() {
         tasks.push(task_from_value_in(index, entry, &mut resources)?);
     }
-    let tasks = TaskSet::with_resources(tasks, resources.into_names())?;
+    let tasks = TaskSet::with_groups(tasks, resources.into_names(), groups)?;
     let platform = match top.get("platform") {
         None => None,
         Some(p) => Some(platform_from_value(p)?),
     };
+    if let Some(p) = &platform {
+        super::groups::check_cpus(tasks.groups(), p)?;
+    }
     Ok(TaskFile { tasks, platform })
 }
 
@@ -190,6 +197,10 @@ pub fn task_from_value_in(
                 format!("must be a list of CPU numbers, got {v}"),
             ))
         }
+    };
+    task.group = match obj.get("group") {
+        None => None,
+        Some(v) => Some(super::groups::read_task_group(v).map_err(|m| invalid("group", m))?),
     };
     super::ua::read_fields(obj, &mut task, resources).map_err(|(f, m)| invalid(f, m))?;
     task.validate_in(index, resources.names())

@@ -439,7 +439,8 @@ impl<'a> Cursor<'a> {
                 TaskField::AbortCost => task.abort_cost = c.time()?,
                 // Named resources are numbered across the set, and TUFs have three shapes:
                 // the precise path reads these (utility-accrual files are few and small).
-                TaskField::Tuf | TaskField::CriticalSections => return None,
+                // Sets with groups are read by the precise path alone (files/groups.rs).
+                TaskField::Tuf | TaskField::CriticalSections | TaskField::Group => return None,
                 TaskField::Parallel => task.parallel = Some(c.parallel()?),
             }
             Some(())
@@ -550,6 +551,7 @@ enum TaskField {
     AbortCost,
     CriticalSections,
     Parallel,
+    Group,
 }
 
 impl TaskField {
@@ -571,6 +573,7 @@ impl TaskField {
             },
             5 => match &<[u8; 5]>::try_from(key).ok()? {
                 b"split" => Some(Split),
+                b"group" => Some(Group),
                 _ => None,
             },
             6 => match &<[u8; 6]>::try_from(key).ok()? {
@@ -638,7 +641,7 @@ fn reset(task: &mut Task) -> Option<String> {
         split,
         affinity,
         parallel,
-        reservation,
+        group,
         critical_sections,
         tuf,
         abortable,
@@ -661,8 +664,8 @@ fn reset(task: &mut Task) -> Option<String> {
     if parallel.is_some() {
         *parallel = None;
     }
-    if reservation.is_some() {
-        *reservation = None;
+    if group.is_some() {
+        *group = None;
     }
     critical_sections.clear();
     if tuf.is_some() {
@@ -707,8 +710,9 @@ mod tests {
             format!("\"{f}\": {value}")
         };
         let fields = super::super::TASK_FIELDS;
-        // `tuf` and `critical_sections` are left to the precise path (declined, below).
-        let declined = ["tuf", "critical_sections"];
+        // `tuf`, `critical_sections` and `group` are left to the precise path (declined,
+        // below).
+        let declined = ["tuf", "critical_sections", "group"];
         let mut whole: Vec<String> = fields
             .iter()
             .filter(|f| **f != "split" && !declined.contains(f))

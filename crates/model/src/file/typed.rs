@@ -99,7 +99,11 @@ macro_rules! fields {
     };
 }
 
-fields!(TopField { Tasks = "tasks", Platform = "platform" });
+fields!(TopField {
+    Tasks = "tasks",
+    Platform = "platform",
+    Groups = "groups"
+});
 fields!(TaskField {
     Name = "name",
     Wcet = "wcet",
@@ -118,6 +122,7 @@ fields!(TaskField {
     AbortCost = "abort_cost",
     CriticalSections = "critical_sections",
     Parallel = "parallel",
+    Group = "group",
 });
 fields!(PartField {
     Cpu = "cpu",
@@ -163,6 +168,8 @@ impl<'de> Visitor<'de> for FileVisitor {
             match seen.first(field)? {
                 TopField::Tasks => tasks = Some(map.next_value::<Tasks>()?.0),
                 TopField::Platform => platform = Some(map.next_value::<PlatformValue>()?.0),
+                // Sets with groups are read by the precise path alone.
+                TopField::Groups => return Err(decline()),
             }
         }
         let tasks = TaskSet::new(tasks.ok_or_else(decline)?).map_err(|_| decline())?;
@@ -230,7 +237,10 @@ impl<'de> Visitor<'de> for TaskVisitor {
                 TaskField::AbortCost => task.abort_cost = map.next_value::<TimeValue>()?.0,
                 // Named resources are numbered across the set, and TUFs have three shapes:
                 // the precise path reads these (utility-accrual files are few and small).
-                TaskField::Tuf | TaskField::CriticalSections => return Err(decline()),
+                // Sets with groups are read by the precise path alone.
+                TaskField::Tuf | TaskField::CriticalSections | TaskField::Group => {
+                    return Err(decline())
+                }
                 TaskField::Parallel => task.parallel = Some(map.next_value::<Regions>()?.0),
             }
         }
