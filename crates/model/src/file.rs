@@ -18,6 +18,7 @@ mod scan;
 mod typed;
 mod ua;
 
+pub use groups::groups_value;
 pub use par::parallel_value;
 pub use precise::{from_value, task_from_value, task_from_value_in};
 pub use ua::{sections_value, tuf_value, Resources};
@@ -188,7 +189,10 @@ pub fn to_value(file: &TaskFile) -> Value {
         top.insert("platform".into(), Value::Object(pm));
     }
     if !file.tasks.groups().is_empty() {
-        top.insert("groups".into(), groups::groups_value(file.tasks.groups()));
+        top.insert(
+            "groups".into(),
+            groups::groups_value(file.tasks.groups(), |d| Value::from(format_ns(d.as_ns()))),
+        );
     }
     top.insert("tasks".into(), Value::Array(tasks));
     Value::Object(top)

@@ -43,15 +43,52 @@ pub(crate) fn build(obj: &Bound<'_, PyAny>, cpus: Option<Cpus>) -> PyResult<PyTa
     Ok(set)
 }
 
-/// Tasks from an iterable of `Task`s (checked together for unique names) or of task dicts
-/// (read by the file validator with their index in the list).
-fn from_entries(entries: &Bound<'_, PyAny>) -> PyResult<PyTaskSet> {
+/// A task set with reservation groups (`TaskSet(tasks, groups=[...])`): the tasks as a
+/// task-file document (whatever `tasks` is), its `groups` replaced by `groups`, read by the
+/// file validator, which checks the groups and the tasks' `group` names together.
+pub(crate) fn build_with_groups(
+    obj: &Bound<'_, PyAny>,
+    cpus: Option<Cpus>,
+    groups: &Bound<'_, PyAny>,
+) -> PyResult<PyTaskSet> {
+    let mut doc = if let Ok(ts) = obj.downcast::<PyTaskSet>() {
+        ts.get().document()
+    } else if let Ok(dict) = obj.downcast::<PyDict>() {
+        to_value(dict.as_any()).map_err(err)?
+    } else {
+        let mut list = Vec::new();
+        for (index, item) in iterate(obj)?.iter().enumerate() {
+            list.push(entry_value(index, item)?);
+        }
+        let mut top = Map::new();
+        top.insert("tasks".into(), Value::Array(list));
+        Value::Object(top)
+    };
+    let groups = to_value(groups).map_err(|e| err(format!("groups: {e}")))?;
+    let Value::Object(top) = &mut doc else {
+        return Err(err("a task-set document is a dict with a `tasks` list"));
+    };
+    if top.contains_key("groups") {
+        return Err(err(
+            "groups are given twice: in the task-set document and as groups=",
+        ));
+    }
+    top.insert("groups".into(), groups);
+    let mut set = PyTaskSet::of_file(file::from_value(&doc).map_err(err)?);
+    if let Some(Cpus(m)) = cpus {
+        set.platform = Some(Platform::new(m).map_err(err)?);
+    }
+    Ok(set)
+}
+
+/// The items of an iterable of task dicts or `Task`s.
+fn iterate<'py>(entries: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
     if entries.is_instance_of::<PyString>() {
         return Err(err(
             "a task set is a list of task dicts or Tasks (to read a file, use schedlab.load)",
         ));
     }
-    let items: Vec<Bound<'_, PyAny>> = entries
+    entries
         .try_iter()
         .map_err(|_| {
             err(format!(
@@ -63,7 +100,13 @@ fn from_entries(entries: &Bound<'_, PyAny>) -> PyResult<PyTaskSet> {
                     .unwrap_or_default()
             ))
         })?
-        .collect::<PyResult<_>>()?;
+        .collect::<PyResult<_>>()
+}
+
+/// Tasks from an iterable of `Task`s (checked together for unique names) or of task dicts
+/// (read by the file validator with their index in the list).
+fn from_entries(entries: &Bound<'_, PyAny>) -> PyResult<PyTaskSet> {
+    let items = iterate(entries)?;
     // `Task`s without critical sections are used as they are; resources need numbering
     // across the set, which the file validator does (below).
     let plain = |t: &Bound<'_, PyAny>| {

@@ -116,6 +116,7 @@ pub(crate) fn task_value(
             (!t.critical_sections.is_empty())
                 .then(|| file::sections_value(&t.critical_sections, &resource_name, ns)),
         ),
+        ("group", t.group.clone().map(Value::from)),
     ];
     for (key, value) in optional {
         if let Some(v) = value {
@@ -153,7 +154,7 @@ impl PyTask {
     #[pyo3(signature = (wcet=None, period=None, deadline=None, name=None, offset=None,
                         priority=None, utility=None, wss=None, cpu=None, cluster=None,
                         affinity=None, split=None, tuf=None, abortable=None, abort_cost=None,
-                        critical_sections=None, parallel=None))]
+                        critical_sections=None, parallel=None, group=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         wcet: Option<&Bound<'_, PyAny>>,
@@ -173,6 +174,7 @@ impl PyTask {
         abort_cost: Option<&Bound<'_, PyAny>>,
         critical_sections: Option<&Bound<'_, PyAny>>,
         parallel: Option<&Bound<'_, PyAny>>,
+        group: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyTask> {
         let given = [
             ("name", name),
@@ -212,6 +214,25 @@ impl PyTask {
             })?;
             fields.insert(key.into(), value);
         }
+        // A lone task's group is checked against the groups of the set it joins: here it
+        // only has to be a name here, so it is kept out of the one-task file read below.
+        let group = match group.filter(|g| !g.is_none()) {
+            None => None,
+            Some(g) => Some(
+                g.downcast::<PyString>()
+                    .ok()
+                    .and_then(|s| s.to_cow().ok().map(|c| c.into_owned()))
+                    .ok_or_else(|| {
+                        err(lone_task_message(
+                            &format!(
+                                "task 0{}: field `group`: must be a group's name, got {g}",
+                                name_suffix(label.as_deref())
+                            ),
+                            label.as_deref(),
+                        ))
+                    })?,
+            ),
+        };
         let doc = json!({ "tasks": [Value::Object(fields)] });
         let parsed = file::from_value(&doc)
             .map_err(|e| err(lone_task_message(&e.to_string(), label.as_deref())))?;
@@ -219,7 +240,9 @@ impl PyTask {
             .tasks
             .first()
             .ok_or_else(|| err("no task was read"))?;
-        Ok(PyTask::of_set(task, &parsed.tasks))
+        let mut task = PyTask::of_set(task, &parsed.tasks);
+        task.task.group = group;
+        Ok(task)
     }
 
     /// Worst-case execution time C (ns).
@@ -323,6 +346,12 @@ impl PyTask {
         }
         Ok(list)
     }
+    /// The name of the reservation group the task runs in, if any.
+    #[getter]
+    fn group(&self) -> Option<String> {
+        self.task.group.clone()
+    }
+
     /// The regions of a parallel (fork-join) task, each a list of thread lengths (ns), in
     /// order [RTWS §III]; `None` for a sequential task.
     #[getter]
@@ -499,6 +528,9 @@ impl PyTask {
                 ", critical_sections={}",
                 self.critical_sections(py)?.repr()?
             );
+        }
+        if let Some(g) = &t.group {
+            out += &format!(", group={}", PyString::new(py, g).repr()?);
         }
         Ok(out)
     }

@@ -52,7 +52,7 @@ impl PyTaskSet {
     }
 
     /// The whole set as a task-file document with integer times (still a valid task file).
-    fn document(&self) -> Value {
+    pub(crate) fn document(&self) -> Value {
         let name = |r: u32| self.tasks.resource_name(r);
         let tasks = self
             .tasks
@@ -68,8 +68,16 @@ impl PyTaskSet {
             }
             top.insert("platform".into(), Value::Object(pm));
         }
+        if !self.tasks.groups().is_empty() {
+            top.insert("groups".into(), self.groups_value());
+        }
         top.insert("tasks".into(), Value::Array(tasks));
         Value::Object(top)
+    }
+
+    /// The reservation groups as task-file objects with integer-ns times.
+    fn groups_value(&self) -> Value {
+        file::groups_value(self.tasks.groups(), |d| Value::from(d.as_ns()))
     }
 
     /// Whether `mine` (a task of this set) equals `task`, resources compared by name.
@@ -132,9 +140,16 @@ pub(crate) fn load(path: PathBuf) -> PyResult<PyTaskSet> {
 #[pymethods]
 impl PyTaskSet {
     #[new]
-    #[pyo3(signature = (tasks, cpus=None))]
-    fn new(tasks: &Bound<'_, PyAny>, cpus: Option<Cpus>) -> PyResult<PyTaskSet> {
-        build(tasks, cpus)
+    #[pyo3(signature = (tasks, cpus=None, groups=None))]
+    fn new(
+        tasks: &Bound<'_, PyAny>,
+        cpus: Option<Cpus>,
+        groups: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyTaskSet> {
+        match groups.filter(|g| !g.is_none()) {
+            None => build(tasks, cpus),
+            Some(groups) => crate::entries::build_with_groups(tasks, cpus, groups),
+        }
     }
 
     /// Builds a task set from integer-nanosecond arrays (numpy arrays of any integer dtype,
@@ -316,6 +331,13 @@ impl PyTaskSet {
     #[getter]
     fn utilization(&self) -> f64 {
         self.tasks.utilization()
+    }
+
+    /// The reservation groups as task-file dicts (`name`, `budget` and `period` in ns, and
+    /// `cpus`, `parent` when given), in the order given.
+    #[getter]
+    fn groups<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.groups_value())
     }
 
     /// The names of the resources the tasks' critical sections use, by id (in order of first

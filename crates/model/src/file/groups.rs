@@ -22,7 +22,7 @@ use super::GROUP_FIELDS;
 use crate::error::{suggest, ModelError};
 use crate::groups::{ReservationGroup, MAX_GROUPS, MAX_GROUP_CPUS};
 use crate::platform::Platform;
-use crate::time::format_ns;
+use crate::time::Duration;
 use serde_json::{Map, Value};
 
 /// Reads the `groups` list (not yet validated as a whole: the task set does that).
@@ -145,13 +145,14 @@ pub(super) fn check_cpus(
     Ok(())
 }
 
-/// The `groups` list in file form (times in the most readable unit).
-pub(super) fn groups_value(groups: &[ReservationGroup]) -> Value {
+/// The `groups` list in file form, times written by `time` (the file writer: the most
+/// readable unit; Python: integer ns).
+pub fn groups_value(groups: &[ReservationGroup], time: impl Fn(Duration) -> Value) -> Value {
     let one = |g: &ReservationGroup| {
         let mut m = Map::new();
         m.insert("name".into(), Value::from(g.name.clone()));
-        m.insert("budget".into(), Value::from(format_ns(g.budget.as_ns())));
-        m.insert("period".into(), Value::from(format_ns(g.period.as_ns())));
+        m.insert("budget".into(), time(g.budget));
+        m.insert("period".into(), time(g.period));
         if let Some(cpus) = &g.cpus {
             m.insert("cpus".into(), Value::from(cpus.clone()));
         }
