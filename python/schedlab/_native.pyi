@@ -80,9 +80,11 @@ class Task:
         abort_cost: Optional[_Time] = None,
         critical_sections: Optional[Sequence[Mapping[str, Any]]] = None,
         parallel: Optional[Sequence[Sequence[_Time]]] = None,
+        group: Optional[str] = None,
     ) -> Self:
         """``period`` is required; ``wcet`` too, unless ``parallel`` gives the task's regions
-        of thread lengths (then ``wcet`` is their sum, the work)."""
+        of thread lengths (then ``wcet`` is their sum, the work). ``group`` names the
+        reservation group the task runs in (checked when the task joins a ``TaskSet``)."""
     @property
     def wcet(self) -> int: ...
     @property
@@ -124,6 +126,9 @@ class Task:
         """The regions of a parallel (fork-join) task, each a list of thread lengths in ns;
         ``None`` for a sequential task."""
     @property
+    def group(self) -> Optional[str]:
+        """The name of the reservation group the task runs in; ``None`` if not reserved."""
+    @property
     def work(self) -> int:
         """T1 in ns: the sum of all threads (the ``wcet`` of a parallel task); ``wcet`` for a
         sequential task."""
@@ -149,7 +154,14 @@ class TaskSet:
     (:meth:`from_file`, :func:`load`). Invalid input raises :class:`Error`.
     """
 
-    def __new__(cls, tasks: _TaskSetLike, cpus: Optional[int] = None) -> Self: ...
+    def __new__(
+        cls,
+        tasks: _TaskSetLike,
+        cpus: Optional[int] = None,
+        groups: Optional[Sequence[Mapping[str, Any]]] = None,
+    ) -> Self:
+        """``groups``: reservation groups as in task files, ``{"name", "budget", "period",
+        "cpus"?, "parent"?}`` (times as ns or strings with a unit)."""
     @staticmethod
     def from_arrays(
         wcet: npt.ArrayLike,
@@ -178,6 +190,10 @@ class TaskSet:
     def utilization(self) -> float: ...
     @property
     def density(self) -> float: ...
+    @property
+    def groups(self) -> List[Dict[str, Any]]:
+        """The reservation groups as task-file dicts with ``budget`` and ``period`` in ns
+        (``cpus`` and ``parent`` when given), in the order given."""
     @property
     def resources(self) -> List[str]:
         """Resource names by id (numbered in order of first appearance in the set)."""
