@@ -97,6 +97,10 @@ pub enum ModelError {
         /// What is wrong.
         message: String,
     },
+    /// Reservation groups need more than a CPU (or a parent group's server) provides
+    /// [HCBS Eq. 17]; the message names the CPU and the groups.
+    #[error("{0}")]
+    Overloaded(String),
     /// A value computed from the input does not fit in 64 bits.
     #[error("overflow: {0}")]
     Overflow(String),

@@ -19,6 +19,7 @@ pub mod error;
 pub mod exact;
 pub mod extensions;
 pub mod file;
+pub mod group_tree;
 pub mod groups;
 mod names;
 pub mod overheads;
@@ -32,6 +33,7 @@ pub mod tuf;
 
 pub use error::{ModelError, TaskRef};
 pub use exact::Frac;
+pub use group_tree::{GroupTree, Overload, ResolvedGroup};
 pub use groups::ReservationGroup;
 pub use parallel::{ParallelError, ParallelRegion, ParallelStructure};
 pub use platform::Platform;
