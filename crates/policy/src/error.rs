@@ -18,6 +18,9 @@ pub enum PolicyError {
     /// The placement does not fit the platform.
     #[error("invalid placement: {0}")]
     InvalidPlacement(String),
+    /// The reservation groups are missing or do not fit the tasks or the platform (`hcbs`).
+    #[error("{0}")]
+    Groups(String),
     /// The platform is invalid for the policy.
     #[error("{0}")]
     InvalidPlatform(String),

@@ -55,6 +55,21 @@
 //! Both engines record `budget-replenished` (`arg` = the amount) when a budget is set and
 //! `budget-exhausted` (`arg` = the amount that ran out) when it runs out (docs/traces.md).
 //!
+//! During [`crate::Policy::on_complete`] and [`crate::Policy::on_abort`], [`Progress::executed`]
+//! still reports the finished job's final executed time (a policy that charges execution to
+//! something else than the job, such as H-CBS servers, settles it there).
+//!
+//! # Server events (reservations, [HCBS §3.2])
+//!
+//! A policy that keeps execution budgets of its own for groups of jobs (the H-CBS servers of
+//! `hcbs`, one per group and CPU) reports what happens to them with [`Decisions::server`]: a
+//! [`ServerEvent`] names the group (its index in the task set's groups) and the CPU, and the
+//! engine records it as a trace event — `budget-replenished` (`arg` = the new budget),
+//! `budget-exhausted` (`arg` = the budget that ran out) or `budget-throttled` (`arg` = the
+//! time the server stays throttled until) with `task` = `u32::MAX` and `seq` = the group
+//! (docs/traces.md). They change nothing in the engine: the budgets themselves are counted
+//! by the policy, from the engine's per-job budgets and [`Progress`].
+//!
 //! # Strands (an engine offer to every policy, DESIGN.md) [RTWS §III]
 //!
 //! The threads of a parallel (fork-join) job are *strands*: `JobId { task, seq, strand }`,
@@ -200,6 +215,30 @@ pub struct Steal {
     pub victim: CpuId,
 }
 
+/// What happened to a reservation server (module doc, "Server events").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServerChange {
+    /// Its budget was set to a full budget (replenishment, or the CBS wake-up rule).
+    Replenished,
+    /// Its budget ran out.
+    Exhausted,
+    /// It is throttled (may not run) until the time in [`ServerEvent::arg`].
+    Throttled,
+}
+
+/// "Server (`group`, `cpu`) changed" (module doc, "Server events").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServerEvent {
+    /// What happened.
+    pub change: ServerChange,
+    /// The group: its index in the task set's groups.
+    pub group: u32,
+    /// The server's CPU.
+    pub cpu: CpuId,
+    /// The new budget (ns), the budget that ran out (ns), or the end of the throttling (ns).
+    pub arg: u64,
+}
+
 /// Everything a callback decided.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Decisions {
@@ -215,6 +254,8 @@ pub struct Decisions {
     pub aborts: Vec<JobId>,
     /// Strands the policy stole, in order (module doc, "Strands").
     pub steals: Vec<Steal>,
+    /// Reservation server events, in order (module doc, "Server events").
+    pub servers: Vec<ServerEvent>,
 }
 
 impl Decisions {
@@ -262,6 +303,15 @@ impl Decisions {
     pub fn steal(&mut self, job: JobId, victim: CpuId) {
         self.steals.push(Steal { job, victim });
     }
+    /// Reports a server event for the trace (module doc, "Server events").
+    pub fn server(&mut self, change: ServerChange, group: u32, cpu: CpuId, arg: u64) {
+        self.servers.push(ServerEvent {
+            change,
+            group,
+            cpu,
+            arg,
+        });
+    }
     /// Empties the buffer (engines reuse one).
     pub fn clear(&mut self) {
         self.links.clear();
@@ -270,6 +320,7 @@ impl Decisions {
         self.budgets.clear();
         self.aborts.clear();
         self.steals.clear();
+        self.servers.clear();
     }
     /// Nothing decided.
     pub fn is_empty(&self) -> bool {
@@ -279,5 +330,6 @@ impl Decisions {
             && self.budgets.is_empty()
             && self.aborts.is_empty()
             && self.steals.is_empty()
+            && self.servers.is_empty()
     }
 }

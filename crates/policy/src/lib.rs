@@ -15,6 +15,7 @@ pub mod federated;
 pub mod fpts;
 pub mod global;
 pub mod gua;
+pub mod hcbs;
 pub mod ids;
 mod lowest;
 pub mod policy;
@@ -31,7 +32,7 @@ pub mod ua;
 pub use error::PolicyError;
 pub use event::{
     BudgetRequest, Ctx, Decisions, JobInfo, Link, NoProgress, NoResources, Progress, Resources,
-    Steal, TimerRequest,
+    ServerChange, ServerEvent, Steal, TimerRequest,
 };
 pub use ids::{CpuId, JobId, ResourceId, TaskId, TimerId};
 pub use policy::{ParallelSupport, Policy};
@@ -43,6 +44,7 @@ pub use federated::Federated;
 pub use fpts::FpTs;
 pub use global::{GlobalJlfp, Preemption};
 pub use gua::Gua;
+pub use hcbs::Hcbs;
 pub use prio::{JobKey, Primary};
 pub use registry::{build, needs_engine_budgets, parallel_policies, parallel_support, NAMES};
 pub use rtws::Rtws;

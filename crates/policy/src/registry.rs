@@ -21,10 +21,11 @@
 //! | `phvdf` | P-HVDF [ChronOS §6.13] ([`crate::ua::phvdf`]) | required, `domain_size = 1` |
 //! | `plbesa` | P-LBESA [ChronOS §6.14, Alg. 4; Locke 1986] ([`crate::ua::lbesa`]; maximum allowable overload 0) | required, `domain_size = 1` |
 //! | `pdasa` | P-DASA [ChronOS §6.15, Alg. 5; Clark 1990], DASA-ND without resources ([`crate::ua::dasa`]) | required, `domain_size = 1` |
+//! | `hcbs` | H-CBS reservations [HCBS §3.2]: per (group, CPU) a hard CBS server, EDF among the servers on each CPU, global FP by rank inside each group, subgroups recursively ([`crate::hcbs`]) | the reservation groups ([`Placement::groups`], [`Placement::reservations`]); every task in a group |
 //! | `federated` | federated scheduling [Li et al., ECRTS 2014, §3]: each heavy task greedy on its dedicated CPUs, light tasks by partitioned EDF ([`crate::federated`]) | required, domains of different sizes ([`Placement::domain_sizes`]) |
 //!
 //! Only `pfp-ts` runs split tasks: every other policy refuses a placement that splits one.
-//! `pfp-ts` relies on the engines' budgets ([`crate::Decisions::budget`]):
+//! `pfp-ts` and `hcbs` (its servers' budgets) rely on the engines' budgets ([`crate::Decisions::budget`]):
 //! [`needs_engine_budgets`] says so, for an engine that does not offer them yet.
 //!
 //! **Parallel (fork-join) tasks** [RTWS §III] ([`parallel_support`], [`PARALLEL`]): `rtws`
@@ -38,7 +39,7 @@
 //! global engine is a placement preference, not an assumption). The others refuse them:
 //! `pfp-ts` (budgets per job of a split task), the utility-accrual policies (their value
 //! densities, abort decisions and feasibility lists are per job of a task, assuming one job
-//! per task at a time).
+//! per task at a time), and `hcbs` (its servers charge one job per task and CPU).
 //! `federated` ([`crate::federated`]) takes them natively too: a heavy task's threads run in
 //! parallel on its dedicated CPUs, a light task's as jobs on its CPU.
 
@@ -49,6 +50,7 @@ use crate::federated::Federated;
 use crate::fpts::FpTs;
 use crate::global::GlobalJlfp;
 use crate::gua::{Gua, Variant as GuaVariant};
+use crate::hcbs::Hcbs;
 use crate::policy::{ParallelSupport, Policy};
 use crate::rtws::Rtws;
 use crate::sd::Sd;
@@ -78,6 +80,8 @@ pub const NAMES: &[&str] = &[
     "sd",
     // Parallel tasks: federated scheduling [Li et al., ECRTS 2014].
     "federated",
+    // Reservations: H-CBS servers per group and CPU [HCBS §3.2].
+    "hcbs",
 ];
 
 /// How each policy of [`NAMES`] schedules parallel (fork-join) tasks (module doc): the one
@@ -103,6 +107,7 @@ pub const PARALLEL: &[(&str, ParallelSupport)] = &[
     ("rtws", ParallelSupport::Native),
     ("sd", ParallelSupport::ThreadsAsJobs),
     ("federated", ParallelSupport::Native),
+    ("hcbs", ParallelSupport::Refused),
 ];
 
 /// How policy `name` schedules parallel tasks (`None`: no such policy).
@@ -133,14 +138,16 @@ pub fn parallel_policies() -> String {
 /// Whether policy `name` asks the engine for execution budgets ([`crate::Decisions::budget`]),
 /// so that an engine without them can refuse it rather than run it wrongly.
 pub fn needs_engine_budgets(name: &str) -> bool {
-    name == "pfp-ts"
+    matches!(name, "pfp-ts" | "hcbs")
 }
 
 /// Builds policy `name` for `tasks` on `cpus` CPUs. Partitioned (`pedf`, `pfp`),
 /// semi-partitioned (`pfp-ts`) and clustered (`cedf`) policies need a `placement`; global ones
 /// ignore it.
 ///
-/// Errors: [`PolicyError::UnknownPolicy`], [`PolicyError::InvalidPlatform`] (`cpus = 0` or
+/// `hcbs` needs the reservation groups ([`Placement::reservations`]).
+///
+/// Errors: [`PolicyError::UnknownPolicy`], [`PolicyError::Groups`] (`hcbs`), [`PolicyError::InvalidPlatform`] (`cpus = 0` or
 /// above [`MAX_CPUS`](schedlab_model::platform::MAX_CPUS)),
 /// [`PolicyError::MissingPlacement`], [`PolicyError::InvalidPlacement`].
 pub fn build(
@@ -214,6 +221,7 @@ pub fn build(
         "rtws" => Box::new(Rtws::new(shared, cpus)),
         "sd" => Box::new(Sd::new(shared, cpus)),
         "federated" => Box::new(Federated::new(shared, cpus, placed(false)?)?),
+        "hcbs" => Box::new(Hcbs::new(shared, cpus, placement.as_ref())?),
         _ => Box::new(Domains::new("cedf", cpus, n, placed(false)?, |k| {
             GlobalJlfp::gedf(shared.clone(), k)
         })?),
@@ -231,6 +239,7 @@ mod tests {
         for name in NAMES {
             let placement = match *name {
                 "cedf" => Some(Placement::new(vec![0, 1], 2)),
+                "hcbs" => Some(crate::testutil::one_group(2, 4)),
                 _ => Some(Placement::new(vec![0, 3], 1)),
             };
             let p = build(name, &tasks, 4, placement).unwrap();
@@ -247,6 +256,7 @@ mod tests {
         for name in NAMES {
             let placement = match *name {
                 "cedf" => Some(Placement::new(vec![0, 1], 2)),
+                "hcbs" => Some(crate::testutil::one_group(2, 4)),
                 _ => Some(Placement::new(vec![0, 3], 1)),
             };
             let p = build(name, &tasks, 4, placement).unwrap();

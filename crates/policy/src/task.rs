@@ -1,6 +1,7 @@
 //! What a policy knows about the tasks when it is built.
 
-use schedlab_model::{Duration, SplitPart, Task, Tuf};
+use schedlab_model::{Duration, GroupTree, SplitPart, Task, Tuf};
+use std::sync::Arc;
 
 /// Per-task parameters a policy may use.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,6 +79,10 @@ pub struct Placement {
     /// is whole, on its domain); an empty vector: no task is split. Only `pfp-ts` runs split
     /// tasks; the other policies refuse a placement that splits one.
     pub split: Vec<Vec<SplitPart>>,
+    /// The reservation groups resolved for the platform ([`GroupTree`], [HCBS §3.2]): the
+    /// servers and the tasks' groups of `hcbs` (which needs them and ignores the rest);
+    /// every other policy ignores them.
+    pub groups: Option<Arc<GroupTree>>,
 }
 
 impl Placement {
@@ -88,6 +93,7 @@ impl Placement {
             domain_size,
             domain_sizes: Vec::new(),
             split: Vec::new(),
+            groups: None,
         }
     }
 
@@ -100,6 +106,19 @@ impl Placement {
             domain_size: 1,
             domain_sizes: Vec::new(),
             split,
+            groups: None,
+        }
+    }
+
+    /// The reservation groups of `hcbs` for `tasks` tasks (no domains: every task in domain 0
+    /// of `domain_size` 0, which no other policy takes as a placement).
+    pub fn reservations(tree: Arc<GroupTree>, tasks: usize) -> Placement {
+        Placement {
+            domain_of_task: vec![0; tasks],
+            domain_size: 0,
+            domain_sizes: Vec::new(),
+            split: Vec::new(),
+            groups: Some(tree),
         }
     }
 

@@ -210,3 +210,20 @@ impl<P: Policy> Harness<P> {
         self.out.links.iter().map(|l| (l.cpu.0, l.job)).collect()
     }
 }
+
+/// The reservation groups of `hcbs`: `tasks` tasks in one group `g` (Q = P = 10) on all of
+/// `cpus` CPUs.
+pub(crate) fn one_group(tasks: usize, cpus: u32) -> crate::task::Placement {
+    use schedlab_model::{ReservationGroup, Task, TaskSet};
+    let ns = Duration::from_ns;
+    let list = (0..tasks)
+        .map(|_| {
+            let mut t = Task::implicit(ns(1), ns(10)).unwrap();
+            t.group = Some("g".into());
+            t
+        })
+        .collect();
+    let set = TaskSet::with_groups(list, vec![ReservationGroup::new("g", ns(10), ns(10))]).unwrap();
+    let tree = schedlab_model::GroupTree::new(&set, cpus).unwrap();
+    crate::task::Placement::reservations(std::sync::Arc::new(tree), tasks)
+}

@@ -54,6 +54,10 @@
 //! runs while the job is still on its CPU. Setting a budget records `budget-replenished`;
 //! clearing it, completion and abort remove it. A request for a job the engine does not hold
 //! is ignored.
+//! A policy's server events ([`schedlab_policy::Decisions::server`], reservation servers of
+//! `hcbs`) are recorded as `budget-replenished`, `budget-exhausted` or `budget-throttled` with
+//! `task` = `u32::MAX` and `seq` = the group; during `on_complete`/`on_abort` the
+//! [`Progress`] view still reports the finished job's executed time.
 //!
 //! # Aborts
 //! A policy's [`schedlab_policy::Decisions::abort`]s are applied after the links of the same
@@ -421,6 +425,10 @@ struct Waiting {
 
 struct TaskRt {
     next_seq: u64,
+    /// The last job it finished (completed or aborted) — its sequence number and executed
+    /// time — which [`View`] still reports during the policy's `on_complete`/`on_abort`
+    /// (sequential jobs only).
+    finished: Option<(u64, Duration)>,
     backlog: VecDeque<Waiting>,
     /// The current job, valid while `active` (kept in place between jobs so that handing
     /// over and retiring a job moves no record and reuses its `cpus_used` buffer).
@@ -456,7 +464,11 @@ impl Progress for View<'_> {
             .and_then(TaskRt::current)
         {
             Some(live) if live.rec.seq == job.seq => live.executed_at(job.strand, self.now),
-            _ => Duration::ZERO,
+            Some(_) => Duration::ZERO,
+            None => match self.tasks.get(job.task.0 as usize).and_then(|t| t.finished) {
+                Some((seq, executed)) if seq == job.seq && job.strand == 0 => executed,
+                _ => Duration::ZERO,
+            },
         }
     }
 }
@@ -514,6 +526,7 @@ impl<'a> Engine<'a> {
                 }
                 TaskRt {
                     next_seq: 0,
+                    finished: None,
                     backlog: VecDeque::new(),
                     live: Live {
                         rec: JobRecord::fresh(i as u32, 0, Time::ZERO, Time::ZERO, Vec::new()),
@@ -880,6 +893,7 @@ impl<'a> Engine<'a> {
             return;
         };
         rt.active = false;
+        rt.finished = (!rt.live.parallel).then_some((rt.live.rec.seq, rt.live.rec.executed));
         rt.acc.add(&rt.live.rec, self.horizon);
         if self.cfg.record_jobs {
             self.jobs.push(rt.live.rec.take());
@@ -1064,6 +1078,9 @@ impl<'a> Engine<'a> {
         for i in 0..self.out.budgets.len() {
             let req = self.out.budgets[i];
             self.set_budget(now, req.job, req.amount);
+        }
+        for i in 0..self.out.servers.len() {
+            self.server_event(now, self.out.servers[i]);
         }
         let m = self.running.len();
         for i in 0..self.out.links.len() {
@@ -1344,6 +1361,19 @@ impl<'a> Engine<'a> {
         let (t, seq) = (job.task.0, job.seq);
         self.emit(now, Kind::BudgetReplenished, cpu, t, seq, amount.as_ns());
         self.arm_budget(task);
+    }
+
+    /// Records a reservation server's event (`schedlab_policy::event`, "Server events"):
+    /// `task` = `u32::MAX`, `seq` = the group.
+    #[cold]
+    fn server_event(&mut self, now: Time, ev: schedlab_policy::ServerEvent) {
+        use schedlab_policy::ServerChange;
+        let kind = match ev.change {
+            ServerChange::Replenished => Kind::BudgetReplenished,
+            ServerChange::Exhausted => Kind::BudgetExhausted,
+            ServerChange::Throttled => Kind::BudgetThrottled,
+        };
+        self.emit(now, kind, ev.cpu.0, u32::MAX, u64::from(ev.group), ev.arg);
     }
 
     /// Queues the exhaustion of `task`'s budget if its job is running (superseding any queued

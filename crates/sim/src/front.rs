@@ -8,7 +8,8 @@
 use crate::config::{SimConfig, SimTask};
 use crate::engine::{simulate, SimResult};
 use crate::error::SimError;
-use schedlab_model::TaskSet;
+use schedlab_model::{GroupTree, TaskSet};
+use std::sync::Arc;
 use schedlab_policy::{build, Placement, PolicyError, PolicyTask};
 use schedlab_trace::Meta;
 use serde_json::{json, Value};
@@ -26,6 +27,58 @@ pub enum RunError {
     /// `ranks` does not have one entry per task.
     #[error("{0} priority ranks for {1} tasks")]
     Ranks(usize, usize),
+    /// The reservation groups do not fit the platform, or fail admission [HCBS Eq. 17].
+    #[error(transparent)]
+    Groups(#[from] schedlab_model::ModelError),
+    /// `hcbs` and a task outside every group.
+    #[error("task {task}{name}: no reservation group (field `group`); policy `hcbs` runs every task inside a group")]
+    Ungrouped {
+        /// The task's index.
+        task: usize,
+        /// ` (`name`)` if it has a name.
+        name: String,
+    },
+}
+
+/// Whether the set uses reservation groups (any group, or any task naming one).
+fn grouped(tasks: &TaskSet) -> bool {
+    !tasks.groups().is_empty() || tasks.iter().any(|t| t.group.is_some())
+}
+
+/// The note a front end prints (stderr) when policy `policy` runs a set with reservation
+/// groups and ignores them (every policy but `hcbs`), else `None`.
+pub fn groups_note(tasks: &TaskSet, policy: &str) -> Option<String> {
+    (grouped(tasks) && policy != "hcbs")
+        .then(|| format!("note: groups are ignored by policy {policy}; use --policy hcbs"))
+}
+
+/// The reservation groups for the run (docs/simulation.md, "Reservations"): a set with
+/// groups must fit the platform and pass admission [HCBS Eq. 17] under every policy; `hcbs`
+/// needs every task in a group and gets the resolved groups as its placement.
+fn reservations(
+    tasks: &TaskSet,
+    policy: &str,
+    cpus: u32,
+    placement: Option<Placement>,
+) -> Result<Option<Placement>, RunError> {
+    if !grouped(tasks) && policy != "hcbs" {
+        return Ok(placement);
+    }
+    let tree = GroupTree::new(tasks, cpus)?;
+    tree.check_admission()?;
+    if policy != "hcbs" {
+        return Ok(placement);
+    }
+    if let Some(task) = (0..tasks.len()).find(|&i| tree.group_of_task(i).is_none()) {
+        let name = tasks
+            .tasks()
+            .get(task)
+            .and_then(|t| t.name.as_deref())
+            .map(|n| format!(" (`{n}`)"))
+            .unwrap_or_default();
+        return Err(RunError::Ungrouped { task, name });
+    }
+    Ok(Some(Placement::reservations(Arc::new(tree), tasks.len())))
 }
 
 /// Simulates `tasks` under policy `policy` (see `schedlab_policy::NAMES`); `ranks[i]` is task
@@ -44,6 +97,7 @@ pub fn run(
     }
     // Before the policy is built: it allocates per-CPU state for `config.cpus` CPUs.
     config.validate()?;
+    let placement = reservations(tasks, policy, config.cpus, placement)?;
     let policy_tasks: Vec<PolicyTask> = tasks
         .iter()
         .zip(ranks)
@@ -52,8 +106,11 @@ pub fn run(
     // A task's home CPU (where its first release interrupt lands when release handlers run
     // on the jobs' CPUs): the first CPU of its partition or cluster.
     let home: Vec<Option<u32>> = match &placement {
-        Some(p) => p.domain_of_task.iter().map(|&d| p.first_cpu(d)).collect(),
-        None => tasks.iter().map(|t| t.cpu).collect(),
+        // `hcbs`'s groups place no task on a CPU.
+        Some(p) if p.groups.is_none() => {
+            p.domain_of_task.iter().map(|&d| p.first_cpu(d)).collect()
+        }
+        _ => tasks.iter().map(|t| t.cpu).collect(),
     };
     let split: Vec<Vec<(u32, u64)>> = placement.as_ref().map_or_else(Vec::new, |p| {
         p.split

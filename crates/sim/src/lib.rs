@@ -61,6 +61,6 @@ mod tests;
 pub use config::{Arrivals, ExecTime, SimConfig, SimTask};
 pub use engine::{simulate, SimResult};
 pub use error::SimError;
-pub use front::{jobs_csv, run, summary_json, RunError};
+pub use front::{groups_note, jobs_csv, run, summary_json, RunError};
 pub use metrics::{JobRecord, TaskMetrics, Totals};
 pub use overheads::{Charged, Interrupts, OverheadReport, Overheads};

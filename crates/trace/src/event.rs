@@ -32,9 +32,12 @@ pub enum Kind {
     DeadlineMiss = 8,
     /// The job was aborted.
     Abort = 9,
-    /// A budget was exhausted.
+    /// A budget was exhausted; `arg` = the budget that ran out (ns). A job's budget
+    /// (`task`/`seq` = the job), or a reservation server's (`task` = `u32::MAX`, `seq` = the
+    /// group's index, `cpu` = the server's CPU).
     BudgetExhausted = 10,
-    /// A budget was replenished; `arg` = the new budget (ns).
+    /// A budget was replenished; `arg` = the new budget (ns). A job's or a server's (as
+    /// [`Kind::BudgetExhausted`]).
     BudgetReplenished = 11,
     /// A message was sent (runtime, message passing); `arg` = message kind.
     MessageSend = 12,
@@ -97,6 +100,10 @@ pub enum Kind {
     /// `arg` (the victim) [RTWS §V, Rule E]; the thread's `switch-in` on `cpu` follows at the
     /// same instant.
     Steal = 35,
+    /// Reservation server (`task` = `u32::MAX`, `seq` = the group's index) on `cpu` is
+    /// throttled (its budget is exhausted: it may not run) until `arg` (ns), when it is
+    /// replenished (hard CBS, [HCBS §3.2]).
+    BudgetThrottled = 36,
 }
 
 /// A scheduler operation timed by an `op-begin` … `op-end` pair ([`Kind::OpBegin`]); named
@@ -156,7 +163,7 @@ impl Op {
 
 impl Kind {
     /// Every kind, in code order.
-    pub const ALL: [Kind; 35] = [
+    pub const ALL: [Kind; 36] = [
         Kind::Release,
         Kind::Link,
         Kind::SwitchIn,
@@ -192,6 +199,7 @@ impl Kind {
         Kind::Fork,
         Kind::Join,
         Kind::Steal,
+        Kind::BudgetThrottled,
     ];
     /// The kind with code `code`.
     pub fn from_code(code: u16) -> Option<Kind> {
@@ -235,6 +243,7 @@ impl Kind {
             Kind::Fork => "fork",
             Kind::Join => "join",
             Kind::Steal => "steal",
+            Kind::BudgetThrottled => "budget-throttled",
         }
     }
 }
