@@ -73,6 +73,8 @@ struct Linked {
     group: u32,
     /// What it had executed at the last settlement.
     base: Duration,
+    /// The executed time at which its engine budget runs out.
+    budget_end: Duration,
 }
 
 /// The `hcbs` policy (module doc).
@@ -245,6 +247,7 @@ impl Hcbs {
             let before = self.cpus[cpu].map(|l| l.key);
             let after = desired[cpu];
             if before == after.map(|(k, _)| k) {
+                self.refresh_budget(cpu, out);
                 continue;
             }
             if let Some(old) = before {
@@ -263,14 +266,15 @@ impl Hcbs {
                 }
                 Some((key, group)) => {
                     let job = key.job();
-                    let budget = self
-                        .chain(group, cpu as u32)
-                        .iter()
-                        .filter_map(|&s| self.servers.get(s as usize).map(|s| s.c))
-                        .min()
-                        .unwrap_or(Duration::ZERO);
+                    let budget = self.chain_budget(group, cpu as u32);
                     let base = ctx.progress.executed(job);
-                    self.cpus[cpu] = Some(Linked { key, group, base });
+                    let budget_end = base.checked_add(budget).unwrap_or(Duration::MAX);
+                    self.cpus[cpu] = Some(Linked {
+                        key,
+                        group,
+                        base,
+                        budget_end,
+                    });
                     if let Some(w) = self.where_.get_mut(key.task as usize) {
                         *w = Some(cpu as u32);
                     }
@@ -279,6 +283,31 @@ impl Hcbs {
                 }
             }
         }
+    }
+
+    /// The smallest remaining budget of the chain of group `g` on `cpu`.
+    fn chain_budget(&self, g: u32, cpu: u32) -> Duration {
+        self.chain(g, cpu)
+            .iter()
+            .filter_map(|&s| self.servers.get(s as usize).map(|s| s.c))
+            .min()
+            .unwrap_or(Duration::ZERO)
+    }
+
+    /// The job staying on `cpu` gets a new engine budget if its chain's smallest budget no
+    /// longer matches what is left of the one it has (a server of the chain was exhausted
+    /// and replenished at once, or the engine removed the budget at its exhaustion).
+    fn refresh_budget(&mut self, cpu: usize, out: &mut Decisions) {
+        let Some(mut l) = self.cpus.get(cpu).copied().flatten() else {
+            return;
+        };
+        let want = self.chain_budget(l.group, cpu as u32);
+        if l.budget_end.saturating_sub(l.base) == want && l.budget_end > l.base {
+            return;
+        }
+        l.budget_end = l.base.checked_add(want).unwrap_or(Duration::MAX);
+        self.cpus[cpu] = Some(l);
+        out.budget(l.key.job(), want);
     }
 
     /// `job` leaves the policy (completed or aborted).
