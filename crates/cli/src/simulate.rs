@@ -107,6 +107,10 @@ pub(crate) fn run_command(o: &Options) -> Result<()> {
     }
     let started = Instant::now();
     let (result, meta) = run(tasks, &o.policy, &ranks, placement, &config)?;
+    // After the groups' admission check in `run` (a refused set gets no note).
+    if let Some(note) = schedlab_sim::groups_note(tasks, &o.policy) {
+        eprintln!("{note}");
+    }
     let wall = started.elapsed().as_secs_f64();
 
     files.write(&meta, &result.trace, || jobs_csv(&result))?;

@@ -89,6 +89,10 @@ fn simulate_set(set: &PyTaskSet, cpus: u32, o: &SimOptions) -> Result<Simulated,
     let started = Instant::now();
     let (result, meta) =
         run(tasks, &o.policy, &ranks, placement, &config).map_err(|e| e.to_string())?;
+    // After the groups' admission check in `run` (a refused set gets no note).
+    if let Some(note) = schedlab_sim::groups_note(tasks, &o.policy) {
+        eprintln!("{note}");
+    }
     Ok(Simulated {
         result,
         meta,
