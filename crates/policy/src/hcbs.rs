@@ -243,9 +243,8 @@ impl Hcbs {
                 *p = true;
             }
         }
-        for cpu in 0..m {
+        for (cpu, &after) in desired.iter().enumerate() {
             let before = self.cpus[cpu].map(|l| l.key);
-            let after = desired[cpu];
             if before == after.map(|(k, _)| k) {
                 self.refresh_budget(cpu, out);
                 continue;

@@ -223,7 +223,12 @@ pub(crate) fn one_group(tasks: usize, cpus: u32) -> crate::task::Placement {
             t
         })
         .collect();
-    let set = TaskSet::with_groups(list, Vec::new(), vec![ReservationGroup::new("g", ns(10), ns(10))]).unwrap();
+    let set = TaskSet::with_groups(
+        list,
+        Vec::new(),
+        vec![ReservationGroup::new("g", ns(10), ns(10))],
+    )
+    .unwrap();
     let tree = schedlab_model::GroupTree::new(&set, cpus).unwrap();
     crate::task::Placement::reservations(std::sync::Arc::new(tree), tasks)
 }

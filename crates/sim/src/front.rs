@@ -9,10 +9,10 @@ use crate::config::{SimConfig, SimTask};
 use crate::engine::{simulate, SimResult};
 use crate::error::SimError;
 use schedlab_model::{GroupTree, TaskSet};
-use std::sync::Arc;
 use schedlab_policy::{build, Placement, PolicyError, PolicyTask};
 use schedlab_trace::Meta;
 use serde_json::{json, Value};
+use std::sync::Arc;
 
 /// Why a simulation could not run.
 #[derive(Debug, thiserror::Error)]
@@ -107,9 +107,7 @@ pub fn run(
     // on the jobs' CPUs): the first CPU of its partition or cluster.
     let home: Vec<Option<u32>> = match &placement {
         // `hcbs`'s groups place no task on a CPU.
-        Some(p) if p.groups.is_none() => {
-            p.domain_of_task.iter().map(|&d| p.first_cpu(d)).collect()
-        }
+        Some(p) if p.groups.is_none() => p.domain_of_task.iter().map(|&d| p.first_cpu(d)).collect(),
         _ => tasks.iter().map(|t| t.cpu).collect(),
     };
     let split: Vec<Vec<(u32, u64)>> = placement.as_ref().map_or_else(Vec::new, |p| {

@@ -115,7 +115,11 @@ fn one_group_throttling_and_replenishment_instants() {
             (15, "budget-replenished", 0, 0, 2),
         ]
     );
-    let done: Vec<_> = r.jobs.iter().map(|j| j.completion.map(|t| t.as_ns())).collect();
+    let done: Vec<_> = r
+        .jobs
+        .iter()
+        .map(|j| j.completion.map(|t| t.as_ns()))
+        .collect();
     assert_eq!(done, vec![Some(6), Some(16)]);
 }
 
@@ -236,7 +240,10 @@ fn refusals() {
 /// Each task's execution as merged intervals, whatever the CPU.
 fn coverage(trace: &[Event]) -> BTreeMap<u32, Vec<(u64, u64)>> {
     let mut out: BTreeMap<u32, Vec<(u64, u64)>> = BTreeMap::new();
-    let mut iv: Vec<(u32, u64, u64)> = intervals(trace).into_iter().map(|(_, t, s, e)| (t, s, e)).collect();
+    let mut iv: Vec<(u32, u64, u64)> = intervals(trace)
+        .into_iter()
+        .map(|(_, t, s, e)| (t, s, e))
+        .collect();
     iv.sort_unstable();
     for (t, s, e) in iv {
         let list = out.entry(t).or_default();
@@ -265,10 +272,15 @@ fn served(service: &[(u64, u64)], a: u64, b: u64) -> u64 {
 
 /// Flat groups on `m` CPUs, each with more never-finishing tasks than CPUs (backlogged from 0
 /// to the horizon), bandwidths that pass admission.
-fn backlogged() -> impl Strategy<Value = (TaskSet, u32, Vec<(u64, u64, Vec<u32>)>)> {
-    (1u32..=2, prop::collection::vec((1u64..=6, 2u64..=12), 1..=3)).prop_filter_map(
-        "admission",
-        |(m, raw)| {
+/// Each group's `(Q, P, its tasks)`.
+type Members = Vec<(u64, u64, Vec<u32>)>;
+
+fn backlogged() -> impl Strategy<Value = (TaskSet, u32, Members)> {
+    (
+        1u32..=2,
+        prop::collection::vec((1u64..=6, 2u64..=12), 1..=3),
+    )
+        .prop_filter_map("admission", |(m, raw)| {
             let mut groups: Vec<(String, u64, u64)> = Vec::new();
             let mut tasks: Vec<(u64, u64, String)> = Vec::new();
             for (i, &(q, p)) in raw.iter().enumerate() {
@@ -292,11 +304,12 @@ fn backlogged() -> impl Strategy<Value = (TaskSet, u32, Vec<(u64, u64, Vec<u32>)
             let info = groups
                 .iter()
                 .enumerate()
-                .map(|(i, (_, q, p))| (*q, *p, ((i * per) as u32..((i + 1) * per) as u32).collect()))
+                .map(|(i, (_, q, p))| {
+                    (*q, *p, ((i * per) as u32..((i + 1) * per) as u32).collect())
+                })
                 .collect();
             Some((set, m, info))
-        },
-    )
+        })
 }
 
 proptest! {

@@ -26,11 +26,16 @@ fn build(spec: &Spec) -> TaskSet {
     let mut groups = Vec::new();
     for (i, ((q, p, cpus), members)) in spec.iter().enumerate() {
         let name = format!("g{i}");
-        let mut g = ReservationGroup::new(name.clone(), Duration::from_ns(q * MS), Duration::from_ns(p * MS));
+        let mut g = ReservationGroup::new(
+            name.clone(),
+            Duration::from_ns(q * MS),
+            Duration::from_ns(p * MS),
+        );
         g.cpus = Some(cpus.clone());
         groups.push(g);
         for &(c, t) in members {
-            let mut task = Task::implicit(Duration::from_ns(c * MS), Duration::from_ns(t * MS)).unwrap();
+            let mut task =
+                Task::implicit(Duration::from_ns(c * MS), Duration::from_ns(t * MS)).unwrap();
             task.group = Some(name.clone());
             tasks.push(task);
         }
@@ -42,7 +47,9 @@ fn build(spec: &Spec) -> TaskSet {
 fn local_sufficient(spec: &Spec) -> bool {
     spec.iter().all(|((q, p, cpus), members)| {
         let z = Supply::new(q * MS, p * MS).unwrap();
-        cpus.len() == 1 && members.len() == 1 && members.iter().all(|&(c, t)| z.supply(t * MS) >= c * MS)
+        cpus.len() == 1
+            && members.len() == 1
+            && members.iter().all(|&(c, t)| z.supply(t * MS) >= c * MS)
     })
 }
 
@@ -54,7 +61,11 @@ fn accepted(_set: &TaskSet, spec: &Spec, _m: u32) -> bool {
 
 fn specs() -> impl Strategy<Value = (Spec, u32)> {
     (1u32..=2).prop_flat_map(|m| {
-        let group = (1u64..=6, 2u64..=12, prop::sample::subsequence((0..m).collect::<Vec<_>>(), 1..=m as usize))
+        let group = (
+            1u64..=6,
+            2u64..=12,
+            prop::sample::subsequence((0..m).collect::<Vec<_>>(), 1..=m as usize),
+        )
             .prop_map(|(q, p, cpus)| (q.min(p), p, cpus));
         let member = (1u64..=4, 5u64..=40);
         (

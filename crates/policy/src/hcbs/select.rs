@@ -100,7 +100,12 @@ impl Hcbs {
     }
 
     /// Fills `desired[cpu]` for the CPUs `held` (sorted) of holder `g` (`None`: the root).
-    pub(super) fn place(&self, g: Option<u32>, held: &[u32], desired: &mut [Option<(JobKey, u32)>]) {
+    pub(super) fn place(
+        &self,
+        g: Option<u32>,
+        held: &[u32],
+        desired: &mut [Option<(JobKey, u32)>],
+    ) {
         let children: &[u32] = match g {
             None => &self.roots,
             Some(g) => self.groups.get(g as usize).map_or(&[], |x| &x.children),

@@ -76,7 +76,8 @@ impl Server {
         }
         let fresh = self.d <= a || {
             let lhs = u128::from(self.c.as_ns()) * u128::from(self.period.as_ns());
-            let rhs = u128::from(self.d.saturating_since(a).as_ns()) * u128::from(self.budget.as_ns());
+            let rhs =
+                u128::from(self.d.saturating_since(a).as_ns()) * u128::from(self.budget.as_ns());
             lhs >= rhs
         };
         if fresh {
@@ -155,7 +156,10 @@ mod tests {
         assert_eq!(s.exhaust(t(2)), Exhausted::Until(t(5)));
         assert!(!s.activate(t(3)), "throttled: kept");
         s.replenish(t(5));
-        assert_eq!((s.c, s.d, s.eligible()), (Duration::from_ns(2), t(10), true));
+        assert_eq!(
+            (s.c, s.d, s.eligible()),
+            (Duration::from_ns(2), t(10), true)
+        );
         // Exhausted after its deadline: replenished at once, deadline not in the past.
         s.drain(Duration::from_ns(2));
         assert_eq!(s.exhaust(t(17)), Exhausted::Replenished);
