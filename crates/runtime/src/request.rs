@@ -21,7 +21,7 @@
 
 use crate::arch::taking;
 use crate::config::{Arch, RunConfig};
-use schedlab_model::{Duration, TaskSet};
+use schedlab_model::{Duration, GroupTree, TaskSet};
 
 /// The policy of a user-space architecture when none is named (Python's default; the CLI
 /// requires `--policy`).
@@ -72,7 +72,16 @@ pub struct RunPlan {
     config: RunConfig,
     placement_policy: String,
     heuristic: String,
+    notes: Vec<String>,
 }
+
+/// The architectures that run a task file's reservation groups [HCBS §3.2]; every other one
+/// ignores them (after the admission check, with a note: [`RunPlan::notes`]).
+pub const GROUP_ARCHS: [&str; 1] = ["linux-rt-groups"];
+
+/// The policy whose ranks the group architectures take: inside a group, global fixed
+/// priority (`--priorities dm|rm|given`).
+const GROUP_RANKS_POLICY: &str = "gfp";
 
 /// Default packing heuristic (as `schedlab simulate`).
 const DEFAULT_HEURISTIC: &str = "ffd";
@@ -147,16 +156,43 @@ impl RunRequest<'_> {
         config.threading = self.threading;
         config.resources = tasks.resources().to_vec();
         let pinned = tasks.iter().any(|t| t.cpu.is_some());
+        let runs_groups = GROUP_ARCHS.contains(&arch.name());
         let placement_policy = match arch.def().partitioned_with {
+            _ if runs_groups => GROUP_RANKS_POLICY.to_string(),
             Some(p) if self.partition.is_some() || pinned => p.to_string(),
             _ => policy,
         };
+        let mut notes = Vec::new();
+        if let Some(tree) = admitted_groups(tasks, config.m())? {
+            if runs_groups {
+                config.groups = Some(std::sync::Arc::new(tree));
+            } else {
+                notes.push(format!(
+                    "groups are ignored by --arch {}; use --arch {}",
+                    arch.name(),
+                    GROUP_ARCHS.join(" or ")
+                ));
+            }
+        }
         Ok(RunPlan {
             config,
             placement_policy,
             heuristic: self.partition.unwrap_or(DEFAULT_HEURISTIC).to_string(),
+            notes,
         })
     }
+}
+
+/// The set's reservation groups resolved for the run's `m` CPUs, if it has any; an error for
+/// a group CPU the run does not have, or a set failing admission (Σ Q/P > 1 on a CPU, or
+/// subgroups above their parent [HCBS Eq. 17]) — every architecture refuses such a set.
+fn admitted_groups(tasks: &TaskSet, m: u32) -> Result<Option<GroupTree>, String> {
+    if tasks.groups().is_empty() {
+        return Ok(None);
+    }
+    let tree = GroupTree::new(tasks, m).map_err(|e| format!("{e} (the run has {m} CPUs)"))?;
+    tree.check_admission().map_err(|e| e.to_string())?;
+    Ok(Some(tree))
 }
 
 impl RunPlan {
@@ -179,6 +215,12 @@ impl RunPlan {
     /// The run's policy.
     pub fn policy(&self) -> &str {
         &self.config.policy
+    }
+
+    /// What the front end should tell the user on standard error before the run (one line
+    /// each, `note: …`): reservation groups that the architecture ignores.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// The configuration, with the ranks and the placement computed for
