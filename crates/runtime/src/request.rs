@@ -190,7 +190,7 @@ fn admitted_groups(tasks: &TaskSet, m: u32) -> Result<Option<GroupTree>, String>
     if tasks.groups().is_empty() {
         return Ok(None);
     }
-    let tree = GroupTree::new(tasks, m).map_err(|e| format!("{e} (the run has {m} CPUs)"))?;
+    let tree = GroupTree::new(tasks, m).map_err(|e| e.to_string())?;
     tree.check_admission().map_err(|e| e.to_string())?;
     Ok(Some(tree))
 }
@@ -334,5 +334,92 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    /// Two groups on 2 CPUs: `a` 3/10 and `b` (`b_budget`)/10 ms, one task in each.
+    fn grouped(b_budget: u64, b_cpus: Option<Vec<u32>>) -> TaskSet {
+        use schedlab_model::ReservationGroup;
+        let ms = |x| Duration::from_ms(x).unwrap();
+        let mut t0 = Task::implicit(ms(1), ms(10)).unwrap();
+        t0.group = Some("a".into());
+        let mut t1 = Task::implicit(ms(1), ms(20)).unwrap();
+        t1.group = Some("b".into());
+        let a = ReservationGroup::new("a", ms(3), ms(10));
+        let mut b = ReservationGroup::new("b", ms(b_budget), ms(10));
+        b.cpus = b_cpus;
+        TaskSet::with_groups(vec![t0, t1], Vec::new(), vec![a, b]).unwrap()
+    }
+
+    fn request_for(arch: &str) -> RunRequest<'static> {
+        RunRequest {
+            cpus: vec![0, 1],
+            arch: Arch::named(arch, "ticket").unwrap(),
+            policy: (!Arch::named(arch, "ticket").unwrap().is_kernel()).then_some("gfp"),
+            default_policy: None,
+            partition: None,
+            duration: Duration::from_ms(100).unwrap(),
+            dedicated_irq_cpu: false,
+            dl_cpuset: false,
+            dl_margin: Duration::ZERO,
+            allow_non_rt: true,
+            release_spin: Duration::ZERO,
+            dsp_poll: true,
+            inline_completion: true,
+            background_load: None,
+            abort_late: false,
+            threading: Default::default(),
+        }
+    }
+
+    /// Admission [HCBS Eq. 17] is checked for every architecture: 3/10 + 8/10 > 1 on both
+    /// CPUs is refused, naming the CPU and the rule; so is a group CPU the run lacks.
+    #[test]
+    fn every_architecture_refuses_groups_failing_admission() {
+        let over = grouped(8, None);
+        let beyond = grouped(2, Some(vec![2]));
+        for arch in crate::arch::names() {
+            let e = request_for(arch).plan(&over).unwrap_err();
+            assert!(
+                e.contains("CPU 0") && e.contains("[HCBS Eq. 17]"),
+                "{arch}: {e}"
+            );
+            let e = request_for(arch).plan(&beyond).unwrap_err();
+            assert!(
+                e.contains("group `b`") && e.contains("CPU 2 does not exist"),
+                "{arch}: {e}"
+            );
+        }
+    }
+
+    /// An admitted set: `linux-rt-groups` gets the resolved groups and G-FP ranks; every other
+    /// architecture runs without them and says so once.
+    #[test]
+    fn groups_go_to_the_group_architectures_and_are_noted_elsewhere() {
+        let ok = grouped(7, None);
+        let plan = request_for("linux-rt-groups").plan(&ok).unwrap();
+        assert!(plan.notes().is_empty());
+        assert_eq!(plan.placement_policy(), "gfp");
+        let config = plan.finish(vec![0, 1], None);
+        let tree = config.groups.unwrap();
+        assert_eq!(tree.groups().len(), 2);
+        assert_eq!(tree.group_of_task(1), Some(1));
+        for arch in ["linux-deadline", "linux-fifo", "global-lock"] {
+            let plan = request_for(arch).plan(&ok).unwrap();
+            assert_eq!(
+                plan.notes(),
+                [format!(
+                    "groups are ignored by --arch {arch}; use --arch linux-rt-groups"
+                )]
+            );
+            assert!(plan.finish(vec![0, 1], None).groups.is_none());
+        }
+        // A set without groups: no note anywhere.
+        let ms = |x| Duration::from_ms(x).unwrap();
+        let plain = TaskSet::new(vec![Task::implicit(ms(1), ms(10)).unwrap()]).unwrap();
+        assert!(request_for("linux-fifo")
+            .plan(&plain)
+            .unwrap()
+            .notes()
+            .is_empty());
     }
 }

@@ -44,6 +44,14 @@ use std::path::{Path, PathBuf};
 /// Prefix of the run directories this module creates (followed by the creating process's pid).
 pub const PREFIX: &str = "schedlab-";
 
+/// How long the run directory's runtime write is retried while the kernel refuses it
+/// (EINVAL): the bandwidth of a cgroup removed just before is released asynchronously.
+const RELEASE_WAIT_MS: u64 = 1000;
+
+fn is_einval(r: &Result<(), MechError>) -> bool {
+    matches!(r, Err(MechError::Os { errno, .. }) if *errno == libc::EINVAL)
+}
+
 /// Longest part of a group's name kept in its directory name.
 const NAME_CHARS: usize = 48;
 
@@ -416,8 +424,18 @@ impl RtCgroups {
         write(&dir.join("cpu.rt_period_us"), &period_us.to_string())
             .map_err(|e| refused("cpu.rt_period_us", period_us, e))?;
         let text = runtime_us.map_or_else(|| "-1".to_string(), |r| r.to_string());
-        write(&dir.join("cpu.rt_runtime_us"), &text)
-            .map_err(|e| refused("cpu.rt_runtime_us", runtime_us.unwrap_or(0), e))
+        let file = dir.join("cpu.rt_runtime_us");
+        let mut result = write(&file, &text);
+        // The run directory competes with the root's other children, and a cgroup removed
+        // just before (the previous run's) keeps its bandwidth until the kernel takes it
+        // offline, asynchronously after the rmdir (measured here: under 50 ms): retry.
+        let mut waited_ms = 0;
+        while group.is_none() && waited_ms < RELEASE_WAIT_MS && is_einval(&result) {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            waited_ms += 10;
+            result = write(&file, &text);
+        }
+        result.map_err(|e| refused("cpu.rt_runtime_us", runtime_us.unwrap_or(0), e))
     }
 
     /// Moves thread `tid` into group `group`'s cgroup.
