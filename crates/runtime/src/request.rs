@@ -98,6 +98,9 @@ impl RunRequest<'_> {
     /// with `-` for `_`.
     pub fn plan(&self, tasks: &TaskSet) -> Result<RunPlan, String> {
         let arch = self.arch;
+        // First: a set failing admission is refused whatever else is asked.
+        let m = u32::try_from(self.cpus.len()).unwrap_or(u32::MAX);
+        let groups = admitted_groups(tasks, m)?;
         let policy = match (self.policy, arch.is_kernel()) {
             (Some(p), false) => p.to_string(),
             (None, false) => match crate::arch::own_policy(arch.name()).or(self.default_policy) {
@@ -163,7 +166,7 @@ impl RunRequest<'_> {
             _ => policy,
         };
         let mut notes = Vec::new();
-        if let Some(tree) = admitted_groups(tasks, config.m())? {
+        if let Some(tree) = groups {
             if runs_groups {
                 config.groups = Some(std::sync::Arc::new(tree));
             } else {
