@@ -212,13 +212,21 @@ fn an_overrunning_group_does_not_make_another_group_miss() {
         let r = run_set(&set, arch, cpu, hog).unwrap();
         assert!(r.real_time, "{:?}", r.warnings);
         let b = r.per_task.iter().find(|m| m.task == 1).unwrap();
+        // The CPU time group a got in the 1 s (its share under throttling: 4/20).
+        let a_cpu: u64 = r
+            .jobs
+            .iter()
+            .filter(|j| j.task == 0)
+            .map(|j| j.executed.as_ns())
+            .sum();
         println!(
-            "{arch:<16} a {}: b {} jobs, {} misses, max response {:?}; a {} misses",
+            "{arch:<16} a {}: b {} jobs, {} misses, max response {:?}; a {} misses, {:.1} ms of CPU",
             if hog { "hogs" } else { "normal" },
             b.jobs,
             b.misses,
             b.max_response,
-            misses(&r, 0)
+            misses(&r, 0),
+            a_cpu as f64 / 1e6
         );
         b_misses.push(b.misses);
     }

@@ -292,21 +292,23 @@ fn load_warnings(run: &Run<'_>, tree: &GroupTree, warnings: &mut Vec<String>) {
 /// A refused cgroup set-up as an error naming the group and the kernel's rule.
 fn explain(tree: &GroupTree, e: SetupError) -> RuntimeError {
     let order = tree.top_down();
-    let SetupError::Refused {
-        group,
-        file,
-        value,
-        error,
-        share,
-    } = e
-    else {
-        let SetupError::Mech(m) = e else {
-            return RuntimeError::invalid("groups", "the RT group cgroups could not be set up");
-        };
-        return RuntimeError::Mech(m);
+    let (group, file, value, error, share) = match e {
+        SetupError::Mech(m) => return RuntimeError::Mech(m),
+        SetupError::Refused {
+            group,
+            file,
+            value,
+            error,
+            share,
+        } => (group, file, value, error, share),
     };
     let Some(g) = group.and_then(|k| order.get(k)).map(|&g| g as usize) else {
-        return RuntimeError::Mech(error);
+        return RuntimeError::invalid(
+            "groups",
+            format!(
+                "the run's own cgroup could not get cpu.rt_runtime_us = {value}, what the root's RT bandwidth has left after its other cgroups (another linux-rt-groups run holding it? see the directories of the cpu hierarchy's root): {error}"
+            ),
+        );
     };
     let grp = &tree.groups()[g];
     let einval = matches!(&error, MechError::Os { errno, .. } if *errno == libc::EINVAL);
