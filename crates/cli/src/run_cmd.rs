@@ -1,5 +1,6 @@
 //! `schedlab run FILE --cpus M [--cpu-list 0-1] --policy P --arch A (the runtime's registry:
-//! partitioned, semi-partitioned, global-lock, concurrent, message-passing, work-stealing, linux-deadline, linux-fifo)
+//! partitioned, semi-partitioned, global-lock, concurrent, message-passing, work-stealing, linux-deadline, linux-fifo,
+//! linux-rt-groups)
 //! [--lock ticket|mcs|mutex] [--abort-late]
 //! [--dedicated-irq-cpu] [--dl-margin 500us] --duration 10s [--priorities dm|rm|given]
 //! [--partition H] [--cluster-size K] [--release-spin 20us] [--trace F] [--jobs-csv F] [--gantt F]
@@ -9,7 +10,9 @@
 //! fields; on the CPUs that run jobs — all but the DSP / the interrupt CPU); the JSON and CSV
 //! are the simulator's, with the runtime's fields added. The kernel baselines take no
 //! `--policy`; `linux-fifo` is partitioned when `--partition` is given or the file pins its
-//! tasks, global otherwise.
+//! tasks, global otherwise. A file with reservation groups is refused when it fails their
+//! admission [HCBS Eq. 17]; `linux-rt-groups` runs the groups, the other architectures ignore
+//! them with a note on standard error.
 
 use crate::output::outln;
 use crate::run_files::RunFiles;
@@ -240,6 +243,9 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
         )?),
     };
     let plan = request.plan(tasks).map_err(|e| anyhow!(e))?;
+    for note in plan.notes() {
+        eprintln!("note: {note}");
+    }
     let priorities: Priorities = a.priorities.into();
     let inputs = policy_inputs(
         plan.placement_policy(),

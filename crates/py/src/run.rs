@@ -163,6 +163,9 @@ pub(crate) fn run<'py>(
         })?,
     };
     let plan = request.plan(tasks).map_err(|e| err(python_names(&e)))?;
+    for note in plan.notes() {
+        eprintln!("note: {}", python_names(note));
+    }
     let inputs = policy_inputs(
         plan.placement_policy(),
         tasks,

@@ -5,7 +5,7 @@
 pub use crate::arch::Arch;
 use crate::error::RuntimeError;
 use schedlab_model::extensions::CriticalSection;
-use schedlab_model::{Duration, ParallelStructure, Task, Tuf};
+use schedlab_model::{Duration, GroupTree, ParallelStructure, Task, Tuf};
 use schedlab_policy::Placement;
 use std::sync::Arc;
 
@@ -340,6 +340,10 @@ pub struct RunConfig {
     /// Which threads execute the jobs [ChronOS §3.3] (user-space architectures only; the
     /// kernel baselines' tasks are their own threads): see [`Threading`].
     pub threading: Threading,
+    /// The set's reservation groups [HCBS §3.2] resolved for the run's CPUs (logical), their
+    /// admission checked (`crate::request::RunRequest::plan`); `None`: the set has none, or
+    /// the architecture ignores them. Run by `linux-rt-groups`.
+    pub groups: Option<Arc<GroupTree>>,
 }
 
 /// A threading model [ChronOS §3.3]: which thread executes a job.
@@ -410,6 +414,7 @@ impl RunConfig {
             abort_late: false,
             resources: Vec::new(),
             threading: Threading::PerTask,
+            groups: None,
         }
     }
 

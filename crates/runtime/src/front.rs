@@ -76,7 +76,8 @@ pub fn run_taskset_with(
 /// The JSON summary of `schedlab run --format json`: the simulator's fields plus `arch`, the
 /// architecture's own fields (`crate::arch::ArchDef::fields`: `lock` and
 /// `dedicated_irq_cpu` for global-lock; `dsp_cpu`, `dsp_poll` and `inline_completion` for
-/// message-passing; `dl_margin_ns` and `dl_cpuset` for linux-deadline), `cpu_list`,
+/// message-passing; `dl_margin_ns` and `dl_cpuset` for linux-deadline; `rt_groups` and
+/// `rt_runtime_share` for linux-rt-groups), `cpu_list`,
 /// `background_load_bytes`, `overheads` (see [`schedlab_trace::overheads`]), `real_time`,
 /// `interrupted`, `dropped_events`, `tsc`, `tick_hz`, `invariant` (architectures of global
 /// scheduling — global-lock, and message-passing on the DSP's view —: fraction of the run

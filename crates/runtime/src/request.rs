@@ -21,7 +21,7 @@
 
 use crate::arch::taking;
 use crate::config::{Arch, RunConfig};
-use schedlab_model::{Duration, TaskSet};
+use schedlab_model::{Duration, GroupTree, TaskSet};
 
 /// The policy of a user-space architecture when none is named (Python's default; the CLI
 /// requires `--policy`).
@@ -72,7 +72,16 @@ pub struct RunPlan {
     config: RunConfig,
     placement_policy: String,
     heuristic: String,
+    notes: Vec<String>,
 }
+
+/// The architectures that run a task file's reservation groups [HCBS §3.2]; every other one
+/// ignores them (after the admission check, with a note: [`RunPlan::notes`]).
+pub const GROUP_ARCHS: [&str; 1] = ["linux-rt-groups"];
+
+/// The policy whose ranks the group architectures take: inside a group, global fixed
+/// priority (`--priorities dm|rm|given`).
+const GROUP_RANKS_POLICY: &str = "gfp";
 
 /// Default packing heuristic (as `schedlab simulate`).
 const DEFAULT_HEURISTIC: &str = "ffd";
@@ -89,6 +98,9 @@ impl RunRequest<'_> {
     /// with `-` for `_`.
     pub fn plan(&self, tasks: &TaskSet) -> Result<RunPlan, String> {
         let arch = self.arch;
+        // First: a set failing admission is refused whatever else is asked.
+        let m = u32::try_from(self.cpus.len()).unwrap_or(u32::MAX);
+        let groups = admitted_groups(tasks, m)?;
         let policy = match (self.policy, arch.is_kernel()) {
             (Some(p), false) => p.to_string(),
             (None, false) => match crate::arch::own_policy(arch.name()).or(self.default_policy) {
@@ -147,16 +159,43 @@ impl RunRequest<'_> {
         config.threading = self.threading;
         config.resources = tasks.resources().to_vec();
         let pinned = tasks.iter().any(|t| t.cpu.is_some());
+        let runs_groups = GROUP_ARCHS.contains(&arch.name());
         let placement_policy = match arch.def().partitioned_with {
+            _ if runs_groups => GROUP_RANKS_POLICY.to_string(),
             Some(p) if self.partition.is_some() || pinned => p.to_string(),
             _ => policy,
         };
+        let mut notes = Vec::new();
+        if let Some(tree) = groups {
+            if runs_groups {
+                config.groups = Some(std::sync::Arc::new(tree));
+            } else {
+                notes.push(format!(
+                    "groups are ignored by --arch {}; use --arch {}",
+                    arch.name(),
+                    GROUP_ARCHS.join(" or ")
+                ));
+            }
+        }
         Ok(RunPlan {
             config,
             placement_policy,
             heuristic: self.partition.unwrap_or(DEFAULT_HEURISTIC).to_string(),
+            notes,
         })
     }
+}
+
+/// The set's reservation groups resolved for the run's `m` CPUs, if it has any; an error for
+/// a group CPU the run does not have, or a set failing admission (Σ Q/P > 1 on a CPU, or
+/// subgroups above their parent [HCBS Eq. 17]) — every architecture refuses such a set.
+fn admitted_groups(tasks: &TaskSet, m: u32) -> Result<Option<GroupTree>, String> {
+    if tasks.groups().is_empty() {
+        return Ok(None);
+    }
+    let tree = GroupTree::new(tasks, m).map_err(|e| e.to_string())?;
+    tree.check_admission().map_err(|e| e.to_string())?;
+    Ok(Some(tree))
 }
 
 impl RunPlan {
@@ -179,6 +218,12 @@ impl RunPlan {
     /// The run's policy.
     pub fn policy(&self) -> &str {
         &self.config.policy
+    }
+
+    /// What the front end should tell the user on standard error before the run (one line
+    /// each, `note: …`): reservation groups that the architecture ignores.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// The configuration, with the ranks and the placement computed for
@@ -292,5 +337,92 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    /// Two groups on 2 CPUs: `a` 3/10 and `b` (`b_budget`)/10 ms, one task in each.
+    fn grouped(b_budget: u64, b_cpus: Option<Vec<u32>>) -> TaskSet {
+        use schedlab_model::ReservationGroup;
+        let ms = |x| Duration::from_ms(x).unwrap();
+        let mut t0 = Task::implicit(ms(1), ms(10)).unwrap();
+        t0.group = Some("a".into());
+        let mut t1 = Task::implicit(ms(1), ms(20)).unwrap();
+        t1.group = Some("b".into());
+        let a = ReservationGroup::new("a", ms(3), ms(10));
+        let mut b = ReservationGroup::new("b", ms(b_budget), ms(10));
+        b.cpus = b_cpus;
+        TaskSet::with_groups(vec![t0, t1], Vec::new(), vec![a, b]).unwrap()
+    }
+
+    fn request_for(arch: &str) -> RunRequest<'static> {
+        RunRequest {
+            cpus: vec![0, 1],
+            arch: Arch::named(arch, "ticket").unwrap(),
+            policy: (!Arch::named(arch, "ticket").unwrap().is_kernel()).then_some("gfp"),
+            default_policy: None,
+            partition: None,
+            duration: Duration::from_ms(100).unwrap(),
+            dedicated_irq_cpu: false,
+            dl_cpuset: false,
+            dl_margin: Duration::ZERO,
+            allow_non_rt: true,
+            release_spin: Duration::ZERO,
+            dsp_poll: true,
+            inline_completion: true,
+            background_load: None,
+            abort_late: false,
+            threading: Default::default(),
+        }
+    }
+
+    /// Admission [HCBS Eq. 17] is checked for every architecture: 3/10 + 8/10 > 1 on both
+    /// CPUs is refused, naming the CPU and the rule; so is a group CPU the run lacks.
+    #[test]
+    fn every_architecture_refuses_groups_failing_admission() {
+        let over = grouped(8, None);
+        let beyond = grouped(2, Some(vec![2]));
+        for arch in crate::arch::names() {
+            let e = request_for(arch).plan(&over).unwrap_err();
+            assert!(
+                e.contains("CPU 0") && e.contains("[HCBS Eq. 17]"),
+                "{arch}: {e}"
+            );
+            let e = request_for(arch).plan(&beyond).unwrap_err();
+            assert!(
+                e.contains("group `b`") && e.contains("CPU 2 does not exist"),
+                "{arch}: {e}"
+            );
+        }
+    }
+
+    /// An admitted set: `linux-rt-groups` gets the resolved groups and G-FP ranks; every other
+    /// architecture runs without them and says so once.
+    #[test]
+    fn groups_go_to_the_group_architectures_and_are_noted_elsewhere() {
+        let ok = grouped(7, None);
+        let plan = request_for("linux-rt-groups").plan(&ok).unwrap();
+        assert!(plan.notes().is_empty());
+        assert_eq!(plan.placement_policy(), "gfp");
+        let config = plan.finish(vec![0, 1], None);
+        let tree = config.groups.unwrap();
+        assert_eq!(tree.groups().len(), 2);
+        assert_eq!(tree.group_of_task(1), Some(1));
+        for arch in ["linux-deadline", "linux-fifo", "global-lock"] {
+            let plan = request_for(arch).plan(&ok).unwrap();
+            assert_eq!(
+                plan.notes(),
+                [format!(
+                    "groups are ignored by --arch {arch}; use --arch linux-rt-groups"
+                )]
+            );
+            assert!(plan.finish(vec![0, 1], None).groups.is_none());
+        }
+        // A set without groups: no note anywhere.
+        let ms = |x| Duration::from_ms(x).unwrap();
+        let plain = TaskSet::new(vec![Task::implicit(ms(1), ms(10)).unwrap()]).unwrap();
+        assert!(request_for("linux-fifo")
+            .plan(&plain)
+            .unwrap()
+            .notes()
+            .is_empty());
     }
 }

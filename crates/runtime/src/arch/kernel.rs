@@ -23,6 +23,7 @@ pub(crate) use fork_join::{check_parallel, slot_demand, slots};
 
 use crate::arch::{Cx, Harvest, Run};
 use crate::config::{run_custom, Body, JobCtx, RtTask};
+use crate::error::RuntimeError;
 use crate::mech::burn::{burn, WorkingSet};
 use crate::mech::clock::{monotonic_ns, thread_cputime_ns};
 use crate::mech::sched::{self, Class};
@@ -95,13 +96,25 @@ pub(crate) fn task_threads(
     placement: Option<&[u32]>,
 ) -> Vec<TaskThread> {
     let cpus = &run.config.cpus;
-    let capacity = fork_join::slot_capacities(run);
-    let mut out = Vec::new();
-    for (i, (t, classes)) in run.tasks.iter().zip(classes).enumerate() {
-        let affinity = match placement.and_then(|p| p.get(i)) {
+    let affinities = (0..run.n())
+        .map(|i| match placement.and_then(|p| p.get(i)) {
             Some(&c) => vec![cpus.get(c as usize).copied().unwrap_or(0)],
             None => cpus.clone(),
-        };
+        })
+        .collect();
+    task_threads_on(run, classes, affinities)
+}
+
+/// [`task_threads`] with each task's threads on the physical CPUs `affinities[i]` (a
+/// reservation group's CPUs, `linux-rt-groups`).
+pub(crate) fn task_threads_on(
+    run: &Run<'_>,
+    classes: Vec<Vec<ThreadClass>>,
+    affinities: Vec<Vec<u32>>,
+) -> Vec<TaskThread> {
+    let capacity = fork_join::slot_capacities(run);
+    let mut out = Vec::new();
+    for (i, ((t, classes), affinity)) in run.tasks.iter().zip(classes).zip(affinities).enumerate() {
         let jobs = run.jobs.get(i).copied().unwrap_or(0).saturating_add(1);
         let fj = t.parallel.as_ref().map(|p| Arc::new(ForkJoin::new(p)));
         for (k, class) in classes.into_iter().enumerate() {
@@ -127,6 +140,29 @@ pub(crate) fn task_threads(
         }
     }
     out
+}
+
+/// The SCHED_FIFO class of each task's threads from the run's ranks (rank 0 = highest):
+/// priority `98 − rank` (the watchdog runs at 99), every slot thread of a parallel task at its
+/// task's priority; `arch` names the baseline in the error of a rank beyond 97.
+pub(crate) fn fifo_classes(
+    run: &Run<'_>,
+    arch: &str,
+) -> Result<Vec<Vec<ThreadClass>>, RuntimeError> {
+    let mut classes = Vec::with_capacity(run.n());
+    for ((i, &rank), t) in run.config.ranks.iter().enumerate().zip(run.tasks) {
+        let prio = 98u32.checked_sub(rank).filter(|&p| p >= 1).ok_or_else(|| {
+            RuntimeError::InvalidTask {
+                task: i,
+                field: "priority",
+                message: format!(
+                    "has rank {rank}: {arch} maps ranks 0..=97 to SCHED_FIFO priorities 98..=1"
+                ),
+            }
+        })?;
+        classes.push(vec![ThreadClass::Fifo(prio as u8); slots(t)]);
+    }
+    Ok(classes)
 }
 
 /// The thread's name.

@@ -26,7 +26,7 @@
 //! task's threads never preempt one another; those of a region run in parallel on
 //! different CPUs when CPUs are free.
 
-use crate::arch::kernel::{self, TaskThread, ThreadClass};
+use crate::arch::kernel::{self, TaskThread};
 use crate::arch::{Architecture, ArchDef, Cx, Harvest, Jobs, RtLoad, Run, Setup};
 use crate::error::RuntimeError;
 use crate::state::Threads;
@@ -66,21 +66,8 @@ impl Architecture for LinuxFifo {
     fn prepare(run: &Run<'_>, _warnings: &mut Vec<String>) -> Result<Setup<Self>, RuntimeError> {
         kernel::check_parallel(run)?;
         let placement = run.cpu_placement()?;
-        let mut classes = Vec::with_capacity(run.n());
-        for ((i, &rank), t) in run.config.ranks.iter().enumerate().zip(run.tasks) {
-            let prio = 98u32
-                .checked_sub(rank)
-                .filter(|&p| p >= 1)
-                .ok_or_else(|| RuntimeError::InvalidTask {
-                    task: i,
-                    field: "priority",
-                    message: format!(
-                        "has rank {rank}: linux-fifo maps ranks 0..=97 to SCHED_FIFO priorities 98..=1"
-                    ),
-                })?;
-            // Every slot thread of a parallel task at its task's priority.
-            classes.push(vec![ThreadClass::Fifo(prio as u8); kernel::slots(t)]);
-        }
+        // Every slot thread of a parallel task at its task's priority.
+        let classes = kernel::fifo_classes(run, DEF.name)?;
         Ok(Setup {
             arch: LinuxFifo,
             workers: kernel::task_threads(run, classes, placement),

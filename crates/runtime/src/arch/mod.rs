@@ -54,7 +54,8 @@
 //! enacting only its own link, `crate::state`),
 //! [`message_passing`], [`work_stealing`] (RTWS: a global EDF queue behind the run's lock,
 //! per-CPU priority queues of deques behind short per-CPU locks, per-CPU dispatchers that
-//! steal), [`linux_deadline`], [`linux_fifo`]. Each file opens with its
+//! steal), [`linux_deadline`], [`linux_fifo`], [`linux_rt_groups`] (reservation groups as
+//! cgroups with RT bandwidth). Each file opens with its
 //! *Protocol*: who owns each field, what protects it, the numbered dispatch and preemption
 //! steps. Parallel (fork-join) tasks run as the engines' strands (`crate::state`'s strands,
 //! one job thread per slot, `crate::job::ctl_of`) under the architectures whose
@@ -125,6 +126,7 @@ registry! {
     work_stealing,
     linux_deadline,
     linux_fifo,
+    linux_rt_groups,
 }
 
 /// How the skeleton warns about the kernel's real-time throttling ([`crate::throttle`]).

@@ -15,6 +15,8 @@
 //! - [`signals`]: SIGINT/SIGTERM capture for the duration of a run.
 //! - [`cpuset`]: a root domain of their own for the run's CPUs (cgroup-v1 cpuset), so
 //!   `linux-deadline` can run on a subset of the machine's CPUs.
+//! - [`rt_cgroup`]: real-time group scheduling (cgroup-v1 `cpu.rt_runtime_us` /
+//!   `cpu.rt_period_us`) for the groups of a run, undone afterwards (`linux-rt-groups`).
 
 pub mod burn;
 pub mod clock;
@@ -22,6 +24,7 @@ pub mod cpuset;
 pub mod futex;
 pub mod lock;
 pub mod preempt;
+pub mod rt_cgroup;
 pub mod sched;
 pub mod signals;
 

@@ -555,6 +555,10 @@ mod tests {
             ),
             ("linux-fifo", arch::linux_fifo::LinuxFifo::RESOURCES),
             (
+                "linux-rt-groups",
+                arch::linux_rt_groups::LinuxRtGroups::RESOURCES,
+            ),
+            (
                 "work-stealing",
                 arch::work_stealing::WorkStealing::RESOURCES,
             ),
