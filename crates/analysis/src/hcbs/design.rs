@@ -25,11 +25,13 @@ use super::group_test::passes;
 use super::nesting::{children_fit, Nesting};
 use super::supply::Server;
 use crate::error::AnalysisError;
+use crate::json::result_json;
 use crate::reservations::Reservations;
 use crate::system::{Priorities, System};
 use crate::verdict::Verdict;
 use schedlab_model::exact::{cmp_sum, Frac};
 use schedlab_model::{Duration, GroupTree, ModelError, ReservationGroup, TaskSet};
+use serde_json::{json, Value};
 use std::cmp::Ordering;
 
 /// Why no design can be made for a set (bad requests, not "no budget works").
@@ -82,6 +84,47 @@ impl Design {
     /// Whether every group has a budget and the proposed set passes admission [Eq. 17].
     pub fn admitted(&self) -> bool {
         self.proposed.is_some() && self.overloads.is_empty()
+    }
+
+    /// Whether `hcbs-gfp` accepts the proposed set (every group has a budget, admission holds).
+    pub fn schedulable(&self) -> bool {
+        self.verdict.as_ref().is_some_and(Verdict::is_schedulable)
+    }
+
+    /// `{"groups": [{"name", "period_ns", "given_budget_ns", "budget_ns" (null: none works),
+    /// "alpha", "alpha_exact", "delta_ns" (null with budget_ns), "reason"}], "admission":
+    /// {"passes", "overloads"} (null unless every group has a budget), "schedulable",
+    /// "verdict" (the `hcbs-gfp` result object on the proposed set, or null)}`.
+    pub fn to_json(&self) -> Value {
+        let groups: Vec<Value> = self
+            .groups
+            .iter()
+            .map(|g| {
+                let server = g.budget_ns.map(|q| Server {
+                    budget: q,
+                    period: g.period_ns,
+                });
+                json!({
+                    "name": g.name,
+                    "period_ns": g.period_ns,
+                    "given_budget_ns": g.given_budget_ns,
+                    "budget_ns": g.budget_ns,
+                    "alpha": server.map(|s| s.budget as f64 / s.period.max(1) as f64),
+                    "alpha_exact": server.map(|s| format!("{}/{}", s.budget, s.period)),
+                    "delta_ns": server.map(|s| u64::try_from(s.delay()).unwrap_or(u64::MAX)),
+                    "reason": g.reason,
+                })
+            })
+            .collect();
+        let admission = self.proposed.as_ref().map(|_| {
+            json!({"passes": self.overloads.is_empty(), "overloads": self.overloads})
+        });
+        json!({
+            "groups": groups,
+            "admission": admission,
+            "schedulable": self.schedulable(),
+            "verdict": self.verdict.as_ref().map(|v| result_json("hcbs-gfp", v)),
+        })
     }
 }
 
