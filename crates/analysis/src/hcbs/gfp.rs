@@ -47,10 +47,11 @@ impl SchedTest for HcbsGfp {
             name: "hcbs-gfp".into(),
             family: FAMILY,
             kind: Kind::Sufficient,
-            citation: "L. Abeni, A. Balsini, T. Cucinotta, \"Container-based real-time scheduling \
-                       in the Linux kernel\" [HCBS] §3.3: exact supply Eq. 4, workload Eq. 11-12, \
-                       interference Eq. 13 (Bini, Buttazzo, Bertogna, RTCSA 2009), test Eq. 14-15, \
-                       admission Eq. 17; Eq. 16 as printed is a misprint (Ī = L0 + min(Lm, W/m))",
+            citation: "F. Checconi, T. Cucinotta, D. Faggioli, G. Lipari, \"Hierarchical \
+                       Multiprocessor CPU Reservations for the Linux Kernel\" [HCBS] §3.3: exact \
+                       supply Eq. 4, workload Eq. 11-12, interference Eq. 13 (Bini, Buttazzo, \
+                       Bertogna, RTCSA 2009), test Eq. 14-15, admission Eq. 17; Eq. 16 as printed \
+                       is a misprint (Ī = L0 + min(Lm, W/m))",
             assumptions: "sporadic tasks with constrained deadlines, every task in a reservation \
                           group (budget Q, period P per CPU, hard CBS under per-CPU EDF); global \
                           preemptive fixed priorities inside each group; subgroups EDF-scheduled \

@@ -87,4 +87,103 @@ impl GroupResult {
             "response_bounds_ns": bounds,
         })
     }
+
+    /// The report from its [`GroupResult::to_json`] object (Python's pickling and
+    /// `Result(groups=…)`); `alpha`, `alpha_exact` and `delta_ns` are recomputed from `Q`, `P`.
+    /// `Err` names the field.
+    pub fn from_json(v: &Value) -> Result<GroupResult, String> {
+        let field = |k: &str| v.get(k).ok_or_else(|| format!("groups: missing `{k}`"));
+        let uint = |k: &str| {
+            field(k)?
+                .as_u64()
+                .ok_or_else(|| format!("groups: `{k}` must be a non-negative integer"))
+        };
+        let text = |k: &str| -> Result<Option<String>, String> {
+            match v.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(format!("groups: `{k}` must be a string or null")),
+            }
+        };
+        let cpus = field("cpus")?
+            .as_array()
+            .ok_or("groups: `cpus` must be a list")?
+            .iter()
+            .map(|c| {
+                c.as_u64()
+                    .and_then(|c| u32::try_from(c).ok())
+                    .ok_or_else(|| "groups: `cpus` must hold CPU numbers".to_string())
+            })
+            .collect::<Result<Vec<u32>, String>>()?;
+        let mut response_bounds = Vec::new();
+        let bounds = field("response_bounds_ns")?
+            .as_array()
+            .ok_or("groups: `response_bounds_ns` must be a list")?;
+        for b in bounds {
+            let task = b
+                .get("task")
+                .and_then(Value::as_u64)
+                .and_then(|t| usize::try_from(t).ok())
+                .ok_or("groups: a bound needs `task` (an index)")?;
+            let name = b.get("name").and_then(Value::as_str).map(str::to_string);
+            let bound_ns = match b.get("bound_ns") {
+                None | Some(Value::Null) => None,
+                Some(x) => Some(x.as_u64().ok_or("groups: `bound_ns` must be ns or null")?),
+            };
+            response_bounds.push(TaskBound {
+                task,
+                name,
+                bound_ns,
+            });
+        }
+        Ok(GroupResult {
+            name: text("name")?.ok_or("groups: `name` must be a string")?,
+            budget_ns: uint("budget_ns")?,
+            period_ns: uint("period_ns")?,
+            cpus,
+            parent: text("parent")?,
+            schedulable: field("schedulable")?
+                .as_bool()
+                .ok_or("groups: `schedulable` must be a bool")?,
+            reason: text("reason")?,
+            response_bounds,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_round_trips_and_eq8_is_reported() {
+        let g = GroupResult {
+            name: "video".into(),
+            budget_ns: 2_000_000,
+            period_ns: 5_000_000,
+            cpus: vec![0, 1],
+            parent: None,
+            schedulable: false,
+            reason: Some("why".into()),
+            response_bounds: vec![
+                TaskBound {
+                    task: 3,
+                    name: Some("decode".into()),
+                    bound_ns: Some(7),
+                },
+                TaskBound {
+                    task: 4,
+                    name: None,
+                    bound_ns: None,
+                },
+            ],
+        };
+        let v = g.to_json();
+        assert_eq!(v["alpha"], 0.4);
+        assert_eq!(v["alpha_exact"], "2000000/5000000");
+        assert_eq!(v["delta_ns"], 6_000_000);
+        assert_eq!(GroupResult::from_json(&v), Ok(g));
+        let e = GroupResult::from_json(&serde_json::json!({"name": "x"})).err();
+        assert!(e.unwrap_or_default().contains("groups: missing"));
+    }
 }
