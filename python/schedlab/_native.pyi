@@ -25,6 +25,7 @@ __all__ = [
     "analyze",
     "analyze_many",
     "catalogue",
+    "design_reservations",
     "charge_overheads",
     "generate",
     "utilizations",

@@ -63,7 +63,13 @@ pub(crate) fn run(opts: &Options) -> Result<()> {
 fn table(file: &str, cpus: u32, d: &Design) -> String {
     let ns = Duration::from_ns;
     let mut out = format!("{file}: smallest budgets for hcbs-gfp on m = {cpus}\n");
-    let width = d.groups.iter().map(|g| g.name.len()).max().unwrap_or(5).max(5);
+    let width = d
+        .groups
+        .iter()
+        .map(|g| g.name.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
     out += &format!(
         "  {:<width$}  {:>10}  {:>10}  {:>10}  {:>8}\n",
         "group", "period", "given Q", "proposed Q", "alpha"

@@ -72,11 +72,19 @@ fn analyze_json_has_the_groups() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|b| (b["name"].as_str().unwrap().to_string(), b["bound_ns"].as_u64().unwrap()))
+        .map(|b| {
+            (
+                b["name"].as_str().unwrap().to_string(),
+                b["bound_ns"].as_u64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         bounds,
-        vec![("t0".to_string(), 5_000_000), ("t1".to_string(), 11_000_000)]
+        vec![
+            ("t0".to_string(), 5_000_000),
+            ("t1".to_string(), 11_000_000)
+        ]
     );
     assert_eq!(
         r["response_time_bounds_ns"],
@@ -91,7 +99,10 @@ fn an_overload_is_a_verdict_with_exit_status_zero() {
     assert_eq!(r["status"], "not-shown");
     assert_eq!(r["schedulable"], false);
     let reason = r["reason"].as_str().unwrap();
-    assert!(reason.contains("Eq. 17") && reason.contains("CPU 0"), "{reason}");
+    assert!(
+        reason.contains("Eq. 17") && reason.contains("CPU 0"),
+        "{reason}"
+    );
     let groups = r["groups"].as_array().unwrap();
     assert_eq!(groups.len(), 2);
     assert_eq!(groups[0]["alpha_exact"], "3000000/5000000");
@@ -99,16 +110,21 @@ fn an_overload_is_a_verdict_with_exit_status_zero() {
     assert!(groups.iter().all(|g| g["schedulable"] == false));
     // The table says the same, one line per group.
     let table = stdout(&schedlab(&["analyze", &path, "--test", "hcbs-gfp"]));
-    assert!(table.contains("group `a`") && table.contains("group `b`"), "{table}");
+    assert!(
+        table.contains("group `a`") && table.contains("group `b`"),
+        "{table}"
+    );
     assert!(table.contains("[HCBS Eq. 17]"), "{table}");
 }
 
 #[test]
 fn other_tests_have_no_groups_key_and_sets_without_groups_are_not_applicable() {
-    let path = file("plain.json", r#"{"tasks": [{"wcet": "1ms", "period": "10ms"}]}"#);
+    let path = file(
+        "plain.json",
+        r#"{"tasks": [{"wcet": "1ms", "period": "10ms"}]}"#,
+    );
     let out = stdout(&schedlab(&[
-        "analyze", &path, "--cpus", "2", "--test", "hcbs-gfp", "--test", "gedf", "--format",
-        "json",
+        "analyze", &path, "--cpus", "2", "--test", "hcbs-gfp", "--test", "gedf", "--format", "json",
     ]));
     let line: Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(line["results"][0]["status"], "not-applicable");
@@ -146,9 +162,15 @@ fn design_proposes_the_smallest_budgets() {
     let table = stdout(&schedlab(&["design", "reservations", &path, "--cpus", "2"]));
     assert!(table.contains("2ms") && table.contains("passes"), "{table}");
     // The example of docs/cli.md runs.
-    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/hcbs-groups.toml");
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/hcbs-groups.toml"
+    );
     let table = stdout(&schedlab(&["design", "reservations", example]));
-    assert!(table.contains("control") && table.contains("schedulable"), "{table}");
+    assert!(
+        table.contains("control") && table.contains("schedulable"),
+        "{table}"
+    );
 }
 
 #[test]
@@ -166,9 +188,15 @@ fn design_says_when_no_budget_works() {
     assert_eq!(d["admission"], Value::Null);
     assert_eq!(d["schedulable"], false);
     let table = stdout(&schedlab(&["design", "reservations", &path, "--cpus", "1"]));
-    assert!(table.contains("none") && table.contains("no budget Q ≤ P"), "{table}");
+    assert!(
+        table.contains("none") && table.contains("no budget Q ≤ P"),
+        "{table}"
+    );
     // A set without groups is an error.
-    let plain = file("nogroups.json", r#"{"tasks": [{"wcet": "1ms", "period": "10ms"}]}"#);
+    let plain = file(
+        "nogroups.json",
+        r#"{"tasks": [{"wcet": "1ms", "period": "10ms"}]}"#,
+    );
     let o = schedlab(&["design", "reservations", &plain, "--cpus", "1"]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("no reservation groups"));

@@ -116,9 +116,10 @@ impl Design {
                 })
             })
             .collect();
-        let admission = self.proposed.as_ref().map(|_| {
-            json!({"passes": self.overloads.is_empty(), "overloads": self.overloads})
-        });
+        let admission = self
+            .proposed
+            .as_ref()
+            .map(|_| json!({"passes": self.overloads.is_empty(), "overloads": self.overloads}));
         json!({
             "groups": groups,
             "admission": admission,
@@ -258,18 +259,23 @@ fn children_inside(
     server: Server,
     kids: &[(u32, Server)],
 ) -> Result<(), String> {
+    let mut checked: Vec<Vec<Server>> = Vec::new();
     for &cpu in cpus {
         let here: Vec<Server> = kids
             .iter()
             .filter(|(c, _)| tree.groups()[*c as usize].has_cpu(cpu))
             .map(|(_, s)| *s)
             .collect();
+        // CPUs with the same subgroups give the same answer (the parent's server is the same).
+        if checked.contains(&here) {
+            continue;
+        }
         let sum = || here.iter().map(|s| Frac::ratio(s.budget, s.period));
         if cmp_sum(sum, Frac::ratio(server.budget, server.period)) == Ordering::Greater {
             return Err(format!("its subgroups need more bandwidth on CPU {cpu}"));
         }
         match children_fit(server, &here) {
-            Nesting::Fits => {}
+            Nesting::Fits => checked.push(here),
             Nesting::Overflows { t, .. } => {
                 return Err(format!(
                     "its subgroups' servers are not EDF-schedulable inside it on CPU {cpu} (window {t} ns)"

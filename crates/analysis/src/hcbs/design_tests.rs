@@ -32,7 +32,10 @@ fn no_budget_works_and_admission_is_reported() {
     );
     let d = design_reservations(&s, 1, Priorities::Dm).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(d.groups[0].budget_ns, None);
-    assert!(d.groups[0].reason.as_deref().is_some_and(|r| r.contains("Q = P")));
+    assert!(d.groups[0]
+        .reason
+        .as_deref()
+        .is_some_and(|r| r.contains("Q = P")));
     assert!(!d.admitted() && d.proposed.is_none());
     // Two groups that each need 3/5 of every CPU: proposed, but Eq. 17 fails.
     let s = set(
@@ -59,9 +62,11 @@ fn parents_are_designed_after_their_subgroups() {
     let q: Vec<Option<u64>> = d.groups.iter().map(|g| g.budget_ns).collect();
     assert!(q.iter().all(Option::is_some), "{:?}", d.groups);
     assert_eq!(d.verdict.map(|v| v.status), Some(Status::Schedulable));
-    let bare = TaskSet::new(vec![
-        Task::implicit(Duration::from_ns(1), Duration::from_ns(5)).unwrap_or_else(|e| panic!("{e}"))
-    ])
+    let bare = TaskSet::new(vec![Task::implicit(
+        Duration::from_ns(1),
+        Duration::from_ns(5),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))])
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         design_reservations(&bare, 1, Priorities::Dm).err(),

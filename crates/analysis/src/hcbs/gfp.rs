@@ -113,7 +113,10 @@ pub(crate) fn evaluate(sys: &System, res: &Reservations) -> Verdict {
         analyse_group(sys, tree, g as usize, &mut states);
     }
     let groups = reports(res, &states, None);
-    let failed = states.iter().filter_map(State::reason).any(|(_, limit)| !limit);
+    let failed = states
+        .iter()
+        .filter_map(State::reason)
+        .any(|(_, limit)| !limit);
     overall(sys, groups, &overloads, failed)
 }
 
@@ -166,7 +169,13 @@ fn analyse_group(sys: &System, tree: &GroupTree, g: usize, states: &mut [State])
     };
     if let Some(p) = group.parent.map(|p| p as usize) {
         let inherited = states.get(p).and_then(|s| s.supply.clone()).map(|(r, l)| {
-            (format!("the supply of its parent `{}` is not guaranteed: {r}", tree.groups()[p].name), l)
+            (
+                format!(
+                    "the supply of its parent `{}` is not guaranteed: {r}",
+                    tree.groups()[p].name
+                ),
+                l,
+            )
         });
         if let (Some(reason), Some(s)) = (inherited, states.get_mut(g)) {
             s.supply.get_or_insert(reason);
@@ -241,10 +250,7 @@ fn nest_children(tree: &GroupTree, g: usize, server: Server, st: &mut [State]) {
         if kids.is_empty() || overloaded || seen.contains(&kids) {
             continue;
         }
-        let servers: Vec<Server> = kids
-            .iter()
-            .map(|&c| server_of(tree, c as usize))
-            .collect();
+        let servers: Vec<Server> = kids.iter().map(|&c| server_of(tree, c as usize)).collect();
         let (reason, gave_up) = match children_fit(server, &servers) {
             Nesting::Fits => {
                 seen.push(kids);

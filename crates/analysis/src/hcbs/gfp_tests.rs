@@ -47,7 +47,11 @@ fn run(sys: &System) -> Verdict {
 
 fn bounds(v: &Verdict, g: usize) -> Vec<Option<u64>> {
     let groups = v.groups.as_ref().unwrap_or_else(|| panic!("no groups"));
-    groups[g].response_bounds.iter().map(|b| b.bound_ns).collect()
+    groups[g]
+        .response_bounds
+        .iter()
+        .map(|b| b.bound_ns)
+        .collect()
 }
 
 #[test]
@@ -65,7 +69,10 @@ fn hand_checked_group_is_accepted_with_its_bounds() {
         Some(vec![Duration::from_ns(5), Duration::from_ns(11)])
     );
     let g = &v.groups.as_ref().unwrap_or_else(|| panic!())[0];
-    assert_eq!((g.alpha_exact(), g.delta_ns(), g.alpha()), ("4/5".into(), 2, 0.8));
+    assert_eq!(
+        (g.alpha_exact(), g.delta_ns(), g.alpha()),
+        ("4/5".into(), 2, 0.8)
+    );
     assert!(g.schedulable);
 }
 
@@ -88,7 +95,10 @@ fn hand_checked_edge_and_rejection() {
     assert_eq!(v.status, Status::NotShown);
     assert_eq!(bounds(&v, 0), vec![Some(10), None]);
     let reason = v.reason.unwrap_or_default();
-    assert!(reason.contains("task 1") && reason.contains("Eq. 14"), "{reason}");
+    assert!(
+        reason.contains("task 1") && reason.contains("Eq. 14"),
+        "{reason}"
+    );
     let starved = system(
         vec![task(2, 10, 10, "a"), task(3, 20, 20, "a")],
         vec![group("a", 1, 5, None)],
@@ -110,11 +120,16 @@ fn admission_failure_is_a_verdict_and_every_group_is_reported() {
     let v = run(&sys);
     assert_eq!(v.status, Status::NotShown);
     let reason = v.reason.clone().unwrap_or_default();
-    assert!(reason.contains("Eq. 17") && reason.contains("CPU 0"), "{reason}");
+    assert!(
+        reason.contains("Eq. 17") && reason.contains("CPU 0"),
+        "{reason}"
+    );
     let groups = v.groups.unwrap_or_default();
     assert_eq!(groups.len(), 2);
     assert!(groups.iter().all(|g| !g.schedulable && g.reason.is_some()));
-    assert!(groups.iter().all(|g| g.response_bounds[0].bound_ns.is_none()));
+    assert!(groups
+        .iter()
+        .all(|g| g.response_bounds[0].bound_ns.is_none()));
     assert_eq!(groups[1].alpha_exact(), "3/5");
     assert_eq!(groups[1].delta_ns(), 4);
 }
@@ -150,7 +165,11 @@ fn a_group_off_the_overloaded_cpu_is_still_analysed() {
 fn not_applicable_sets_still_report_their_groups() {
     let mut loose = task(1, 10, 10, "a");
     loose.group = None;
-    let sys = system(vec![task(1, 10, 10, "a"), loose], vec![group("a", 3, 5, None)], 2);
+    let sys = system(
+        vec![task(1, 10, 10, "a"), loose],
+        vec![group("a", 3, 5, None)],
+        2,
+    );
     let v = run(&sys);
     assert_eq!(v.status, Status::NotApplicable);
     assert!(v.reason.unwrap_or_default().contains("task 1"));
@@ -196,7 +215,10 @@ fn subgroups_fit_inside_their_parent_or_not() {
     let v = run(&tight);
     assert_eq!(v.status, Status::NotShown);
     let reason = v.reason.unwrap_or_default();
-    assert!(reason.contains("EDF-schedulable") && reason.contains("10 ns"), "{reason}");
+    assert!(
+        reason.contains("EDF-schedulable") && reason.contains("10 ns"),
+        "{reason}"
+    );
     let groups = v.groups.unwrap_or_default();
     assert!(groups.iter().all(|g| !g.schedulable));
     // Tasks directly in a group with subgroups: not shown, named.
@@ -314,6 +336,9 @@ proptest! {
 fn reservations_are_dropped_by_sub_systems() {
     let sys = system(vec![task(1, 10, 10, "a")], vec![group("a", 3, 5, None)], 2);
     assert!(sys.reservations().is_some());
-    assert!(sys.with_cpus(1).map(|s| s.reservations().is_none()).unwrap_or(false));
+    assert!(sys
+        .with_cpus(1)
+        .map(|s| s.reservations().is_none())
+        .unwrap_or(false));
     let _ = Arc::strong_count(&Arc::new(0));
 }

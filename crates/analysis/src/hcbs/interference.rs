@@ -81,8 +81,7 @@ impl Interference {
     /// Compares the exact bound with the integer `x`.
     pub fn cmp_int(self, x: u128) -> Ordering {
         let parts = self.parts.max(1);
-        (self.whole.saturating_mul(parts).saturating_add(self.rest))
-            .cmp(&x.saturating_mul(parts))
+        (self.whole.saturating_mul(parts).saturating_add(self.rest)).cmp(&x.saturating_mul(parts))
     }
 
     /// Compares two bounds exactly (cross-multiplied; `parts ≤ MAX_CPUS`, so no overflow for

@@ -75,7 +75,11 @@ fn eq13_and_corrected_eq16_by_hand() {
         lens[0] = l0;
         lens[m as usize] = lm;
         let eq13 = interference(&lens, w);
-        assert_eq!(eq13.cmp_exact(eq16), Ordering::Equal, "Eq. 13 vs its reduction");
+        assert_eq!(
+            eq13.cmp_exact(eq16),
+            Ordering::Equal,
+            "Eq. 13 vs its reduction"
+        );
     }
     assert_eq!(interference_equal(4, 6, 2, 5).ceil(), 7);
     assert_eq!(interference_equal(4, 6, 2, 6).ceil(), 7);
