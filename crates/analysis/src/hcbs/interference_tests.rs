@@ -50,10 +50,13 @@ fn eq15_lengths_by_hand() {
     assert_eq!(lengths(10, &[]), vec![10]);
 }
 
+/// `(W, L_0, L_m, m, (whole, rest, parts))`.
+type Row = (u128, u64, u64, u32, (u128, u128, u128));
+
 /// (W, L_0, L_m, m) → Ī = whole + rest/parts, by hand, for equal servers.
 #[test]
 fn eq13_and_corrected_eq16_by_hand() {
-    let table: [(u128, u64, u64, u32, (u128, u128, u128)); 9] = [
+    let table: [Row; 9] = [
         // m = 2, D = 10, Z = 6: L_0 = 4, L_2 = 6.
         (0, 4, 6, 2, (4, 0, 2)),   // no workload: only the blackout
         (5, 4, 6, 2, (4, 5, 2)),   // 4 + 5/2 = 6.5
