@@ -16,7 +16,9 @@ True
 
 from ._native import Error, JobContext, __version__
 from .taskset import Task, TaskSet, load, parse
-from .analysis import Result, analyze, analyze_many, charge_overheads, tests
+from .analysis import (
+    Result, analyze, analyze_many, charge_overheads, design_reservations, tests,
+)
 from .generate import generate, utilizations
 from .simulation import simulate, simulate_many
 from .runtime import run
@@ -24,6 +26,6 @@ from . import experiment
 
 __all__ = [
     "Error", "__version__", "Task", "TaskSet", "load", "parse", "Result", "analyze",
-    "analyze_many", "charge_overheads", "tests", "generate", "utilizations", "simulate",
+    "analyze_many", "charge_overheads", "design_reservations", "tests", "generate", "utilizations", "simulate",
     "simulate_many", "run", "JobContext", "experiment",
 ]

@@ -25,6 +25,7 @@ __all__ = [
     "analyze",
     "analyze_many",
     "catalogue",
+    "design_reservations",
     "charge_overheads",
     "generate",
     "utilizations",
@@ -250,6 +251,7 @@ class Result:
         k: Optional[int] = None,
         guaranteed_tasks: Optional[Sequence[int]] = None,
         utility_fraction: Optional[Mapping[str, Optional[float]]] = None,
+        groups: Optional[Sequence[Mapping[str, Any]]] = None,
     ) -> Self: ...
     @property
     def test(self) -> str: ...
@@ -281,6 +283,8 @@ class Result:
     def guaranteed_tasks(self) -> Optional[List[int]]: ...
     @property
     def utility_fraction(self) -> Optional[Dict[str, Optional[float]]]: ...
+    @property
+    def groups(self) -> Optional[List[Dict[str, Any]]]: ...
     def to_dict(self) -> Dict[str, Any]: ...
     def __eq__(self, other: object, /) -> bool: ...
 
@@ -369,6 +373,11 @@ def analyze_many(
     granularity: Optional[_Duration] = None,
 ) -> List[List[Result]]: ...
 def catalogue() -> List[Dict[str, Any]]: ...
+def design_reservations(
+    taskset: _TaskSetLike,
+    cpus: Optional[int] = None,
+    priorities: str = "dm",
+) -> Dict[str, Any]: ...
 def charge_overheads(
     taskset: _TaskSetLike,
     cpus: Optional[int] = None,

@@ -4,7 +4,8 @@
 is released while the tests run, and ``analyze_many`` spreads its task sets over every core.
 With ``overheads=`` and ``arch=`` they run the tests on the set charged with an architecture's
 overheads, as ``schedlab analyze --overheads`` does; ``charge_overheads`` is
-``schedlab overheads charge``.
+``schedlab overheads charge``. ``design_reservations`` is ``schedlab design reservations``:
+the smallest budget per reservation group that ``hcbs-gfp`` accepts.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from . import _native
-from ._native import Result, analyze, analyze_many, charge_overheads
+from ._native import Result, analyze, analyze_many, charge_overheads, design_reservations
 
 
 def tests() -> List[Dict[str, Any]]:
@@ -20,4 +21,6 @@ def tests() -> List[Dict[str, Any]]:
     return _native.catalogue()
 
 
-__all__ = ["Result", "analyze", "analyze_many", "charge_overheads", "tests"]
+__all__ = [
+    "Result", "analyze", "analyze_many", "charge_overheads", "design_reservations", "tests",
+]

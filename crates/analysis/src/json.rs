@@ -32,7 +32,8 @@ pub fn tardiness_as_requested(mut v: Verdict, tardiness: bool, n: usize) -> Verd
 /// `"split_tasks"` (`[{"task", "parts": [{"cpu", "budget_ns", "kind"}]}]`, execution order)
 /// when a semi-partitioned test placed the tasks, and `"k"`, `"guaranteed_tasks"` (densest
 /// first) and `"utility_fraction"` (`{"k_over_n", "value_weighted"}`) from a utility accrual
-/// bound (`gnphvdf-uab`).
+/// bound (`gnphvdf-uab`), and `"groups"` from a reservation-group test (`hcbs-gfp`, see
+/// [`crate::hcbs::report::GroupResult::to_json`]).
 pub fn result_json(test: &str, v: &Verdict) -> Value {
     let mut out = json!({
         "test": test,
@@ -58,6 +59,10 @@ pub fn result_json(test: &str, v: &Verdict) -> Value {
             Value::from(b.guaranteed_tasks.clone()),
         );
         map.insert("utility_fraction".into(), b.fraction_json());
+    }
+    if let (Some(groups), Value::Object(map)) = (&v.groups, &mut out) {
+        let groups: Vec<Value> = groups.iter().map(|g| g.to_json()).collect();
+        map.insert("groups".into(), Value::from(groups));
     }
     out
 }

@@ -31,6 +31,7 @@ pub mod param;
 pub mod partitioned;
 pub mod placement;
 pub mod registry;
+pub mod reservations;
 pub mod semi;
 pub mod soft;
 pub mod system;

@@ -10,6 +10,7 @@
 //!
 //! Bounds are per task, in task-index order, rounded up to whole nanoseconds.
 
+use crate::hcbs::report::GroupResult;
 use crate::overheads::context::BinAccounting;
 use crate::semi::split::SemiAssignment;
 use crate::ua::UtilityBound;
@@ -69,6 +70,8 @@ pub struct Verdict {
     pub semi: Option<SemiAssignment>,
     /// Utility accrual bounds (`gnphvdf-uab`): the guaranteed tasks and utility fractions.
     pub utility_bound: Option<UtilityBound>,
+    /// Reservation-group tests (`hcbs-gfp`): one report per group, in file order.
+    pub groups: Option<Vec<GroupResult>>,
 }
 
 impl Verdict {
@@ -82,6 +85,7 @@ impl Verdict {
             accounting: None,
             semi: None,
             utility_bound: None,
+            groups: None,
         }
     }
     /// Schedulable, no bounds.
@@ -153,6 +157,11 @@ impl Verdict {
     /// Adds a utility accrual bound (`k`, guaranteed tasks, fractions).
     pub fn with_utility_bound(mut self, bound: UtilityBound) -> Verdict {
         self.utility_bound = Some(bound);
+        self
+    }
+    /// Adds the per-group reports of a reservation-group test.
+    pub fn with_groups(mut self, groups: Vec<GroupResult>) -> Verdict {
+        self.groups = Some(groups);
         self
     }
     /// `status == Schedulable`.

@@ -7,6 +7,7 @@ mod analyze;
 mod bench_cmd;
 mod bench_sim;
 mod curves_cmd;
+mod design_cmd;
 mod experiment;
 mod gen_cmd;
 mod measure_cmd;
@@ -286,11 +287,39 @@ enum Command {
     },
     /// Run an experiment file (sweeps, resumable) or re-plot one: see docs/experiments.md.
     Experiment(experiment::ExperimentArgs),
+    /// Design parameters: `design reservations` proposes the smallest budget per group.
+    Design {
+        #[command(subcommand)]
+        what: DesignCommand,
+    },
     /// List every test with its citation, assumptions and complexity.
     Tests {
         /// Output format.
         #[arg(long, value_enum, default_value = "table")]
         format: OutputFormat,
+    },
+}
+
+#[derive(Subcommand)]
+enum DesignCommand {
+    /// For each reservation group and its period P, the smallest budget Q (integer ns) with
+    /// which hcbs-gfp accepts the group; and whether the proposed set passes admission
+    /// [HCBS Eq. 17].
+    Reservations {
+        /// Task-set file (.json/.toml) with `groups`.
+        file: PathBuf,
+        /// Number of CPUs (overrides the file's platform.cpus).
+        #[arg(long)]
+        cpus: Option<u32>,
+        /// Priority assignment inside the groups.
+        #[arg(long, value_enum, default_value = "dm")]
+        priorities: PriorityArg,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: OutputFormat,
+        /// Same as --format json.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -412,6 +441,24 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 ExitCode::FAILURE
             })
+        }
+        Command::Design {
+            what:
+                DesignCommand::Reservations {
+                    file,
+                    cpus,
+                    priorities,
+                    format,
+                    json,
+                },
+        } => {
+            design_cmd::run(&design_cmd::Options {
+                path: file,
+                cpus,
+                priorities: priorities.into(),
+                json: json || matches!(format, OutputFormat::Json),
+            })?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Gen {
             tasks,

@@ -67,6 +67,8 @@ struct ResultJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     assignment: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    groups: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     guaranteed_tasks: Option<&'a [usize]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     k: Option<usize>,
@@ -90,6 +92,9 @@ impl<'a> ResultJson<'a> {
             accounting: v.accounting.as_ref().map(|a| a.to_json()),
             applicable: v.is_applicable(),
             assignment: v.semi.as_ref().map(|s| s.method),
+            groups: v.groups.as_ref().map(|g| {
+                serde_json::Value::from(g.iter().map(|g| g.to_json()).collect::<Vec<_>>())
+            }),
             guaranteed_tasks: v.utility_bound.as_ref().map(|b| &b.guaranteed_tasks[..]),
             k: v.utility_bound.as_ref().map(|b| b.k),
             partition: &v.partition,
@@ -235,9 +240,49 @@ pub(crate) fn write_file_table(
         )?;
         write_detail(out, &r.verdict)?;
         out.push(b'\n');
+        write_groups(out, &r.verdict)?;
         if explain {
             write_explanation(out, &r.verdict)?;
         }
+    }
+    Ok(())
+}
+
+/// A reservation-group test's groups, one line each: the server, `(α, Δ)` [HCBS Eq. 8], the
+/// verdict, and its tasks' response-time bounds (or why not).
+fn write_groups(out: &mut Vec<u8>, v: &Verdict) -> std::io::Result<()> {
+    let ns = Duration::from_ns;
+    for g in v.groups.iter().flatten() {
+        write!(
+            out,
+            "      group `{}`: Q/P = {}/{} on CPUs {:?}, α = {:.4} ({}), Δ = {}: ",
+            g.name,
+            ns(g.budget_ns),
+            ns(g.period_ns),
+            g.cpus,
+            g.alpha(),
+            g.alpha_exact(),
+            ns(g.delta_ns())
+        )?;
+        match &g.reason {
+            None => out.extend_from_slice(b"schedulable"),
+            Some(r) => write!(out, "not schedulable: {r}")?,
+        }
+        let bounds: Vec<String> = g
+            .response_bounds
+            .iter()
+            .map(|b| {
+                let who = b.name.clone().unwrap_or_else(|| format!("task {}", b.task));
+                match b.bound_ns {
+                    Some(x) => format!("{who} ≤ {}", ns(x)),
+                    None => format!("{who} -"),
+                }
+            })
+            .collect();
+        if !bounds.is_empty() {
+            write!(out, "; response times: {}", bounds.join(", "))?;
+        }
+        out.push(b'\n');
     }
     Ok(())
 }

@@ -19,6 +19,7 @@ mod arrays;
 mod batch;
 mod bench;
 mod bodies;
+mod design;
 mod entries;
 mod experiment;
 mod generate;
@@ -55,6 +56,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analysis::analyze, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::analyze_many, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::catalogue, m)?)?;
+    m.add_function(wrap_pyfunction!(design::design_reservations, m)?)?;
     m.add_function(wrap_pyfunction!(overheads::charge_overheads, m)?)?;
     m.add_function(wrap_pyfunction!(generate::generate, m)?)?;
     m.add_function(wrap_pyfunction!(generate::utilizations, m)?)?;

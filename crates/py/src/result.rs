@@ -10,6 +10,7 @@ use pyo3::basic::CompareOp;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
+use schedlab_analysis::hcbs::report::GroupResult;
 use schedlab_analysis::overheads::arch::Accounting;
 use schedlab_analysis::semi::split::SemiAssignment;
 use schedlab_analysis::ua::UtilityBound;
@@ -42,6 +43,20 @@ fn dict_arg(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<ser
 
 fn ns_list(v: Option<&[Duration]>) -> Option<Vec<u64>> {
     v.map(|l| l.iter().map(|d| d.as_ns()).collect())
+}
+
+/// The group reports of `Result(groups=[…])` (dicts as the `groups` getter gives them).
+fn group_results(groups: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<GroupResult>>> {
+    let Some(value) = dict_arg("groups", groups)? else {
+        return Ok(None);
+    };
+    let list = value
+        .as_array()
+        .ok_or_else(|| err("groups= must be a list of dicts"))?;
+    list.iter()
+        .map(|g| GroupResult::from_json(g).map_err(err))
+        .collect::<PyResult<Vec<_>>>()
+        .map(Some)
 }
 
 /// The utility accrual bound of `Result(k=…, guaranteed_tasks=…, utility_fraction=…)`: all
@@ -87,7 +102,7 @@ impl AnalysisResult {
                         response_time_bounds_ns=None, tardiness_bounds_ns=None, partition=None,
                         accounting=None, overhead_accounting=None, assignment=None,
                         split_tasks=None, k=None, guaranteed_tasks=None,
-                        utility_fraction=None))]
+                        utility_fraction=None, groups=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         test: &str,
@@ -105,6 +120,7 @@ impl AnalysisResult {
         k: Option<usize>,
         guaranteed_tasks: Option<Vec<usize>>,
         utility_fraction: Option<&Bound<'_, PyAny>>,
+        groups: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<AnalysisResult> {
         let status = status_named(status)?;
         let ns = |l: Option<Vec<u64>>| l.map(|l| l.into_iter().map(Duration::from_ns).collect());
@@ -135,6 +151,7 @@ impl AnalysisResult {
                 }
             },
             utility_bound: utility_bound(k, guaranteed_tasks, utility_fraction)?,
+            groups: group_results(groups)?,
         };
         if schedulable.is_some_and(|s| s != verdict.is_schedulable())
             || applicable.is_some_and(|a| a != verdict.is_applicable())
@@ -246,6 +263,21 @@ impl AnalysisResult {
             .map(|b| to_py(py, &b.fraction_json()))
             .transpose()
     }
+    /// Reservation-group tests (`hcbs-gfp`): one dict per group, in file order — `name`,
+    /// `budget_ns`, `period_ns`, `cpus`, `parent`, `alpha`, `alpha_exact` (`"Q/P"` in ns),
+    /// `delta_ns` (`2(P − Q)`), `schedulable`, `reason`, `response_bounds_ns` (`[{"task",
+    /// "name", "bound_ns"}]`); `None` for other tests.
+    #[getter]
+    fn groups<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.verdict
+            .groups
+            .as_ref()
+            .map(|g| {
+                let list: Vec<serde_json::Value> = g.iter().map(|g| g.to_json()).collect();
+                to_py(py, &serde_json::Value::from(list))
+            })
+            .transpose()
+    }
     /// The whole-set overhead accounting of the task set (`arch`, `stat`, `cpus_for_jobs`,
     /// `status`, `failed_task`, `tasks`): the line's `"accounting"` in `schedlab analyze
     /// --overheads --format json`, the same for every result of one set. `None` without
@@ -296,6 +328,9 @@ impl AnalysisResult {
                 ", k={k}, guaranteed_tasks={g:?}, utility_fraction={}",
                 f.repr()?
             ));
+        }
+        if let Some(g) = self.groups(py)? {
+            extra.push_str(&format!(", groups={}", g.repr()?));
         }
         Ok(format!(
             "Result(test={}, status={}, schedulable={}, applicable={}, reason={}, response_time_bounds_ns={}, tardiness_bounds_ns={}, partition={}{extra})",
