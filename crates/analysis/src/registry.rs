@@ -17,6 +17,7 @@ pub fn all() -> Vec<Box<dyn SchedTest>> {
     tests.extend(crate::semi::tests());
     tests.extend(crate::ua::tests());
     tests.extend(crate::parallel::tests());
+    tests.extend(crate::mpr::tests());
     tests
 }
 

@@ -5,6 +5,7 @@
 
 use crate::error::AnalysisError;
 use crate::overheads::context::OverheadContext;
+use crate::reservations::Reservations;
 use schedlab_model::Task;
 use std::sync::{Arc, OnceLock};
 
@@ -141,6 +142,9 @@ pub struct System {
     /// Per task, what the utility-accrual analysis reads (`None`: built from bare parameters,
     /// every task worth 1 per job and inside the model).
     values: Option<Arc<[TaskValue]>>,
+    /// The set's reservation groups, if it has any and they were attached
+    /// ([`System::with_reservations`]); sub-systems do not inherit them.
+    reservations: Option<Arc<Reservations>>,
 }
 
 impl Clone for System {
@@ -152,6 +156,7 @@ impl Clone for System {
             order: OnceLock::new(),
             overheads: self.overheads.clone(),
             values: self.values.clone(),
+            reservations: self.reservations.clone(),
         }
     }
 }
@@ -205,7 +210,20 @@ impl System {
             order: OnceLock::new(),
             overheads: None,
             values: None,
+            reservations: None,
         })
+    }
+
+    /// The same system with the set's reservation groups resolved for its CPUs
+    /// ([`Reservations::of`]; `None` leaves it without). Sub-systems do not inherit them.
+    pub fn with_reservations(mut self, reservations: Option<Arc<Reservations>>) -> System {
+        self.reservations = reservations;
+        self
+    }
+
+    /// The reservation groups, if attached.
+    pub fn reservations(&self) -> Option<&Reservations> {
+        self.reservations.as_deref()
     }
 
     /// The same system with an overhead context: tests that charge per bin
