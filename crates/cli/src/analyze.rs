@@ -24,6 +24,7 @@ use rayon::prelude::*;
 use schedlab_analysis::json::tardiness_as_requested;
 use schedlab_analysis::overheads::arch::ArchKind;
 use schedlab_analysis::overheads::context::{ChargedAnalysis, OverheadSetup};
+use schedlab_analysis::reservations::Reservations;
 use schedlab_analysis::{analyze, registry, Priorities, SchedTest, Status, System};
 use schedlab_model::file;
 use schedlab_model::overheads::{OverheadFile, Stat};
@@ -191,7 +192,12 @@ fn analyze_loaded(
         ),
     };
     let analysed = match &opts.overheads {
-        None => Analysed::Plain(System::new(&loaded.tasks, cpus, opts.priorities)?),
+        None => Analysed::Plain(
+            System::new(&loaded.tasks, cpus, opts.priorities)?.with_reservations(
+                Reservations::of(&loaded.tasks, cpus)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+            ),
+        ),
         Some(setup) => Analysed::Charged(
             ChargedAnalysis::new(&loaded.tasks, cpus, opts.priorities, setup)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,

@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use schedlab_analysis::json::tardiness_as_requested;
 use schedlab_analysis::overheads::arch::Accounting;
 use schedlab_analysis::overheads::context::{ChargedAnalysis, OverheadSetup};
+use schedlab_analysis::reservations::Reservations;
 use schedlab_analysis::Verdict;
 use schedlab_analysis::{analyze as run_test, registry, Priorities, SchedTest, System};
 use std::collections::HashMap;
@@ -130,7 +131,9 @@ fn verdicts(
 ) -> Result<Answers, String> {
     let n = set.tasks.len();
     let Some(setup) = setup else {
-        let sys = System::new(&set.tasks, cpus, priorities).map_err(|e| e.to_string())?;
+        let sys = System::new(&set.tasks, cpus, priorities)
+            .map_err(|e| e.to_string())?
+            .with_reservations(Reservations::of(&set.tasks, cpus).map_err(|e| e.to_string())?);
         return Ok(Answers {
             verdicts: tests
                 .iter()
