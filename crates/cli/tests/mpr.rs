@@ -38,10 +38,17 @@ fn result(path: &str, extra: &[&str]) -> Value {
 
 #[test]
 fn the_example_is_schedulable_with_bounds() {
-    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/mpr-groups.toml");
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/mpr-groups.toml"
+    );
     let r = result(example, &[]);
     assert_eq!(r["status"], "schedulable", "{r}");
-    assert_eq!(r["response_time_bounds_ns"].as_array().unwrap().len(), 5, "{r}");
+    assert_eq!(
+        r["response_time_bounds_ns"].as_array().unwrap().len(),
+        5,
+        "{r}"
+    );
 }
 
 #[test]

@@ -65,9 +65,11 @@ pub struct Analysis {
 /// a priority order.
 pub fn check(sys: &System) -> Result<(), String> {
     let Some(res) = sys.reservations().filter(|r| !r.tree.is_empty()) else {
-        return Err("the set has no reservation groups (`groups` and each task's `group`): \
+        return Err(
+            "the set has no reservation groups (`groups` and each task's `group`): \
                     mpr-gfp analyses tasks in groups"
-            .into());
+                .into(),
+        );
     };
     let label = |i: usize| match res.names.get(i).cloned().flatten() {
         Some(n) => format!("task {i} (`{n}`)"),
@@ -105,9 +107,9 @@ pub fn analyse(sys: &System, budget: &mut Budget) -> Analysis {
     let overloads = tree.overloads();
     let mut groups = Vec::with_capacity(tree.groups().len());
     for (g, group) in tree.groups().iter().enumerate() {
-        let overload = overloads.iter().find(|o| {
-            o.groups.contains(&(g as u32)) || o.parent.is_some_and(|p| p as usize == g)
-        });
+        let overload = overloads
+            .iter()
+            .find(|o| o.groups.contains(&(g as u32)) || o.parent.is_some_and(|p| p as usize == g));
         let mpr = Mpr::of_group(
             group.budget.as_ns(),
             group.period.as_ns(),
@@ -137,8 +139,7 @@ pub fn analyse(sys: &System, budget: &mut Budget) -> Analysis {
                 "subgroup of `{parent}`: its bounds hold if its servers receive (Q, P) inside `{parent}`'s servers, which mpr-gfp does not check (no MPR composition)"
             );
             (Status::NotShown, Some(note))
-        } else if status == Status::Schedulable && !group.children.is_empty() && !own.is_empty()
-        {
+        } else if status == Status::Schedulable && !group.children.is_empty() && !own.is_empty() {
             let note = "its own tasks run only in what its subgroups leave: no supply guarantee";
             (Status::NotShown, Some(note.to_string()))
         } else {
@@ -169,7 +170,11 @@ pub fn analyse(sys: &System, budget: &mut Budget) -> Analysis {
             response_bounds,
         });
     }
-    let verdict = set_verdict(sys.len(), &groups, overloads.first().map(|o| tree.describe(o)));
+    let verdict = set_verdict(
+        sys.len(),
+        &groups,
+        overloads.first().map(|o| tree.describe(o)),
+    );
     Analysis { verdict, groups }
 }
 

@@ -6,11 +6,14 @@ use super::*;
 use crate::hcbs::supply::Server;
 use proptest::prelude::*;
 
+/// `(Π, Θ, m')` and its `(t, sbf(t))` table.
+type Table = ((u64, u128, u32), &'static [(u64, u128)]);
+
 /// Tables worked by hand from the module doc's worst case (blackout `2(Π − Θ/m')`, ramps of
 /// slope `m'` and length `Θ/m'`, plateaus of `Π − Θ/m'`).
 #[test]
 fn hand_worked_tables() {
-    let cases: [((u64, u128, u32), &[(u64, u128)]); 5] = [
+    let cases: [Table; 5] = [
         // Π = 10, Θ = 10, m' = 2: blackout 10, ramp to 10 at t = 15, flat to 20, 20 at 25.
         (
             (10, 10, 2),

@@ -53,10 +53,7 @@ fn hand_checked_set_is_accepted_with_its_bounds() {
     );
     let a = mpr_gfp(&sys);
     assert_eq!(a.verdict.status, Status::Schedulable, "{:?}", a.verdict);
-    assert_eq!(
-        a.verdict.response_time_bounds,
-        Some(vec![ns(12), ns(15)])
-    );
+    assert_eq!(a.verdict.response_time_bounds, Some(vec![ns(12), ns(15)]));
     let g = &a.groups[0];
     assert_eq!(g.mpr, Mpr::new(10, 10, 2));
     assert!(g.schedulable());
@@ -79,7 +76,10 @@ fn hand_checked_set_is_rejected_then_accepted_with_full_budget() {
     let half = mpr_gfp(&system(tasks(), vec![group("a", 5, 10)], 2));
     assert_eq!(half.verdict.status, Status::NotShown);
     let reason = half.verdict.reason.unwrap();
-    assert!(reason.contains("group `a`") && reason.contains("task 2"), "{reason}");
+    assert!(
+        reason.contains("group `a`") && reason.contains("task 2"),
+        "{reason}"
+    );
     let bounds: Vec<_> = half.groups[0]
         .response_bounds
         .iter()
@@ -114,10 +114,17 @@ fn not_applicable_without_groups_or_with_an_ungrouped_task() {
     assert!(v.reason.unwrap().contains("no reservation groups"));
     let mut loose = Task::new(ns(1), ns(10), ns(10)).unwrap().named("loose");
     loose.group = None;
-    let sys = system(vec![task(1, 10, 10, "a"), loose], vec![group("a", 5, 10)], 2);
+    let sys = system(
+        vec![task(1, 10, 10, "a"), loose],
+        vec![group("a", 5, 10)],
+        2,
+    );
     let v = analyze(&test, &sys);
     assert_eq!(v.status, Status::NotApplicable);
-    assert!(v.reason.unwrap().contains("task 1 (`loose`) is in no group"));
+    assert!(v
+        .reason
+        .unwrap()
+        .contains("task 1 (`loose`) is in no group"));
     let sys = system(vec![task(1, 20, 10, "a")], vec![group("a", 5, 10)], 2);
     let v = analyze(&test, &sys);
     assert!(v.reason.unwrap().contains("D > T"));
