@@ -260,4 +260,24 @@ proptest! {
             prop_assert!(a.groups.iter().all(|g| !g.schedulable()));
         }
     }
+    /// For a flat group, `mpr-gfp` accepts every set [HCBS Eq. 14] accepts with the
+    /// interference of Eq. 13 for equal servers (`Ī = L0 + min(Lm, W/m)`, `L0 = D − Z(D)`,
+    /// `Lm = Z(D)`), which reads `W_k + m·C_k ≤ m·Z(D_k)`: that is (★) at `R = D_k` without
+    /// the per-task cap and without the `− m` of integer time, since `sbf = m·Z`.
+    #[test]
+    fn dominates_the_hcbs_test_on_flat_groups(ps in tasks(), p in 1u64..20, q in 1u64..20, m in 1u32..4) {
+        let q = q.min(p);
+        let sys = grouped(&ps, q, p, m);
+        let order = sys.priority_order().unwrap().to_vec();
+        let z = |t: u64| u128::from(crate::hcbs::supply::Server::new(q, p).unwrap().supply(t));
+        let m128 = u128::from(m);
+        let hcbs = order.iter().enumerate().all(|(j, &k)| {
+            let t = ps[k];
+            let w: u128 = order[..j].iter().map(|&i| workload(&ps[i], t.d)).sum();
+            w + m128 * u128::from(t.c) <= m128 * z(t.d)
+        });
+        if hcbs {
+            prop_assert!(mpr_gfp(&sys).verdict.is_schedulable());
+        }
+    }
 }
