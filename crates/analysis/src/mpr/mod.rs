@@ -40,6 +40,9 @@
 //!
 //! With `Q = P` (`sbf(t) = m·t`), (★) at `R = D_k` is the G-FP test of Bertogna, Cirinei &
 //! Lipari (TPDS 2009), `Σ min(W_i, D_k − C_k + 1) < m·(D_k − C_k + 1)` (tested).
+//! On a flat group it accepts every set the H-CBS test accepts ([HCBS Eq. 14] with Eq. 13
+//! for equal servers reads `W_k + m·C_k ≤ m·Z(D_k)`, and `sbf = m·Z`; property-tested): the
+//! per-task cap `R − C_k + 1` and the search over `R ≤ D_k` only add.
 //!
 //! **Groups and admission.** Every task must be in a group, and there must be groups
 //! ("not applicable" otherwise, with the reason). The admission test [HCBS Eq. 17]
