@@ -1,6 +1,6 @@
 //! `mpr-gfp`: reservation groups analysed with the multiprocessor periodic resource (MPR)
 //! model of I. Shin, A. Easwaran and I. Lee, "Hierarchical Scheduling Framework for Virtual
-//! Clustering of Multiprocessors", ECRTS 2008 [MPR] — the comparison test beyond [HCBS].
+//! Clustering of Multiprocessors", ECRTS 2008 (cited as [MPR §…]) — the comparison test beyond [HCBS §3.3].
 //!
 //! **Abstraction** [MPR §3.2, Def. 1]. A group with budget `Q` and period `P` on `m` CPUs has
 //! one hard CBS server `(Q, P)` per CPU [HCBS §3.2]. MPR abstracts the total a cluster
