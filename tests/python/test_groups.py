@@ -50,3 +50,19 @@ def test_bad_groups_are_errors_naming_the_group():
         schedlab.Task(wcet=1, period=2, group=3)
     with pytest.raises(schedlab.Error, match="given twice"):
         schedlab.TaskSet({"groups": GROUPS, "tasks": [{"wcet": 1, "period": 2}]}, groups=GROUPS)
+
+
+def test_mpr_gfp_analyses_the_groups():
+    """``mpr-gfp`` reads the set's groups (the MPR comparison test, docs/analysis.md): the
+    hand-checked set of the Rust tests (group (5, 10) on 2 CPUs, bounds 12 and 15 ns), an
+    overloaded CPU as a verdict naming Eq. 17, and a set without groups not applicable."""
+    tasks = [schedlab.Task(wcet=2, period=40, group="a"), schedlab.Task(wcet=3, period=40, group="a")]
+    ts = schedlab.TaskSet(tasks, groups=[{"name": "a", "budget": 5, "period": 10}])
+    r = schedlab.analyze(ts, cpus=2, tests="mpr-gfp")
+    assert r.status == "schedulable" and r.response_time_bounds_ns == [12, 15]
+    over = schedlab.TaskSet(tasks, groups=[{"name": "a", "budget": 11, "period": 20},
+                                           {"name": "b", "budget": 5, "period": 10}])
+    r = schedlab.analyze(over, cpus=2, tests="mpr-gfp")
+    assert r.status == "not-shown" and "Eq. 17" in r.reason and "CPU 0" in r.reason
+    plain = schedlab.TaskSet([schedlab.Task(wcet=2, period=40)])
+    assert schedlab.analyze(plain, cpus=2, tests="mpr-gfp").status == "not-applicable"

@@ -25,6 +25,7 @@ pub mod gfp;
 pub mod gnpedf;
 pub mod hcbs;
 pub mod json;
+pub mod mpr;
 pub mod overheads;
 pub mod parallel;
 pub mod param;

@@ -18,6 +18,7 @@ pub fn all() -> Vec<Box<dyn SchedTest>> {
     tests.extend(crate::ua::tests());
     tests.extend(crate::parallel::tests());
     tests.extend(crate::hcbs::tests());
+    tests.extend(crate::mpr::tests());
     tests
 }
 
