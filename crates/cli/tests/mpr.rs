@@ -49,6 +49,14 @@ fn the_example_is_schedulable_with_bounds() {
         5,
         "{r}"
     );
+    // The groups array, in the shape hcbs-gfp reports: (α, Δ) of Eq. 8 per group.
+    let groups = r["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 2, "{r}");
+    assert_eq!(groups[0]["name"], "control");
+    assert_eq!(groups[0]["alpha_exact"], "2000000/5000000");
+    assert_eq!(groups[0]["delta_ns"], 6_000_000);
+    assert_eq!(groups[0]["schedulable"], true);
+    assert_eq!(groups[1]["response_bounds_ns"].as_array().unwrap().len(), 3);
 }
 
 #[test]
@@ -82,6 +90,8 @@ group = "b"
         reason.contains("CPU 1") && reason.contains("Eq. 17"),
         "{reason}"
     );
+    // Every group is still reported when admission fails.
+    assert_eq!(r["groups"].as_array().unwrap().len(), 2, "{r}");
 }
 
 #[test]

@@ -126,8 +126,15 @@ impl SchedTest for MprGfp {
         report::check(sys)
     }
 
+    /// The verdict with the groups' reports attached ([`Verdict::groups`]).
     fn run(&self, sys: &System) -> Verdict {
-        self.analyse(sys).verdict
+        let analysis = self.analyse(sys);
+        let groups = analysis
+            .groups
+            .iter()
+            .map(report::GroupReport::to_group_result)
+            .collect();
+        analysis.verdict.with_groups(groups)
     }
 
     fn params(&self) -> Vec<Param> {

@@ -11,16 +11,9 @@ use crate::util::budget::Budget;
 use crate::verdict::{Status, Verdict};
 use schedlab_model::Duration;
 
-/// One task of a group and its response-time bound, if shown.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TaskBound {
-    /// The task's index in the set.
-    pub task: usize,
-    /// Its name, if it has one.
-    pub name: Option<String>,
-    /// The least `R ≤ D` with (★) ([`super::gfp`]), in ns, if found.
-    pub bound_ns: Option<u64>,
-}
+/// One task of a group and its response-time bound, if shown (the least `R ≤ D` with (★),
+/// [`super::gfp`]); the same record as `hcbs-gfp`'s, so both report groups alike.
+pub use crate::hcbs::report::TaskBound;
 
 /// One group's result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,6 +42,21 @@ impl GroupReport {
     /// Whether every own task is shown to meet its deadlines, with the supply guaranteed.
     pub fn schedulable(&self) -> bool {
         self.status == Status::Schedulable
+    }
+
+    /// The report in the shape every reservation analysis gives (`Verdict::groups`, the JSON
+    /// `"groups"` array): `hcbs-gfp`'s, with `schedulable` from the status.
+    pub fn to_group_result(&self) -> crate::hcbs::report::GroupResult {
+        crate::hcbs::report::GroupResult {
+            name: self.name.clone(),
+            budget_ns: self.budget_ns,
+            period_ns: self.period_ns,
+            cpus: self.cpus.clone(),
+            parent: self.parent.clone(),
+            schedulable: self.schedulable(),
+            reason: self.reason.clone(),
+            response_bounds: self.response_bounds.clone(),
+        }
     }
 }
 
