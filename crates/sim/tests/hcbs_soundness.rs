@@ -77,7 +77,10 @@ const CASES: u32 = 64;
 #[test]
 fn accepted_sets_run_two_seconds_without_a_miss() {
     let simulated = AtomicUsize::new(0);
-    let config = ProptestConfig::with_cases(CASES);
+    let config = ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(CASES)
+    };
     let rng = TestRng::deterministic_rng(config.rng_algorithm);
     let mut runner = TestRunner::new_with_rng(config, rng);
     let result = runner.run(&specs(), |(spec, m)| {
@@ -105,5 +108,76 @@ fn accepted_sets_run_two_seconds_without_a_miss() {
     assert!(
         n >= (CASES as usize) / 8,
         "only {n} of {CASES} generated sets were accepted and simulated"
+    );
+}
+
+/// A parent group `(Q, P)` in ms on all CPUs, holding no task, with subgroups `(Q, P)` in ms
+/// and their tasks `(C, T)` in ms.
+type Nested = ((u64, u64), Vec<((u64, u64), Vec<(u64, u64)>)>);
+
+/// The set of a [`Nested`] spec; `None` when the model refuses it (a subgroup's bandwidth
+/// above its parent's).
+fn build_nested(((qp, pp), kids): &Nested) -> Option<TaskSet> {
+    let ns = |x: u64| Duration::from_ns(x * MS);
+    let mut groups = vec![ReservationGroup::new("parent", ns(*qp), ns(*pp))];
+    let mut tasks = Vec::new();
+    for (i, ((q, p), members)) in kids.iter().enumerate() {
+        let name = format!("child{i}");
+        let mut g = ReservationGroup::new(name.clone(), ns(*q), ns(*p));
+        g.parent = Some("parent".into());
+        groups.push(g);
+        for &(c, t) in members {
+            let mut task = Task::implicit(ns(c), ns(t)).unwrap();
+            task.group = Some(name.clone());
+            tasks.push(task);
+        }
+    }
+    TaskSet::with_groups(tasks, Vec::new(), groups).ok()
+}
+
+fn nested_specs() -> impl Strategy<Value = (Nested, u32)> {
+    let server = (1u64..=8, 2u64..=10).prop_map(|(q, p)| (q.min(p), p));
+    let member = (1u64..=3, 8u64..=40);
+    let kid = (server.clone(), prop::collection::vec(member, 1..=2));
+    ((server, prop::collection::vec(kid, 1..=2)), 1u32..=2)
+}
+
+/// The same property for a hierarchy: subgroups inside a parent's servers [HCBS §3.2]
+/// (`hcbs-gfp` checks the subgroups' servers EDF-schedulable on the parent's supply).
+#[test]
+fn accepted_hierarchies_run_two_seconds_without_a_miss() {
+    let simulated = AtomicUsize::new(0);
+    let config = ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(CASES)
+    };
+    let rng = TestRng::deterministic_rng(config.rng_algorithm);
+    let mut runner = TestRunner::new_with_rng(config, rng);
+    let result = runner.run(&nested_specs(), |(spec, m)| {
+        let Some(set) = build_nested(&spec) else {
+            return Ok(());
+        };
+        let tree = GroupTree::new(&set, m).unwrap();
+        if tree.check_admission().is_err() || !accepted(&set, m) {
+            return Ok(());
+        }
+        simulated.fetch_add(1, Ordering::Relaxed);
+        let ranks = System::new(set.tasks(), m, Priorities::Dm)
+            .unwrap()
+            .priority_ranks()
+            .unwrap();
+        let config = SimConfig::new(m, Duration::from_ns(2_000 * MS));
+        let (r, _) = run(&set, "hcbs", &ranks, None, &config).unwrap();
+        prop_assert_eq!(r.totals.deadline_misses, 0, "{:?} on {} CPUs", spec, m);
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    let n = simulated.load(Ordering::Relaxed);
+    eprintln!("{n} of {CASES} hierarchies accepted and simulated");
+    assert!(
+        n >= (CASES as usize) / 16,
+        "only {n} of {CASES} generated hierarchies were accepted and simulated"
     );
 }
