@@ -20,6 +20,7 @@ mod showcase;
 mod simulate;
 mod tests_cmd;
 mod trace_cmd;
+mod trace_supply;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -553,10 +554,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             run_cmd::run_command(&args)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Trace { what } => {
-            trace_cmd::run(what)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Trace { what } => trace_cmd::run(what),
         Command::Measure { what } => {
             measure_cmd::run(what)?;
             Ok(ExitCode::SUCCESS)
