@@ -203,7 +203,9 @@ impl SupplyReport {
 #[non_exhaustive]
 pub enum SupplyError {
     /// The task file has no reservation groups.
-    #[error("the task file has no reservation groups (`groups`, each task's `group`): nothing to check")]
+    #[error(
+        "the task file has no reservation groups (`groups`, each task's `group`): nothing to check"
+    )]
     NoGroups,
     /// An event names a task the task file does not have.
     #[error("event {index}: task {task}, but the task file has {tasks} tasks (is it the file the trace was made from?)")]
@@ -226,7 +228,9 @@ pub enum SupplyError {
         name: String,
     },
     /// An event names a CPU beyond the platform.
-    #[error("event {index}: CPU {cpu}, but the groups were resolved for {cpus} CPUs (give --cpus)")]
+    #[error(
+        "event {index}: CPU {cpu}, but the groups were resolved for {cpus} CPUs (give --cpus)"
+    )]
     Cpu {
         /// Event index.
         index: usize,

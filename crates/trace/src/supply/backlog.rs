@@ -3,9 +3,7 @@
 //! backlogged interval as it closes (memory: the stretches of one open interval per server).
 
 use super::windows::min_slack;
-use super::{
-    Outside, Segment, ServerReport, SupplyError, SupplyOptions, SupplyReport, Window,
-};
+use super::{Outside, Segment, ServerReport, SupplyError, SupplyOptions, SupplyReport, Window};
 use crate::{Event, Kind, NO_CPU};
 use schedlab_model::GroupTree;
 use std::collections::BTreeMap;
@@ -409,9 +407,7 @@ impl Replay<'_> {
                 let grp = &self.tree.groups()[g as usize];
                 let a = &self.acc[s];
                 let q = grp.budget.as_ns();
-                let supply_ok = a
-                    .worst
-                    .is_none_or(|w| w.slack() >= -i128::from(tol));
+                let supply_ok = a.worst.is_none_or(|w| w.slack() >= -i128::from(tol));
                 let budget_ok = a.server_events.then(|| {
                     a.max_segment
                         .is_none_or(|m| u128::from(m.service) <= u128::from(q) + u128::from(tol))

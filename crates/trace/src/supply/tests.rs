@@ -13,7 +13,12 @@ const NONE: u32 = u32::MAX;
 /// The groups of a task file (JSON text) on `cpus` CPUs, and the task names.
 fn tree(json: &str, cpus: u32) -> (GroupTree, Vec<String>) {
     let f = file::parse_str(json, file::Format::Json).unwrap();
-    let names = f.tasks.tasks().iter().map(|t| t.name.clone().unwrap_or_default()).collect();
+    let names = f
+        .tasks
+        .tasks()
+        .iter()
+        .map(|t| t.name.clone().unwrap_or_default())
+        .collect();
     (GroupTree::new(&f.tasks, cpus).unwrap(), names)
 }
 
@@ -24,9 +29,14 @@ fn run(json: &str, cpus: u32, events: &[Event], horizon: u64) -> Result<SupplyRe
         .iter()
         .map(|g| Server::new(g.budget.as_ns(), g.period.as_ns()).unwrap())
         .collect();
-    check(events, &tree, &names, horizon, SupplyOptions::default(), |g, t| {
-        z[g as usize].supply(t)
-    })
+    check(
+        events,
+        &tree,
+        &names,
+        horizon,
+        SupplyOptions::default(),
+        |g, t| z[g as usize].supply(t),
+    )
 }
 
 fn ev(t: u64, k: Kind, cpu: u32, task: u32) -> Event {
@@ -149,7 +159,10 @@ fn server_beyond_its_budget_fails_the_budget_check() {
         tolerance_ns: 1,
         ..SupplyOptions::default()
     };
-    let r = check(&es, &t, &names, 12, opts, |_, x| Server::new(2, 5).unwrap().supply(x)).unwrap();
+    let r = check(&es, &t, &names, 12, opts, |_, x| {
+        Server::new(2, 5).unwrap().supply(x)
+    })
+    .unwrap();
     assert!(r.passed());
 }
 
@@ -210,7 +223,10 @@ fn bad_traces_are_errors_naming_the_event() {
         5,
     )
     .unwrap_err();
-    assert!(e.to_string().contains("event 1: time 2 ns is before"), "{e}");
+    assert!(
+        e.to_string().contains("event 1: time 2 ns is before"),
+        "{e}"
+    );
     let (t, names) = tree(r#"{"tasks": [{"name": "a", "wcet": 1, "period": 5}]}"#, 1);
     assert_eq!(
         check(&[], &t, &names, 1, SupplyOptions::default(), |_, _| 0),
@@ -219,7 +235,11 @@ fn bad_traces_are_errors_naming_the_event() {
     let json = r#"{"groups": [{"name": "g", "budget": 2, "period": 5}],
       "tasks": [{"name": "a", "wcet": 1, "period": 5, "group": "g"}, {"name": "free", "wcet": 1, "period": 5}]}"#;
     let e = run(json, 1, &[ev(0, Kind::Release, NO_CPU, 1)], 5).unwrap_err();
-    assert!(e.to_string().contains("task 1 (free) is in no reservation group"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("task 1 (free) is in no reservation group"),
+        "{e}"
+    );
 }
 
 /// Past the bound on stretches per backlogged interval: an error naming the server.
@@ -237,8 +257,9 @@ fn too_many_stretches_is_an_error() {
     };
     let e = check(&es, &t, &names, 60, opts, |_, _| 0).unwrap_err();
     assert!(
-        e.to_string()
-            .starts_with("group g, CPU 0: more than 4 service stretches in the backlogged interval from 0 ns"),
+        e.to_string().starts_with(
+            "group g, CPU 0: more than 4 service stretches in the backlogged interval from 0 ns"
+        ),
         "{e}"
     );
 }
