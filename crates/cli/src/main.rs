@@ -21,6 +21,7 @@ mod showcase;
 mod simulate;
 mod tests_cmd;
 mod trace_cmd;
+mod trace_supply;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -600,10 +601,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             run_cmd::run_command(&args)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Trace { what } => {
-            trace_cmd::run(what)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Trace { what } => trace_cmd::run(what),
         Command::Measure { what } => {
             measure_cmd::run(what)?;
             Ok(ExitCode::SUCCESS)

@@ -8,7 +8,9 @@
 //!   [--measure-tick[=PER_CPU] [--tick-cpus LIST]]`: fits measured overheads into the overhead
 //!   file (`schedlab_trace::fit`), merging into an existing one; writes `tick_period` (the
 //!   traces' kernel's, from their metadata, else this kernel's) and, with `--measure-tick`,
-//!   measures Δtck here (`schedlab_runtime::tick`) into a `tick` curve of each section written.
+//!   measures Δtck here (`schedlab_runtime::tick`) into a `tick` curve of each section written;
+//! - `supply FILE --tasks TASKS [--cpus M] [--tolerance D] [--max-points N]`: the H-CBS
+//!   reservation guarantees on the trace (`crate::trace_supply`; exit status 2 when one fails).
 
 use crate::output::outln;
 use anyhow::{anyhow, bail, Context, Result};
@@ -24,6 +26,7 @@ use schedlab_trace::overheads::Overheads;
 use schedlab_trace::stats::{self, analyze, equalize_traces, report_order, TraceStats};
 use schedlab_trace::Trace;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 /// Subcommands of `schedlab trace`.
 #[derive(clap::Subcommand)]
@@ -103,6 +106,30 @@ pub(crate) enum TraceCommand {
         #[arg(long, value_enum, default_value = "table")]
         format: crate::OutputFormat,
     },
+    /// Check the H-CBS reservation guarantees on a trace: per (group, CPU), service ≥ Z(t)
+    /// [HCBS Eq. 4] in every window of a backlogged interval, ≤ Q between replenishments.
+    /// Exit status 2 when a check fails.
+    Supply {
+        /// Trace file (`schedlab simulate --policy hcbs --trace`, or a runtime trace).
+        file: PathBuf,
+        /// The task file the trace was made from (its `groups` and each task's `group`).
+        #[arg(long)]
+        tasks: PathBuf,
+        /// Number of CPUs (default: the trace's metadata, else the task file's platform).
+        #[arg(long)]
+        cpus: Option<u32>,
+        /// Allowed shortfall below Z and excess over Q, with a unit (real traces: dispatch
+        /// latencies); 0 for simulated traces.
+        #[arg(long, default_value = "0ns")]
+        tolerance: String,
+        /// At most this many service stretches per backlogged interval of a server (the window
+        /// check is quadratic in them).
+        #[arg(long, default_value_t = schedlab_trace::supply::DEFAULT_MAX_POINTS)]
+        max_points: usize,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: crate::OutputFormat,
+    },
 }
 
 fn read(path: &Path) -> Result<Trace> {
@@ -110,7 +137,30 @@ fn read(path: &Path) -> Result<Trace> {
 }
 
 /// Runs a `trace` subcommand.
-pub(crate) fn run(cmd: TraceCommand) -> Result<()> {
+pub(crate) fn run(cmd: TraceCommand) -> Result<ExitCode> {
+    if let TraceCommand::Supply {
+        file,
+        tasks,
+        cpus,
+        tolerance,
+        max_points,
+        format,
+    } = &cmd
+    {
+        return crate::trace_supply::run(&crate::trace_supply::Options {
+            trace: file,
+            tasks,
+            cpus: *cpus,
+            tolerance,
+            max_points: *max_points,
+            json: matches!(format, crate::OutputFormat::Json),
+        });
+    }
+    run_tool(cmd).map(|()| ExitCode::SUCCESS)
+}
+
+/// The subcommands that succeed or fail with an error.
+fn run_tool(cmd: TraceCommand) -> Result<()> {
     match cmd {
         TraceCommand::Stats {
             files,
@@ -171,6 +221,7 @@ pub(crate) fn run(cmd: TraceCommand) -> Result<()> {
                 format,
             )
         }
+        TraceCommand::Supply { .. } => Ok(()), // handled by `run`
     }
 }
 

@@ -41,6 +41,7 @@ pub mod outputs;
 pub mod overheads;
 pub mod perfetto;
 pub mod stats;
+pub mod supply;
 pub mod tracebuf;
 
 pub use event::{Event, Kind, Op, NO_CPU};
