@@ -11,8 +11,12 @@
 //! 1. servers: hard CBS ([`servers`]): the budget drains only while the server's CPU runs a
 //!    job of the group's subtree (all servers of the chain from the job's group up to its
 //!    top-level group on that CPU drain together); exhausted → throttled until the deadline,
-//!    then replenished (`c = Q`, `d += P`); the CBS wake-up rule when the group's subtree
-//!    becomes ready;
+//!    then replenished (`c = Q`, `d += P`); the CBS wake-up rule whenever a server starts
+//!    having work for its CPU ([`Hcbs::choose`]: its CPU runs a job of the subtree, or the
+//!    group, given that CPU too, would run one job more) — per server, not when the group
+//!    as a whole becomes ready: a server that sat idle while its group's jobs ran on other
+//!    CPUs must not come back with a stale deadline and a full budget, which would take more
+//!    than `Q/P` of its CPU and break the other servers' supply [Eq. 4, Eq. 17];
 //! 2. selection ([`select`]): on each CPU, EDF among the eligible servers that have work for
 //!    it; inside a group, its subgroups' servers compete the same way on the CPUs it holds,
 //!    and the CPUs they leave run the group's own jobs by global fixed priority
@@ -85,6 +89,8 @@ pub struct Hcbs {
     groups: Vec<Group>,
     roots: Vec<u32>,
     servers: Vec<Server>,
+    /// Whether each server had work at the last decision ([`Hcbs::choose`]).
+    busy: Vec<bool>,
     cpus: Vec<Option<Linked>>,
     /// The CPU each task's job is linked to.
     where_: Vec<Option<u32>>,
@@ -128,6 +134,7 @@ impl Hcbs {
         }
         let (groups, servers) = build_groups(tree)?;
         Ok(Hcbs {
+            busy: vec![false; servers.len()],
             task_group,
             roots: tree.roots().collect(),
             groups,
@@ -202,41 +209,99 @@ impl Hcbs {
         self.drained = drained;
     }
 
-    /// A job of group `g` arrives (`+1`) or leaves: updates the backlogs up the tree; a
-    /// subtree that becomes ready activates its servers (the CBS wake-up rule).
-    fn track(&mut self, ctx: &Ctx<'_>, g: u32, arrives: bool, out: &mut Decisions) {
+    /// A job of group `g` arrives (`+1`) or leaves: updates the backlogs up the tree.
+    fn track(&mut self, g: u32, arrives: bool) {
         let mut at = Some(g);
         while let Some(x) = at {
             let Some(group) = self.groups.get_mut(x as usize) else {
                 return;
             };
-            if !arrives {
-                group.backlog = group.backlog.saturating_sub(1);
-            } else {
+            if arrives {
                 group.backlog += 1;
-                if group.backlog == 1 {
-                    for &(cpu, s) in &group.servers {
-                        let Some(server) = self.servers.get_mut(s as usize) else {
-                            continue;
-                        };
-                        if server.activate(ctx.now) {
-                            let q = server.budget.as_ns();
-                            out.server(ServerChange::Replenished, x, CpuId(cpu), q);
-                        }
-                    }
-                }
+            } else {
+                group.backlog = group.backlog.saturating_sub(1);
             }
             at = group.parent;
+        }
+    }
+
+    /// The CPUs each group's subtree runs a job on in `desired` (sorted), by group.
+    fn holdings(&self, desired: &[Option<(JobKey, u32)>]) -> Vec<Vec<u32>> {
+        let mut held = vec![Vec::new(); self.groups.len()];
+        for (cpu, entry) in desired.iter().enumerate() {
+            let Some((_, g)) = entry else {
+                continue;
+            };
+            let mut at = Some(*g);
+            while let Some(x) = at {
+                if let Some(list) = held.get_mut(x as usize) {
+                    list.push(cpu as u32);
+                }
+                at = self.groups.get(x as usize).and_then(|y| y.parent);
+            }
+        }
+        held
+    }
+
+    /// The CPUs' jobs with the CBS wake-up rule applied per server (module doc, rule 1): a
+    /// server *has work* when its CPU runs a job of its subtree, or it is not throttled and
+    /// its group, given that CPU as well, would run one job more there (a server that never
+    /// ran has no budget yet: its activation gives it one); a server that starts
+    /// having work is activated. A fresh activation postpones its deadline, which can change
+    /// the selection, so the selection is recomputed until no server starts having work —
+    /// each server starts at most once per decision, so this ends after at most `s + 1`
+    /// selections (in practice one or two).
+    fn choose(&mut self, ctx: &Ctx<'_>, out: &mut Decisions) -> Vec<Option<(JobKey, u32)>> {
+        let m = self.cpus.len();
+        let all: Vec<u32> = (0..m as u32).collect();
+        loop {
+            let mut desired: Vec<Option<(JobKey, u32)>> = vec![None; m];
+            self.place(None, &all, &mut desired);
+            let held = self.holdings(&desired);
+            let mut changed = false;
+            for s in 0..self.servers.len() {
+                let server = self.servers[s];
+                let mine = held
+                    .get(server.group as usize)
+                    .map_or(&[][..], Vec::as_slice);
+                let runs_here = mine.binary_search(&server.cpu).is_ok();
+                let has_work = runs_here
+                    || (!server.throttled && {
+                        let mut more = mine.to_vec();
+                        if let Err(at) = more.binary_search(&server.cpu) {
+                            more.insert(at, server.cpu);
+                        }
+                        self.count(server.group, &more) > mine.len()
+                    });
+                if server.throttled {
+                    // A hard CBS server is suspended until its replenishment, not idle: it
+                    // keeps whether it had work, so a replenishment continues it (c = Q,
+                    // d += P) rather than waking it up again.
+                    continue;
+                }
+                let started = has_work && !self.busy[s];
+                self.busy[s] = has_work;
+                if started && self.servers[s].activate(ctx.now) {
+                    let q = server.budget.as_ns();
+                    out.server(
+                        ServerChange::Replenished,
+                        server.group,
+                        CpuId(server.cpu),
+                        q,
+                    );
+                    changed = true;
+                }
+            }
+            if !changed {
+                return desired;
+            }
         }
     }
 
     /// Recomputes every CPU's job ([`select`]) and links what changed; a newly linked job
     /// gets the smallest remaining budget of its chain as its engine budget.
     fn reselect(&mut self, ctx: &Ctx<'_>, out: &mut Decisions) {
-        let m = self.cpus.len();
-        let mut desired: Vec<Option<(JobKey, u32)>> = vec![None; m];
-        let all: Vec<u32> = (0..m as u32).collect();
-        self.place(None, &all, &mut desired);
+        let desired = self.choose(ctx, out);
         let mut placed = vec![false; self.tasks.len()];
         for (key, _) in desired.iter().flatten() {
             if let Some(p) = placed.get_mut(key.task as usize) {
@@ -329,7 +394,7 @@ impl Hcbs {
                 out.unlink(CpuId(cpu));
             }
         }
-        self.track(ctx, g, false, out);
+        self.track(g, false);
         self.reselect(ctx, out);
     }
 }
@@ -378,7 +443,7 @@ impl Policy for Hcbs {
         if !group.ready.insert(key) {
             return;
         }
-        self.track(ctx, g, true, out);
+        self.track(g, true);
         self.reselect(ctx, out);
     }
     fn on_complete(&mut self, ctx: &Ctx<'_>, job: JobId, out: &mut Decisions) {

@@ -239,19 +239,39 @@ fn subgroups_fit_inside_their_parent_or_not() {
 
 #[test]
 fn nesting_gives_up_past_its_work_limit() {
-    // Periods 1_000_003 and 999_983 (primes) next to P = 2: lcm ≈ 2·10^12, far past the limit.
+    // The children fill the parent exactly (1/4 + 1/4 = 1/2, no slack: the horizon is the lcm)
+    // with periods 4·1_000_003 and 4·999_983 (primes times 4): lcm ≈ 4·10^12, ≈ 2·10^6 test
+    // points, past the limit.
     let sys = system(
-        vec![task(1, 10_000_000, 10_000_000, "x")],
+        vec![task(1, 100_000_000, 100_000_000, "x")],
         vec![
-            group("p", 2, 2, None),
-            group("x", 1, 1_000_003, Some("p")),
-            group("y", 1, 999_983, Some("p")),
+            group("p", 1, 2, None),
+            group("x", 1_000_003, 4_000_012, Some("p")),
+            group("y", 999_983, 3_999_932, Some("p")),
         ],
         1,
     );
     let v = run(&sys);
     assert_eq!(v.status, Status::GaveUp, "{:?}", v.reason);
     assert!(v.reason.unwrap_or_default().contains("gave up"));
+}
+
+#[test]
+fn nesting_with_slack_needs_only_the_short_horizon() {
+    // Periods 1_000_003 and 999_983 (primes) next to P = 4: lcm ≈ 4·10^12, but the children
+    // leave the parent slack (U_c ≈ 2·10^-6 < α_p = 1/2), so only t < t* = α_p·Δ_p/(α_p − U_c)
+    // ≈ 4 ns matter: decided at once.
+    let sys = system(
+        vec![task(1, 10_000_000, 10_000_000, "x")],
+        vec![
+            group("p", 2, 4, None),
+            group("x", 1, 1_000_003, Some("p")),
+            group("y", 1, 999_983, Some("p")),
+        ],
+        1,
+    );
+    let v = run(&sys);
+    assert_eq!(v.status, Status::Schedulable, "{:?}", v.reason);
 }
 
 /// `C_k + min(D_k, W_k/m) ≤ D_k` with Eq. 11–12, written out independently.

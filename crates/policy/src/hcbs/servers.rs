@@ -3,7 +3,8 @@
 //!
 //! Rules (the contract shared with the runtime's `reservations` architecture):
 //! - initially `c = 0`, `d = 0` (inactive);
-//! - **activation** at `a` (the group's subtree goes from no ready job to some): if
+//! - **activation** at `a` (the server starts having work for its CPU, see
+//!   [`super::Hcbs`]'s rule 1): if
 //!   `d ≤ a` or `c·P ≥ (d − a)·Q` (compared exactly in `u128`) then `c = Q`, `d = a + P` (the CBS
 //!   wake-up rule: the kept pair would exceed the bandwidth `Q/P`), else `(c, d)` are kept;
 //! - the budget drains only while the server's CPU runs a job of its group's subtree;
