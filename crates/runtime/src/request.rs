@@ -448,4 +448,32 @@ mod tests {
             .notes()
             .is_empty());
     }
+
+    /// `reservations` runs `hcbs` (its default) with the resolved groups and G-FP ranks;
+    /// `hcbs` elsewhere and another policy under `reservations` are refused, naming where
+    /// each runs.
+    #[test]
+    fn hcbs_runs_under_reservations_only() {
+        let ok = grouped(7, None);
+        let r = RunRequest {
+            policy: None,
+            ..request_for("reservations")
+        };
+        let plan = r.plan(&ok).unwrap();
+        assert_eq!((plan.policy(), plan.placement_policy()), ("hcbs", "gfp"));
+        assert!(plan.notes().is_empty());
+        assert_eq!(plan.finish(vec![0, 1], None).groups.unwrap().groups().len(), 2);
+        let e = request_for("reservations").plan(&ok).unwrap_err();
+        assert_eq!(e, "--arch reservations runs policy `hcbs` (H-CBS servers), not `gfp`");
+        let hcbs = RunRequest {
+            policy: Some("hcbs"),
+            ..request_for("global-lock")
+        };
+        let e = hcbs.plan(&ok).unwrap_err();
+        assert!(
+            e.starts_with("policy `hcbs` runs under --arch reservations")
+                && e.ends_with("not --arch global-lock"),
+            "{e}"
+        );
+    }
 }

@@ -51,6 +51,8 @@ mod mp;
 mod pull;
 mod shard;
 mod strands;
+#[cfg(test)]
+mod server_tests;
 
 pub use abort::{abort_words, AbortWords};
 pub(crate) use budget::MIN_SLEEP_NS as BUDGET_MIN_SLEEP_NS;
