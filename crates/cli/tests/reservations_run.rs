@@ -80,11 +80,17 @@ fn reservations_runs_the_groups_under_hcbs() {
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["arch"], "reservations");
     assert_eq!(v["policy"], "hcbs");
-    assert_eq!((v["groups"].as_u64(), v["servers"].as_u64()), (Some(2), Some(2)));
+    assert_eq!(
+        (v["groups"].as_u64(), v["servers"].as_u64()),
+        (Some(2), Some(2))
+    );
     // 10 + 10 releases in 200 ms, each accounted once.
     assert_eq!(v["jobs"], 20);
     for hook in ["enqueue", "dequeue", "pick_next", "check_preempt"] {
-        assert!(v["overheads"][hook]["count"].as_u64() > Some(0), "{hook}: {v}");
+        assert!(
+            v["overheads"][hook]["count"].as_u64() > Some(0),
+            "{hook}: {v}"
+        );
     }
 }
 

@@ -462,9 +462,15 @@ mod tests {
         let plan = r.plan(&ok).unwrap();
         assert_eq!((plan.policy(), plan.placement_policy()), ("hcbs", "gfp"));
         assert!(plan.notes().is_empty());
-        assert_eq!(plan.finish(vec![0, 1], None).groups.unwrap().groups().len(), 2);
+        assert_eq!(
+            plan.finish(vec![0, 1], None).groups.unwrap().groups().len(),
+            2
+        );
         let e = request_for("reservations").plan(&ok).unwrap_err();
-        assert_eq!(e, "--arch reservations runs policy `hcbs` (H-CBS servers), not `gfp`");
+        assert_eq!(
+            e,
+            "--arch reservations runs policy `hcbs` (H-CBS servers), not `gfp`"
+        );
         let hcbs = RunRequest {
             policy: Some("hcbs"),
             ..request_for("global-lock")

@@ -49,10 +49,10 @@ mod budget;
 mod locks;
 mod mp;
 mod pull;
-mod shard;
-mod strands;
 #[cfg(test)]
 mod server_tests;
+mod shard;
+mod strands;
 
 pub use abort::{abort_words, AbortWords};
 pub(crate) use budget::MIN_SLEEP_NS as BUDGET_MIN_SLEEP_NS;
