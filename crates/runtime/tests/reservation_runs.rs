@@ -104,9 +104,12 @@ fn check_structure(set: &TaskSet, r: &RunResult) {
     assert!(overlaps.is_empty(), "a job ran on two CPUs: {overlaps:?}");
 }
 
-/// The server events of the trace, by (group, CPU): (time, kind, arg).
-fn server_events(trace: &[Event]) -> BTreeMap<(u64, u32), Vec<(u64, Kind, u64)>> {
-    let mut out: BTreeMap<(u64, u32), Vec<(u64, Kind, u64)>> = BTreeMap::new();
+/// A server's events: (time, kind, arg).
+type ServerLog = Vec<(u64, Kind, u64)>;
+
+/// The server events of the trace, by (group, CPU).
+fn server_events(trace: &[Event]) -> BTreeMap<(u64, u32), ServerLog> {
+    let mut out: BTreeMap<(u64, u32), ServerLog> = BTreeMap::new();
     for e in trace.iter().filter(|e| e.task == u32::MAX) {
         if matches!(
             e.kind,
