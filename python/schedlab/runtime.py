@@ -97,6 +97,15 @@ def run(
     itself: a global EDF queue plus per-CPU priority queues of deques; its policy is ``rtws``,
     the default there); ``result["steals"]`` counts the threads stolen.
 
+    Reservation groups [HCBS §3.2] (a task set's ``groups``, each task's ``group``) run under
+    ``arch="reservations"`` — H-CBS servers in user space, the simulator's ``hcbs`` policy (its
+    default there; no other policy), a server's budget enforced by budget timers, its
+    replenishments by policy timers; ``result["groups"]`` and ``result["servers"]`` count them,
+    ``result["overheads"]`` has the scheduler hooks of [HCBS §5] (``enqueue``, ``dequeue``,
+    ``pick_next``, ``put_prev``, ``budget_update``, ``check_preempt``) — and under
+    ``arch="linux-rt-groups"`` (Linux RT group cgroups); the other architectures ignore them
+    with a note (docs/runtime.md, "Reservations").
+
     The result carries the simulator's fields plus ``arch``, ``overheads`` (per name:
     ``count``, ``min_ns``, ``mean_ns``, ``median_ns``, ``p99_ns``, ``p999_ns``, ``max_ns``),
     ``policy_cost`` (the policy callbacks alone, the same statistics; None under the kernel

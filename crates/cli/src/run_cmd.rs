@@ -1,6 +1,6 @@
 //! `schedlab run FILE --cpus M [--cpu-list 0-1] --policy P --arch A (the runtime's registry:
-//! partitioned, semi-partitioned, global-lock, concurrent, message-passing, work-stealing, linux-deadline, linux-fifo,
-//! linux-rt-groups)
+//! partitioned, semi-partitioned, global-lock, concurrent, message-passing, work-stealing, reservations,
+//! linux-deadline, linux-fifo, linux-rt-groups)
 //! [--lock ticket|mcs|mutex] [--abort-late]
 //! [--dedicated-irq-cpu] [--dl-margin 500us] --duration 10s [--priorities dm|rm|given]
 //! [--partition H] [--cluster-size K] [--release-spin 20us] [--trace F] [--jobs-csv F] [--gantt F]
@@ -11,7 +11,8 @@
 //! are the simulator's, with the runtime's fields added. The kernel baselines take no
 //! `--policy`; `linux-fifo` is partitioned when `--partition` is given or the file pins its
 //! tasks, global otherwise. A file with reservation groups is refused when it fails their
-//! admission [HCBS Eq. 17]; `linux-rt-groups` runs the groups, the other architectures ignore
+//! admission [HCBS Eq. 17]; `reservations` (H-CBS servers, policy `hcbs`) and `linux-rt-groups`
+//! run the groups, the other architectures ignore
 //! them with a note on standard error.
 
 use crate::output::outln;

@@ -457,7 +457,7 @@ fn run_rejects_misplaced_options() {
     );
     let e = err(&["run", &f, "--arch", "push-pull", "--policy", "gedf"]);
     assert!(
-        e.contains("message-passing, work-stealing, linux-deadline, linux-fifo"),
+        e.contains("message-passing, work-stealing, reservations, linux-deadline, linux-fifo"),
         "{e}"
     );
     let e = err(&[

@@ -109,7 +109,8 @@ fn architectures_without_groups_note_that_they_ignore_them() {
     ]);
     let e = stderr(&o);
     assert!(o.status.success(), "{e}");
-    let note = "note: groups are ignored by --arch linux-fifo; use --arch linux-rt-groups";
+    let note =
+        "note: groups are ignored by --arch linux-fifo; use --arch reservations or linux-rt-groups";
     assert_eq!(e.matches(note).count(), 1, "{e}");
 }
 

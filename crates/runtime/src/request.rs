@@ -77,7 +77,7 @@ pub struct RunPlan {
 
 /// The architectures that run a task file's reservation groups [HCBS §3.2]; every other one
 /// ignores them (after the admission check, with a note: [`RunPlan::notes`]).
-pub const GROUP_ARCHS: [&str; 1] = ["linux-rt-groups"];
+pub const GROUP_ARCHS: [&str; 2] = ["reservations", "linux-rt-groups"];
 
 /// The policy whose ranks the group architectures take: inside a group, global fixed
 /// priority (`--priorities dm|rm|given`).
@@ -87,10 +87,14 @@ const GROUP_RANKS_POLICY: &str = "gfp";
 const DEFAULT_HEURISTIC: &str = "ffd";
 
 /// The architectures whose dispatchers offer engine budgets (`crate::state`, "Budgets"):
-/// `semi-partitioned` (RTPS's own, per-CPU) and `global-lock` (one lock for all CPUs).
-/// `partitioned` runs `pedf`/`pfp` only, `message-passing` has no budget timers yet, the
-/// kernel baselines take no policy.
+/// `semi-partitioned` (RTPS's own, per-CPU) and `global-lock` (one lock for all CPUs) — and
+/// `reservations`, which runs only `hcbs` ([`GROUP_POLICY`]). `partitioned` runs `pedf`/`pfp`
+/// only, `message-passing` has no budget timers yet, the kernel baselines take no policy.
 pub const BUDGET_ARCHS: [&str; 2] = ["semi-partitioned", "global-lock"];
+
+/// The policy of reservation groups in user space and the one architecture that runs it
+/// (nothing else).
+pub const GROUP_POLICY: (&str, &str) = ("hcbs", "reservations");
 
 impl RunRequest<'_> {
     /// Checks the request against the architecture and the task set; the messages name the
@@ -115,12 +119,31 @@ impl RunRequest<'_> {
             }
             (None, true) => arch.name().to_string(),
         };
-        if schedlab_policy::needs_engine_budgets(&policy) && !BUDGET_ARCHS.contains(&arch.name()) {
-            return Err(format!(
-                "policy `{policy}` needs execution budgets from the engine (its split tasks move to their next CPU when a part's budget runs out), which --arch {} does not offer; run it under --arch {}",
-                arch.name(),
-                BUDGET_ARCHS.join(" or ")
-            ));
+        let (group_policy, group_arch) = GROUP_POLICY;
+        match (policy == group_policy, arch.name() == group_arch) {
+            (true, false) => {
+                return Err(format!(
+                    "policy `{group_policy}` runs under --arch {group_arch} (its servers' budget timers and the task file's groups), not --arch {}",
+                    arch.name()
+                ))
+            }
+            (false, true) => {
+                return Err(format!(
+                    "--arch {group_arch} runs policy `{group_policy}` (H-CBS servers), not `{policy}`"
+                ))
+            }
+            (true, true) => {}
+            (false, false) => {
+                if schedlab_policy::needs_engine_budgets(&policy)
+                    && !BUDGET_ARCHS.contains(&arch.name())
+                {
+                    return Err(format!(
+                        "policy `{policy}` needs execution budgets from the engine (its split tasks move to their next CPU when a part's budget runs out), which --arch {} does not offer; run it under --arch {}",
+                        arch.name(),
+                        BUDGET_ARCHS.join(" or ")
+                    ));
+                }
+            }
         }
         let per_job = self.threading == crate::config::Threading::PerJob;
         for (option, on, shown) in [
@@ -411,7 +434,7 @@ mod tests {
             assert_eq!(
                 plan.notes(),
                 [format!(
-                    "groups are ignored by --arch {arch}; use --arch linux-rt-groups"
+                    "groups are ignored by --arch {arch}; use --arch reservations or linux-rt-groups"
                 )]
             );
             assert!(plan.finish(vec![0, 1], None).groups.is_none());
@@ -424,5 +447,39 @@ mod tests {
             .unwrap()
             .notes()
             .is_empty());
+    }
+
+    /// `reservations` runs `hcbs` (its default) with the resolved groups and G-FP ranks;
+    /// `hcbs` elsewhere and another policy under `reservations` are refused, naming where
+    /// each runs.
+    #[test]
+    fn hcbs_runs_under_reservations_only() {
+        let ok = grouped(7, None);
+        let r = RunRequest {
+            policy: None,
+            ..request_for("reservations")
+        };
+        let plan = r.plan(&ok).unwrap();
+        assert_eq!((plan.policy(), plan.placement_policy()), ("hcbs", "gfp"));
+        assert!(plan.notes().is_empty());
+        assert_eq!(
+            plan.finish(vec![0, 1], None).groups.unwrap().groups().len(),
+            2
+        );
+        let e = request_for("reservations").plan(&ok).unwrap_err();
+        assert_eq!(
+            e,
+            "--arch reservations runs policy `hcbs` (H-CBS servers), not `gfp`"
+        );
+        let hcbs = RunRequest {
+            policy: Some("hcbs"),
+            ..request_for("global-lock")
+        };
+        let e = hcbs.plan(&ok).unwrap_err();
+        assert!(
+            e.starts_with("policy `hcbs` runs under --arch reservations")
+                && e.ends_with("not --arch global-lock"),
+            "{e}"
+        );
     }
 }

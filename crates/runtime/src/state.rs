@@ -36,7 +36,9 @@
 use crate::job::{JobCtl, IDLE, PARK, RUN};
 use crate::mech::{futex, preempt, sched};
 use schedlab_model::Duration;
-use schedlab_policy::{CpuId, Ctx, Decisions, JobId, JobInfo, Policy, Progress, TaskId, TimerId};
+use schedlab_policy::{
+    CpuId, Ctx, Decisions, JobId, JobInfo, Policy, Progress, ServerChange, TaskId, TimerId,
+};
 use schedlab_trace::tracebuf::TraceBuf;
 use schedlab_trace::{Kind, Op};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -47,6 +49,8 @@ mod budget;
 mod locks;
 mod mp;
 mod pull;
+#[cfg(test)]
+mod server_tests;
 mod shard;
 mod strands;
 
@@ -139,6 +143,10 @@ struct TaskRun {
     backlog: VecDeque<(u64, u64)>,
     /// A parallel task's current job: region, join count, live threads (`state/strands.rs`).
     par: Option<strands::ParRun>,
+    /// Its last completed sequential job: number and the dispatcher-side executed estimate,
+    /// which [`View`] still reports during the policy's `on_complete` (the simulator's
+    /// contract, `schedlab_policy::event`: `hcbs` charges its servers with it).
+    finished: Option<(u64, u64)>,
 }
 
 /// Where a dispatcher records events: its buffer, its clock and its logical CPU.
@@ -259,6 +267,9 @@ pub struct Sched {
     par: std::sync::Arc<[Option<std::sync::Arc<ParSpec>>]>,
     /// Steals decided and not enacted yet: (strand, the victim's logical CPU).
     steals: Vec<(JobId, u32)>,
+    /// Records the scheduler hooks of [HCBS §5] as operations (`schedlab_trace::Op::HOOKS`;
+    /// `reservations`).
+    hooks: bool,
 }
 
 /// Policy-callback timings kept per scheduling state (8 bytes each: 512 KiB per state).
@@ -268,6 +279,11 @@ struct View<'a> {
     tasks: &'a [TaskRun],
     now: u64,
     locks: &'a locks::Mutexes,
+}
+
+/// The dispatcher-side executed estimate of `l` at `now` ([`View`]).
+fn estimate(l: &Live, now: u64) -> u64 {
+    l.acc_ns + l.since_ns.map_or(0, |s| now.saturating_sub(s).max(1))
 }
 
 impl Progress for View<'_> {
@@ -287,10 +303,12 @@ impl Progress for View<'_> {
                 None => t.current.as_ref().filter(|_| job.strand == 0),
             });
         match live {
-            Some(l) if l.rec.seq == job.seq => Duration::from_ns(
-                l.acc_ns + l.since_ns.map_or(0, |s| self.now.saturating_sub(s).max(1)),
-            ),
-            _ => Duration::ZERO,
+            Some(l) if l.rec.seq == job.seq => Duration::from_ns(estimate(l, self.now)),
+            Some(_) => Duration::ZERO,
+            None => match self.tasks.get(job.task.0 as usize).and_then(|t| t.finished) {
+                Some((seq, ns)) if seq == job.seq && job.strand == 0 => Duration::from_ns(ns),
+                _ => Duration::ZERO,
+            },
         }
     }
 }
@@ -331,6 +349,27 @@ impl Sched {
             locks: locks::Mutexes::default(),
             par: std::sync::Arc::from(Vec::new()),
             steals: Vec::new(),
+            hooks: false,
+        }
+    }
+
+    /// Records the scheduler hooks of [HCBS §5] (`enqueue`, `dequeue`, `pick_next`,
+    /// `put_prev`, `budget_update`, `check_preempt`) as `op-begin`/`op-end` pairs.
+    pub fn set_hooks(&mut self, on: bool) {
+        self.hooks = on;
+    }
+
+    /// `op-begin` of hook `op` on the calling dispatcher's CPU, if hooks are recorded.
+    fn hook_begin(&self, em: &Emit<'_>, op: Op, j: Option<JobId>) {
+        if self.hooks {
+            em.op_begin(op, j);
+        }
+    }
+
+    /// `op-end` of hook `op`, if hooks are recorded.
+    fn hook_end(&self, em: &Emit<'_>, op: Op, j: Option<JobId>) {
+        if self.hooks {
+            em.op_end(op, j);
         }
     }
 
@@ -446,19 +485,46 @@ impl Sched {
                 self.set_budget(now, r);
             }
         }
+        self.stage_servers();
+    }
+
+    /// Stages a callback's reservation server events as the simulator records them
+    /// (`schedlab_policy::event`, "Server events"): `task` = `u32::MAX`, `seq` = the group,
+    /// `cpu` = the server's logical CPU.
+    fn stage_servers(&mut self) {
+        // A shard's policy numbers every CPU of the run; a domain's its own from `base`.
+        let first = if self.shard.is_some() { 0 } else { self.base };
+        for i in 0..self.out.servers.len() {
+            let Some(&ev) = self.out.servers.get(i) else {
+                continue;
+            };
+            let kind = match ev.change {
+                ServerChange::Replenished => Kind::BudgetReplenished,
+                ServerChange::Exhausted => Kind::BudgetExhausted,
+                ServerChange::Throttled => Kind::BudgetThrottled,
+            };
+            let cpu = first + ev.cpu.0;
+            self.stage(kind, cpu, u32::MAX, u64::from(ev.group), ev.arg);
+        }
+        self.out.servers.clear();
     }
 
     /// A job of `task` arrived (intended release `release_ns`): hand it over now or queue it
     /// behind the task's unfinished job.
     pub fn release(&mut self, em: &Emit<'_>, now: u64, task: u32, seq: u64, release_ns: u64) {
         self.enter(em.cpu);
-        let add = self.shard_op_begin(em, Op::ReadyAddLocal, JobId::new(TaskId(task), seq));
+        let j = JobId::new(TaskId(task), seq);
+        let add = self.shard_op_begin(em, Op::ReadyAddLocal, j);
+        self.hook_begin(em, Op::Enqueue, Some(j));
         if let Some(t) = self.tasks.get_mut(task as usize) {
             t.backlog.push_back((seq, release_ns));
         }
         self.hand_over(em, now, task);
+        self.hook_end(em, Op::Enqueue, Some(j));
+        self.hook_begin(em, Op::CheckPreempt, Some(j));
         self.remap();
-        self.op_end(em, add, JobId::new(TaskId(task), seq));
+        self.hook_end(em, Op::CheckPreempt, Some(j));
+        self.op_end(em, add, j);
         self.flush(em);
     }
 
@@ -529,8 +595,10 @@ impl Sched {
             }
             self.timers.remove(&(at, serial));
             self.timer_of.remove(&id);
+            self.hook_begin(em, Op::BudgetUpdate, None);
             self.call(now, |p, ctx, out| p.on_timer(ctx, TimerId(id), out));
             self.remap();
+            self.hook_end(em, Op::BudgetUpdate, None);
         }
         self.flush(em);
     }
@@ -627,13 +695,15 @@ impl Sched {
         // A job that ends holding a resource: an error of the run; released before
         // `on_complete`, as the simulator does (`state/locks.rs`).
         self.release_held(now, j, cpu, true);
-        let Some(mut live) = self
-            .tasks
-            .get_mut(j.task.0 as usize)
-            .and_then(|t| t.current.take())
-        else {
+        let est_now = now.max(self.last_now);
+        let Some(t) = self.tasks.get_mut(j.task.0 as usize) else {
             return;
         };
+        let Some(mut live) = t.current.take() else {
+            return;
+        };
+        t.finished = Some((live.rec.seq, estimate(&live, est_now)));
+        self.hook_begin(em, Op::Dequeue, Some(j));
         let done = ctl.done_ticks.load(Ordering::Relaxed);
         live.rec.completion_ticks = Some(done);
         live.rec.start_ticks = Some(ctl.first_run.load(Ordering::Relaxed));
@@ -649,6 +719,7 @@ impl Sched {
         self.hand_over(em, now, j.task.0);
         self.remap();
         self.op_end(em, take, j);
+        self.hook_end(em, Op::Dequeue, Some(j));
     }
 
     /// The scheduling step of the dispatcher of local CPU `c` (the CPU it runs on): process a
@@ -741,6 +812,7 @@ impl Sched {
                     Err(_) => {}
                 }
             }
+            self.hook_begin(em, Op::PutPrev, Some(a));
             if let Some(slot) = self.scheduled.get_mut(c) {
                 *slot = None;
             }
@@ -764,28 +836,54 @@ impl Sched {
                     .record_strand(wake_ticks, Kind::SwitchOut, cpu, job, 0);
                 em.buf.record_strand(wake_ticks, Kind::Preempt, cpu, job, 0);
             }
+            self.hook_end(em, Op::PutPrev, Some(a));
         }
-        let Some(b) = new else {
+        self.hook_begin(em, Op::PickNext, new);
+        let ready = new.and_then(|b| self.prepare_in(em, th, c, b, now).map(|ctl| (b, ctl)));
+        self.hook_end(em, Op::PickNext, new);
+        let Some((b, ctl)) = ready else {
             return false;
         };
+        ctl.cpu.store(cpu, Ordering::Release);
+        let prev = ctl.state.swap(RUN, Ordering::AcqRel);
+        if prev == crate::job::STOP {
+            ctl.state.store(prev, Ordering::Release);
+            return false;
+        }
+        futex::wake(&ctl.state, 1);
+        if let Some(slot) = self.scheduled.get_mut(c) {
+            *slot = Some(b);
+        }
+        true
+    }
+
+    /// Prepares job `b` to run on local CPU `c` (the scheduling step's switch-in, up to its
+    /// wake-up): its thread handed the job and pinned to the CPU, its estimate and budget
+    /// timer started; `None` if it cannot run there now (blocked, still scheduled on another
+    /// CPU, or gone).
+    fn prepare_in<'t>(
+        &mut self,
+        em: &Emit<'_>,
+        th: &Threads<'t>,
+        c: usize,
+        b: JobId,
+        now: u64,
+    ) -> Option<&'t std::sync::Arc<JobCtl>> {
+        let cpu = self.base + c as u32;
         // A blocked job runs only when granted (or aborted, for its handler).
         if self.blocked_job(b) {
             self.mech_error(format!(
                 "the policy linked {b:?} while it is blocked on a resource (not enacted)"
             ));
-            return false;
+            return None;
         }
         // Still scheduled on another CPU of the domain: that CPU parks it first and rings
         // this one (module doc).
         if self.scheduled.contains(&Some(b)) {
-            return false;
+            return None;
         }
-        let Some(ctl) = crate::job::ctl_of(th.ctls, b) else {
-            return false;
-        };
-        let Some(live) = self.live_mut(b) else {
-            return false;
-        };
+        let ctl = crate::job::ctl_of(th.ctls, b)?;
+        let live = self.live_mut(b)?;
         if !live.dispatched {
             // A new job (or thread of one): its number, and under thread-per-job its thread
             // (`crate::job`), before that thread is pinned.
@@ -799,9 +897,7 @@ impl Sched {
                 Err(e) => self.mech_error(e.to_string()),
             }
         }
-        let Some(live) = self.live_mut(b) else {
-            return false;
-        };
+        let live = self.live_mut(b)?;
         live.since_ns = Some(now);
         live.last_cpu = Some(c);
         if let Some(victim) = self.steal_on(b, cpu) {
@@ -811,17 +907,7 @@ impl Sched {
                 .record_strand(em.clock.ticks(), Kind::Steal, cpu, job, u64::from(victim));
         }
         self.arm_budget(em, c, b, ctl.tid.load(Ordering::Relaxed), now);
-        ctl.cpu.store(cpu, Ordering::Release);
-        let prev = ctl.state.swap(RUN, Ordering::AcqRel);
-        if prev == crate::job::STOP {
-            ctl.state.store(prev, Ordering::Release);
-            return false;
-        }
-        futex::wake(&ctl.state, 1);
-        if let Some(slot) = self.scheduled.get_mut(c) {
-            *slot = Some(b);
-        }
-        true
+        Some(ctl)
     }
 
     fn live_mut(&mut self, j: JobId) -> Option<&mut Live> {

@@ -128,17 +128,55 @@ pub enum Op {
     /// `R_take`: taking jobs out of a ready queue (the CPU's migration queue; the local policy
     /// removing the job that left the CPU and choosing the next).
     ReadyTake = 6,
+    /// `enqueue`: a released job enters the scheduler — handed to the policy, which puts it
+    /// in its group's ready queue and applies the servers' wake-up rule (`reservations`;
+    /// the kernel's `enqueue_task_rt` [HCBS §5]).
+    Enqueue = 7,
+    /// `dequeue`: a completed job leaves the scheduler — the policy charges its servers and
+    /// removes it, the links are recomputed (`dequeue_task_rt` [HCBS §5]).
+    Dequeue = 8,
+    /// `pick_next`: a CPU's next job made ready to run — its thread pinned to the CPU and
+    /// its budget timer armed, up to (not including) its wake-up (`pick_next_task_rt`, which
+    /// programs the server's timer [HCBS §5]).
+    PickNext = 9,
+    /// `put_prev`: the job leaving a CPU put back — stopped, its budget timer cancelled and
+    /// what it consumed charged (`put_prev_task_rt` [HCBS §5]).
+    PutPrev = 10,
+    /// `budget_update`: a budget or replenishment timer handled — the CPU clock read, an
+    /// exhaustion or replenishment given to the policy, the links recomputed (`task_tick_rt`
+    /// and the H-CBS timers [HCBS §5]).
+    BudgetUpdate = 11,
+    /// `check_preempt`: after a release, deciding which CPUs must preempt their job (the new
+    /// links compared with what runs, `check_preempt_curr_rt` [HCBS §5]).
+    CheckPreempt = 12,
 }
 
 impl Op {
     /// Every operation, in code order.
-    pub const ALL: [Op; 6] = [
+    pub const ALL: [Op; 12] = [
         Op::Timer,
         Op::SleepAdd,
         Op::SleepTake,
         Op::ReadyAddLocal,
         Op::ReadyAddRemote,
         Op::ReadyTake,
+        Op::Enqueue,
+        Op::Dequeue,
+        Op::PickNext,
+        Op::PutPrev,
+        Op::BudgetUpdate,
+        Op::CheckPreempt,
+    ];
+    /// The scheduler hooks of [HCBS §5, Figs. 4–5] (`reservations`): measured in the trace
+    /// and reported with the overheads, not charged by any analysis (not in the overhead
+    /// file).
+    pub const HOOKS: [Op; 6] = [
+        Op::Enqueue,
+        Op::Dequeue,
+        Op::PickNext,
+        Op::PutPrev,
+        Op::BudgetUpdate,
+        Op::CheckPreempt,
     ];
     /// The operation with code `code`.
     pub fn from_code(code: u64) -> Option<Op> {
@@ -153,6 +191,12 @@ impl Op {
             Op::ReadyAddLocal => "ready_add_local",
             Op::ReadyAddRemote => "ready_add_remote",
             Op::ReadyTake => "ready_take",
+            Op::Enqueue => "enqueue",
+            Op::Dequeue => "dequeue",
+            Op::PickNext => "pick_next",
+            Op::PutPrev => "put_prev",
+            Op::BudgetUpdate => "budget_update",
+            Op::CheckPreempt => "check_preempt",
         }
     }
     /// Its code (the `arg` of `op-begin`/`op-end`).

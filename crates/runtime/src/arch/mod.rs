@@ -54,7 +54,10 @@
 //! enacting only its own link, `crate::state`),
 //! [`message_passing`], [`work_stealing`] (RTWS: a global EDF queue behind the run's lock,
 //! per-CPU priority queues of deques behind short per-CPU locks, per-CPU dispatchers that
-//! steal), [`linux_deadline`], [`linux_fifo`], [`linux_rt_groups`] (reservation groups as
+//! steal), [`reservations`] (H-CBS [HCBS §3.2]: the `hcbs` policy's per-CPU servers, their
+//! budgets as the engine's budget timers and their replenishments as policy timers, behind
+//! one lock as `global-lock`; the scheduler hooks of [HCBS §5] traced as operations),
+//! [`linux_deadline`], [`linux_fifo`], [`linux_rt_groups`] (reservation groups as
 //! cgroups with RT bandwidth). Each file opens with its
 //! *Protocol*: who owns each field, what protects it, the numbered dispatch and preemption
 //! steps. Parallel (fork-join) tasks run as the engines' strands (`crate::state`'s strands,
@@ -62,10 +65,6 @@
 //! [`ArchDef::parallel`] is set. Planned (DESIGN.md), with the piece of the interface each
 //! one supplies:
 //!
-//! - `reservations` (H-CBS): `prepare` builds per-CPU servers (budget, period, a global FP
-//!   `Sched` per group whose CPUs are the servers); workers are per-CPU dispatchers whose
-//!   timers replenish and exhaust budgets (the engine's budget events), enacting the group's
-//!   links inside the server's budget.
 //! - `push-pull` (Linux SCHED_DEADLINE style, user space): `prepare` builds one `Sched` per
 //!   CPU behind a per-CPU lock; a dispatcher that finds a higher-priority waiting job than
 //!   another CPU runs pushes it there (taking both locks in CPU order), an idle one pulls;
@@ -124,6 +123,7 @@ registry! {
     concurrent,
     message_passing,
     work_stealing,
+    reservations,
     linux_deadline,
     linux_fifo,
     linux_rt_groups,
@@ -267,9 +267,16 @@ pub fn names() -> Vec<&'static str> {
 }
 
 /// The policy an architecture implements itself, its default when `--policy` is left out
-/// (`work-stealing`: `rtws`); `None` for the others, which take a policy.
+/// (`work-stealing`: `rtws`; `reservations`: `hcbs`); `None` for the others, which take a
+/// policy.
 pub fn own_policy(arch: &str) -> Option<&'static str> {
-    (arch == work_stealing::DEF.name).then_some(work_stealing::POLICY)
+    if arch == work_stealing::DEF.name {
+        Some(work_stealing::POLICY)
+    } else if arch == reservations::DEF.name {
+        Some(reservations::POLICY)
+    } else {
+        None
+    }
 }
 
 /// The architectures that run parallel tasks ([`ArchDef::parallel`]), in registry order.

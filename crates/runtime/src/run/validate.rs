@@ -554,6 +554,7 @@ mod tests {
                 arch::linux_deadline::LinuxDeadline::RESOURCES,
             ),
             ("linux-fifo", arch::linux_fifo::LinuxFifo::RESOURCES),
+            ("reservations", arch::reservations::Reservations::RESOURCES),
             (
                 "linux-rt-groups",
                 arch::linux_rt_groups::LinuxRtGroups::RESOURCES,

@@ -209,9 +209,11 @@ impl Sched {
             }
             return;
         }
+        self.hook_begin(em, Op::BudgetUpdate, Some(j));
         if let Check::Exhausted = self.measure(em, j, now) {
             self.exhausted(em, c, j, now);
         }
+        self.hook_end(em, Op::BudgetUpdate, Some(j));
     }
 
     /// Reads job `j`'s consumption against its armed budget, re-arming it if some is left.
