@@ -9,7 +9,7 @@
 //!   file (`schedlab_trace::fit`), merging into an existing one; writes `tick_period` (the
 //!   traces' kernel's, from their metadata, else this kernel's) and, with `--measure-tick`,
 //!   measures Δtck here (`schedlab_runtime::tick`) into a `tick` curve of each section written;
-//! - `supply FILE --tasks TASKS [--cpus M] [--tolerance D] [--max-points N]`: the H-CBS
+//! - `supply FILE --tasks TASKS [--cpus M] [--tolerance D] [--period-loss D] [--max-points N]`: the H-CBS
 //!   reservation guarantees on the trace (`crate::trace_supply`; exit status 2 when one fails).
 
 use crate::output::outln;
@@ -122,6 +122,10 @@ pub(crate) enum TraceCommand {
         /// latencies); 0 for simulated traces.
         #[arg(long, default_value = "0ns")]
         tolerance: String,
+        /// Budget each server period is assumed to lose to dispatching, with a unit (real
+        /// traces): Z is that of a server `(Q − loss, P)`; 0 for simulated traces.
+        #[arg(long, default_value = "0ns")]
+        period_loss: String,
         /// At most this many service stretches per backlogged interval of a server (the window
         /// check is quadratic in them).
         #[arg(long, default_value_t = schedlab_trace::supply::DEFAULT_MAX_POINTS)]
@@ -143,6 +147,7 @@ pub(crate) fn run(cmd: TraceCommand) -> Result<ExitCode> {
         tasks,
         cpus,
         tolerance,
+        period_loss,
         max_points,
         format,
     } = &cmd
@@ -152,6 +157,7 @@ pub(crate) fn run(cmd: TraceCommand) -> Result<ExitCode> {
             tasks,
             cpus: *cpus,
             tolerance,
+            period_loss,
             max_points: *max_points,
             json: matches!(format, crate::OutputFormat::Json),
         });

@@ -109,6 +109,40 @@ fn simulated_fig1_hierarchy_passes() {
     assert_eq!(groups, ["G1", "G1", "G1a", "G1a", "G1b", "G1b", "G2", "G2"]);
 }
 
+/// The two findings of this check, as regressions: a server that sat idle while its group ran
+/// on another CPU must be woken up (CBS rule) when it has work again — per server, not per
+/// group (`per-cpu-wakeup.toml`, sporadic seeds 8 and 34 failed for C on CPU 1) — and a
+/// completion and a release at the same instant must not wake a server up again inside a
+/// backlogged interval (`fig1.toml` above failed for G2 on CPU 0).
+#[test]
+fn a_server_idle_on_its_cpu_is_woken_up_per_server() {
+    let file = example("per-cpu-wakeup.toml");
+    for seed in ["8", "34"] {
+        let dir = temp_dir(&format!("wake{seed}"));
+        let tr = dir.join("w.trace");
+        let tr = tr.to_str().unwrap();
+        let out = schedlab(&[
+            "simulate",
+            &file,
+            "--policy",
+            "hcbs",
+            "--duration",
+            "5s",
+            "--arrivals",
+            "sporadic:5ms",
+            "--exec",
+            "uniform:0.2..1",
+            "--seed",
+            seed,
+            "--trace",
+            tr,
+        ]);
+        assert!(out.status.success(), "{}", text(&out));
+        let out = schedlab(&["trace", "supply", tr, "--tasks", &file]);
+        assert_eq!(out.status.code(), Some(0), "seed {seed}: {}", text(&out));
+    }
+}
+
 const ONE: &str = r#"{"groups": [{"name": "g", "budget": "2ms", "period": "5ms"}],
   "tasks": [{"name": "a", "wcet": "100ms", "period": "100ms", "group": "g"}]}"#;
 
@@ -153,6 +187,24 @@ fn starved_and_over_budget_servers_fail_with_status_2() {
     assert!(t.contains("FAIL Z"), "{t}");
     assert!(
         t.contains("worst window [2000000, 12000000) ns: service 0 < Z(10000000) = 2000000"),
+        "{t}"
+    );
+    // A period loss of 1 ms checks against the server (Q − 1 ms, P) = (1, 5) ms:
+    // Z(10 ms) = max(0, 10 − 3·4, 1·1) = 1 ms, still more than the 0 received.
+    let out = schedlab(&[
+        "trace",
+        "supply",
+        &starved,
+        "--tasks",
+        tasks,
+        "--period-loss",
+        "1ms",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let t = text(&out);
+    assert!(t.contains("period loss 1000000 ns"), "{t}");
+    assert!(
+        t.contains("worst window [2000000, 12000000) ns: service 0 < Z(10000000) = 1000000"),
         "{t}"
     );
     // Over budget: 3 ms between the replenishments at 0 and 5 ms (Q = 2 ms); a tolerance of

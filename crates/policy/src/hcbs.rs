@@ -69,6 +69,18 @@ struct Group {
     backlog: u32,
 }
 
+/// Whether a server has work for its CPU ([`Hcbs::choose`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Work {
+    /// It never had any (its first work activates it).
+    Never,
+    /// It has work.
+    Busy,
+    /// It has had none since this instant; work at a later instant wakes it up (the CBS
+    /// wake-up rule), work at this same instant continues it.
+    IdleSince(schedlab_model::Time),
+}
+
 /// The job linked to a CPU.
 #[derive(Clone, Copy, Debug)]
 struct Linked {
@@ -90,7 +102,7 @@ pub struct Hcbs {
     roots: Vec<u32>,
     servers: Vec<Server>,
     /// Whether each server had work at the last decision ([`Hcbs::choose`]).
-    busy: Vec<bool>,
+    busy: Vec<Work>,
     cpus: Vec<Option<Linked>>,
     /// The CPU each task's job is linked to.
     where_: Vec<Option<u32>>,
@@ -134,7 +146,7 @@ impl Hcbs {
         }
         let (groups, servers) = build_groups(tree)?;
         Ok(Hcbs {
-            busy: vec![false; servers.len()],
+            busy: vec![Work::Never; servers.len()],
             task_group,
             roots: tree.roots().collect(),
             groups,
@@ -247,7 +259,10 @@ impl Hcbs {
     /// server *has work* when its CPU runs a job of its subtree, or it is not throttled and
     /// its group, given that CPU as well, would run one job more there (a server that never
     /// ran has no budget yet: its activation gives it one); a server that starts
-    /// having work is activated. A fresh activation postpones its deadline, which can change
+    /// having work is activated — unless it ran out of work at this very instant (a completion
+    /// and a release at the same time reach the policy as two callbacks; in between the
+    /// server was never idle for any time, and resetting it there would postpone its deadline
+    /// inside a backlogged interval and break Eq. 4). A fresh activation postpones its deadline, which can change
     /// the selection, so the selection is recomputed until no server starts having work —
     /// each server starts at most once per decision, so this ends after at most `s + 1`
     /// selections (in practice one or two).
@@ -279,8 +294,23 @@ impl Hcbs {
                     // d += P) rather than waking it up again.
                     continue;
                 }
-                let started = has_work && !self.busy[s];
-                self.busy[s] = has_work;
+                let started = match (has_work, self.busy[s]) {
+                    (false, Work::Busy) => {
+                        self.busy[s] = Work::IdleSince(ctx.now);
+                        false
+                    }
+                    (false, _) | (true, Work::Busy) => false,
+                    // Work again at the instant it ran out (a completion and a release at
+                    // the same time, seen by two callbacks): the server was never idle.
+                    (true, Work::IdleSince(t)) if t == ctx.now => {
+                        self.busy[s] = Work::Busy;
+                        false
+                    }
+                    (true, Work::Never | Work::IdleSince(_)) => {
+                        self.busy[s] = Work::Busy;
+                        true
+                    }
+                };
                 if started && self.servers[s].activate(ctx.now) {
                     let q = server.budget.as_ns();
                     out.server(
