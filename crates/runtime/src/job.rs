@@ -43,6 +43,23 @@
 //! Events recorded by the thread itself (its own [`TraceBuf`]): `switch-in` when its code
 //! starts or resumes (and `migrate` when on another CPU than last time), `switch-out` when a
 //! job ends. The dispatcher records `switch-out`/`preempt` when it parks the thread.
+//!
+//! # Stretches: exactly one switch-in and one switch-out each
+//! Whether an execution stretch is open is a word of its own, [`JobCtl`]'s `stretch`, moved
+//! only by atomic read-modify-writes, so that the thread and a dispatcher never both (or
+//! neither) record an edge: a dispatcher *arms* it (`NONE → ARMED`) before it makes the
+//! thread runnable; the thread *claims* the switch-in (`ARMED → OPEN`, then records it) —
+//! in [`job_loop`] for a new job, in its preemption handler or after a lock operation for a
+//! resumed one; whoever ends the stretch takes the word (`→ NONE`) and records the
+//! switch-out only if it was `OPEN`: the dispatcher that parks the thread, or the thread
+//! when its job completes. A dispatcher that parks a thread before its claim takes `ARMED`
+//! and records nothing; the late claim then fails, and the thread records its switch-in
+//! when it is made runnable again. (A boolean set by the thread after it saw `RUN` raced
+//! with that park: a thread preempted between seeing `RUN` and setting it recorded a
+//! switch-in after its park with no switch-out — its preemption signal is blocked while
+//! its handler runs — and its next stretch none, since the flag was still set; a stale
+//! signal in a new job's first instructions recorded two switch-ins; a park between the
+//! job's own switch-out and its commit left a switch-in without end.)
 
 use crate::arch::{Architecture, Run};
 use crate::config::{run_custom, Body, JobCtx, PRIO_JOB};
@@ -72,6 +89,17 @@ pub const LOCK: u32 = 4;
 /// "No CPU" in the CPU fields.
 pub const NONE: u32 = u32::MAX;
 
+/// No execution stretch: nothing to switch in or out (module doc, "Stretches").
+const STRETCH_NONE: u32 = 0;
+/// Made runnable: the thread records a switch-in when it claims the stretch.
+const STRETCH_ARMED: u32 = 1;
+/// Switched in: whoever ends the stretch records the switch-out.
+const STRETCH_OPEN: u32 = 2;
+/// The bits of the stretch word that hold the above; the rest is the CPU (logical, < 2^30).
+const STRETCH_KIND: u32 = 3;
+/// Where the CPU starts in the stretch word.
+const STRETCH_CPU_SHIFT: u32 = 2;
+
 /// What a job thread shares with the dispatchers.
 #[derive(Debug)]
 pub struct JobCtl {
@@ -89,10 +117,10 @@ pub struct JobCtl {
     pub pinned: AtomicU32,
     /// Logical CPU its code last ran on (the executing thread only).
     last_cpu: AtomicU32,
-    /// The thread recorded a `switch-in` since it was last made runnable: set by the
-    /// thread, taken by the dispatcher that parks it ([`JobCtl::take_ran`]) — a `switch-out`
-    /// is recorded only for a job whose code actually (re)started.
-    ran: AtomicBool,
+    /// The execution stretch: `STRETCH_NONE`, `STRETCH_ARMED` (made runnable, switch-in
+    /// not recorded yet) or `STRETCH_OPEN` (switch-in recorded, switch-out not yet); module
+    /// doc, "Stretches".
+    stretch: AtomicU32,
     /// Ticks when the current job first ran.
     pub first_run: AtomicU64,
     /// Ticks when the last job completed.
@@ -173,7 +201,7 @@ impl JobCtl {
             tid: AtomicI32::new(0),
             pinned: AtomicU32::new(NONE),
             last_cpu: AtomicU32::new(NONE),
-            ran: AtomicBool::new(false),
+            stretch: AtomicU32::new(STRETCH_NONE),
             first_run: AtomicU64::new(0),
             done_ticks: AtomicU64::new(0),
             executed: AtomicU64::new(0),
@@ -260,11 +288,9 @@ impl JobCtl {
     }
 
     /// The thread continues job `seq` after it blocked on a resource: a switch-in, unless
-    /// its preemption handler recorded it already.
+    /// its preemption handler recorded it already (the claim fails then).
     pub(crate) fn resumed(&self, seq: u64) {
-        if !self.ran.load(Ordering::Acquire) {
-            self.switched_in(seq);
-        }
+        self.switched_in(seq);
     }
 
     /// Whether the policy aborted job `seq` of this thread's task (its abort flag).
@@ -274,19 +300,48 @@ impl JobCtl {
             .is_some_and(|w| w.load(Ordering::Acquire) == seq.wrapping_add(1))
     }
 
-    /// Whether the thread recorded a `switch-in` since it was last made runnable, clearing
-    /// it (the dispatcher parking the job: it records a `switch-out` only then, so a job
-    /// parked before its thread ran again leaves no interval without a start).
-    pub fn take_ran(&self) -> bool {
-        self.ran.swap(false, Ordering::AcqRel)
+    /// Arms the next execution stretch (a dispatcher, before it makes the thread runnable:
+    /// module doc, "Stretches"). A stretch still open stays open (it has its switch-in).
+    /// The word carries the CPU it is armed for: the switch-in is recorded on that CPU,
+    /// the one whose dispatcher closes the stretch.
+    pub(crate) fn arm(&self) {
+        let cpu = self.cpu.load(Ordering::Relaxed);
+        let _ = self.stretch.compare_exchange(
+            STRETCH_NONE,
+            STRETCH_ARMED | (cpu << STRETCH_CPU_SHIFT),
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
     }
 
-    /// Records that the thread's code (re)starts on its assigned CPU.
-    fn switched_in(&self, seq: u64) -> u64 {
-        self.ran.store(true, Ordering::Release);
-        let cpu = self.cpu.load(Ordering::Acquire);
-        let last = self.last_cpu.swap(cpu, Ordering::Relaxed);
+    /// Ends the stretch (the dispatcher parking the job, after its `RUN → PARK`): whether
+    /// it was open, i.e. the switch-out is the caller's to record. A job parked before its
+    /// thread claimed the switch-in has nothing to close, and its thread's late claim fails.
+    pub fn take_ran(&self) -> bool {
+        self.stretch.swap(STRETCH_NONE, Ordering::AcqRel) & STRETCH_KIND == STRETCH_OPEN
+    }
+
+    /// Claims the armed stretch and records that the thread's code (re)starts on its
+    /// assigned CPU (`switch-in`, `migrate` if on another CPU than last time; the job's first
+    /// run if it is its first); `None` (nothing recorded) if no stretch is armed: one was
+    /// claimed since the thread was made runnable, or it was parked before this claim.
+    /// The time is read before the claim, so it precedes the switch-out of whoever ends the
+    /// stretch.
+    fn switched_in(&self, seq: u64) -> Option<u64> {
         let t = self.clock.ticks();
+        let armed = self.stretch.load(Ordering::Acquire);
+        if armed & STRETCH_KIND != STRETCH_ARMED {
+            return None;
+        }
+        let open = (armed & !STRETCH_KIND) | STRETCH_OPEN;
+        self.stretch
+            .compare_exchange(armed, open, Ordering::AcqRel, Ordering::Acquire)
+            .ok()?;
+        if self.first_run.load(Ordering::Relaxed) == 0 {
+            self.first_run.store(t, Ordering::Relaxed);
+        }
+        let cpu = armed >> STRETCH_CPU_SHIFT;
+        let last = self.last_cpu.swap(cpu, Ordering::Relaxed);
         let expected = self.phys.get(cpu as usize).copied();
         if expected.is_some() && crate::mech::sched::current_cpu() != expected {
             self.misplaced.fetch_add(1, Ordering::Relaxed);
@@ -297,7 +352,20 @@ impl JobCtl {
             self.buf
                 .record_strand(t, Kind::Migrate, cpu, job, u64::from(last));
         }
-        t
+        Some(t)
+    }
+
+    /// Ends the stretch of the thread's completing job (the thread itself, after it left
+    /// the job: its preemption handler claims no more): records the `switch-out` at `end`
+    /// if the stretch was open — not if the dispatcher parked the job meanwhile and recorded
+    /// it.
+    fn switched_out(&self, end: u64, seq: u64, strand: u32) {
+        let was = self.stretch.swap(STRETCH_NONE, Ordering::AcqRel);
+        if was & STRETCH_KIND == STRETCH_OPEN {
+            let cpu = was >> STRETCH_CPU_SHIFT;
+            self.buf
+                .record_strand(end, Kind::SwitchOut, cpu, (self.task, seq, strand), 0);
+        }
     }
 
     /// Waits while the state is `from` (a futex wait per wake-up).
@@ -376,15 +444,19 @@ impl OnPreempt for Executor {
     /// `switch-out`, so resuming is a switch-in (on the CPU it was re-pinned to); without it
     /// the trace showed the job's later `switch-out` there with no start, i.e. an interval
     /// from the trace's start overlapping the job's earlier ones on the other CPU. A signal
-    /// that finds the job already switched in since it was made runnable is stale.
+    /// that finds the stretch claimed already, or parked again (its own signal follows: this
+    /// one is blocked while the handler runs), is stale: the claim fails (module doc,
+    /// "Stretches").
     fn on_signal(&self) {
         let ctl = &self.ctl;
         let s = match ctl.state.load(Ordering::Acquire) {
             PARK => ctl.wait_while(PARK),
             s => s,
         };
-        if s == RUN && self.in_job.load(Ordering::Relaxed) && !ctl.ran.load(Ordering::Acquire) {
-            ctl.switched_in(ctl.seq.load(Ordering::Relaxed));
+        if s == RUN && self.in_job.load(Ordering::Relaxed) {
+            // Fails (records nothing) when stale: the stretch is claimed already, or parked
+            // again meanwhile (that park's signal is pending: this handler runs again).
+            let _ = ctl.switched_in(ctl.seq.load(Ordering::Relaxed));
         }
     }
 }
@@ -572,13 +644,14 @@ pub fn job_loop(me: &Executor, env: &JobEnv<'_>) -> Result<(), String> {
             (env.completed)(ctl, ctl.cpu.load(Ordering::Acquire));
             continue;
         }
+        // `migrate` is per job (docs/traces.md): a new job starting on another CPU than the
+        // task's previous one did not migrate (cleared before the handler may claim).
+        ctl.last_cpu.store(NONE, Ordering::Relaxed);
         me.in_job.store(true, Ordering::Relaxed);
         let cpu0 = thread_cputime_ns();
-        // `migrate` is per job (docs/traces.md): a new job starting on another CPU than the
-        // task's previous one did not migrate.
-        ctl.last_cpu.store(NONE, Ordering::Relaxed);
-        let t = ctl.switched_in(seq);
-        ctl.first_run.store(t, Ordering::Relaxed);
+        // The job's switch-in, unless the handler of a signal that arrived since `in_job`
+        // claimed it, or it was parked since it was made runnable (module doc, "Stretches").
+        let started = ctl.switched_in(seq);
         // The abort points: the burn loop's passes, a custom body's `JobCtx::aborted`.
         let stop = || ctl.stopping() || ctl.abort_requested(seq);
         let aborted = || ctl.abort_requested(seq);
@@ -608,22 +681,30 @@ pub fn job_loop(me: &Executor, env: &JobEnv<'_>) -> Result<(), String> {
             abort_handler(ctl, seq, env.abort_cost_ns, ws.as_mut());
         }
         let executed = thread_cputime_ns().saturating_sub(cpu0);
-        let end = ctl.clock.ticks();
-        let cpu = ctl.cpu.load(Ordering::Acquire);
         ctl.executed.store(executed, Ordering::Relaxed);
+        if started.is_none() && ctl.first_run.load(Ordering::Relaxed) == 0 {
+            // No claim succeeded (parked as it started, its signal not yet handled): the
+            // job's record still gets a start.
+            ctl.first_run.store(ctl.clock.ticks(), Ordering::Relaxed);
+        }
         if ctl.stopping() {
             return outcome; // unfinished at the end of the run
         }
         outcome?;
-        ctl.buf
-            .record_strand(end, Kind::SwitchOut, cpu, (ctl.task, seq, strand), 0);
+        // Out of the job first: a preemption from here to the commit resumes no stretch
+        // (the handler claims none), so the job's last stretch ends exactly once — here, or
+        // at that park by its dispatcher (module doc, "Stretches").
+        me.in_job.store(false, Ordering::Relaxed);
+        let end = ctl.clock.ticks();
+        ctl.switched_out(end, seq, strand);
         ctl.done_ticks.store(end, Ordering::Relaxed);
-        ctl.ran.store(false, Ordering::Relaxed);
-        // Commit: the dispatcher of `cpu` sees IDLE and processes the completion.
+        // Commit: the dispatcher of `cpu` sees IDLE and processes the completion. `cpu` is
+        // read after the commit: a park and relink elsewhere just before it moved the job
+        // (no dispatcher moves a committed one).
         if !commit(ctl) {
             return Ok(()); // STOP arrived meanwhile
         }
-        me.in_job.store(false, Ordering::Relaxed);
+        let cpu = ctl.cpu.load(Ordering::Acquire);
         (env.completed)(ctl, cpu);
     }
 }
@@ -706,23 +787,33 @@ mod tests {
         c.buf.events().iter().map(|e| (e.kind, e.cpu)).collect()
     }
 
+    /// A dispatcher makes the job runnable on `cpu` (arms its stretch, `RUN`).
+    fn make_runnable(c: &JobCtl, cpu: u32) {
+        c.cpu.store(cpu, Ordering::Relaxed);
+        c.arm();
+        c.state.store(RUN, Ordering::Relaxed);
+    }
+
+    /// A dispatcher parks the job: `RUN → PARK`, and whether it records the switch-out.
+    fn park(c: &JobCtl) -> bool {
+        c.state.store(PARK, Ordering::Relaxed);
+        c.take_ran()
+    }
+
     /// The interference of a competing real-time thread, replayed deterministically: the job
-    /// ran on CPU 0 (switch-in), CPU 0's dispatcher parked it (took `ran`: it records the
-    /// switch-out), and before the thread could run its handler CPU 1's dispatcher re-pinned
-    /// it and set `RUN` with `cpu = 1`. The handler then finds `RUN`, not `PARK`: it must
-    /// record the switch-in on CPU 1 (it used to return silently, leaving the job's later
-    /// switch-out on CPU 1 without a start).
+    /// ran on CPU 0 (switch-in), CPU 0's dispatcher parked it (it records the switch-out),
+    /// and before the thread could run its handler CPU 1's dispatcher re-pinned it and set
+    /// `RUN` with `cpu = 1`. The handler then finds `RUN`, not `PARK`: it must record the
+    /// switch-in on CPU 1 (it used to return silently, leaving the job's later switch-out on
+    /// CPU 1 without a start).
     #[test]
     fn a_job_relinked_before_its_signal_arrived_records_its_switch_in() {
         let e = ctl();
         let c = &*e.ctl;
-        c.cpu.store(0, Ordering::Relaxed);
-        c.state.store(RUN, Ordering::Relaxed);
-        c.switched_in(7);
-        assert!(c.take_ran(), "the parking dispatcher sees that the job ran");
-        c.state.store(PARK, Ordering::Relaxed);
-        c.cpu.store(1, Ordering::Relaxed);
-        c.state.store(RUN, Ordering::Relaxed);
+        make_runnable(c, 0);
+        assert!(c.switched_in(7).is_some());
+        assert!(park(c), "the parking dispatcher sees that the job ran");
+        make_runnable(c, 1);
         e.on_signal();
         assert_eq!(
             kinds(c),
@@ -731,19 +822,94 @@ mod tests {
         // A second (queued) signal of the same park is stale: no duplicate switch-in.
         e.on_signal();
         assert_eq!(c.buf.events().len(), 3);
+        assert!(park(c), "the stretch on CPU 1 is open");
     }
 
     /// A job parked again before its thread ran since it was made runnable has no open
-    /// interval: the dispatcher finds `ran` clear and records no switch-out.
+    /// stretch: the dispatcher records no switch-out.
     #[test]
     fn a_job_parked_before_it_ran_again_has_nothing_to_switch_out() {
         let e = ctl();
         let c = &*e.ctl;
-        c.cpu.store(1, Ordering::Relaxed);
-        c.switched_in(7);
-        assert!(c.take_ran());
-        // Relinked (RUN) and parked again without running: nothing ran since the last take.
-        assert!(!c.take_ran());
+        make_runnable(c, 1);
+        assert!(c.switched_in(7).is_some());
+        assert!(park(c));
+        // Relinked (RUN) and parked again without running: nothing ran since the last park.
+        make_runnable(c, 1);
+        assert!(!park(c));
+        assert_eq!(kinds(c), vec![(Kind::SwitchIn, 1)]);
+    }
+
+    /// The race of a budget exhausted just after the job was made runnable, replayed: the
+    /// thread's handler (the signal of an earlier park is blocked while it runs) saw `RUN`
+    /// on CPU 1 and was preempted before it recorded the switch-in; CPU 1's dispatcher
+    /// parked the job (nothing ran: no switch-out). The handler's late switch-in must fail —
+    /// it used to be recorded after the park, with no switch-out, and the job's next stretch
+    /// (relinked to CPU 1) then got no switch-in at all.
+    #[test]
+    fn a_switch_in_claimed_after_the_park_is_not_recorded() {
+        let e = ctl();
+        let c = &*e.ctl;
+        make_runnable(c, 0);
+        assert!(c.switched_in(7).is_some());
+        assert!(park(c));
+        make_runnable(c, 1);
+        // The handler saw RUN here; the dispatcher runs before its claim.
+        assert!(!park(c), "not switched in yet: nothing to switch out");
+        assert!(c.switched_in(7).is_none(), "the late claim fails");
+        // The pending signal: parked, then linked to CPU 1 again; now it runs.
+        make_runnable(c, 1);
+        e.on_signal();
+        assert!(park(c), "the second stretch is open and closed once");
+        assert_eq!(
+            kinds(c),
+            vec![(Kind::SwitchIn, 0), (Kind::SwitchIn, 1), (Kind::Migrate, 1)]
+        );
+    }
+
+    /// A signal delivered in a new job's first instructions (after `in_job`, before the
+    /// loop's own switch-in): the handler's switch-in is the job's only one.
+    #[test]
+    fn a_stale_signal_at_a_jobs_start_records_one_switch_in() {
+        let e = ctl();
+        let c = &*e.ctl;
+        make_runnable(c, 0);
+        e.on_signal();
+        assert!(c.switched_in(7).is_none(), "job_loop's claim fails");
+        assert_eq!(kinds(c), vec![(Kind::SwitchIn, 0)]);
+    }
+
+    /// A park between the job's end and its commit: the stretch ends once — at the park
+    /// (then the thread, out of the job, claims no switch-in when resumed and records no
+    /// switch-out), or by the thread when no park came.
+    #[test]
+    fn a_park_before_the_commit_ends_the_stretch_once() {
+        let e = ctl();
+        let c = &*e.ctl;
+        make_runnable(c, 0);
+        assert!(c.switched_in(7).is_some());
+        e.in_job.store(false, Ordering::Relaxed);
+        assert!(park(c), "the dispatcher records the switch-out");
+        make_runnable(c, 1);
+        e.on_signal();
+        c.switched_out(c.clock.ticks(), 7, 0);
+        assert_eq!(kinds(c), vec![(Kind::SwitchIn, 0)]);
+        // No park: the thread records it.
+        e.in_job.store(true, Ordering::Relaxed);
+        make_runnable(c, 1);
+        assert!(c.switched_in(7).is_some());
+        e.in_job.store(false, Ordering::Relaxed);
+        c.switched_out(c.clock.ticks(), 7, 0);
+        assert!(!park(c));
+        let k = kinds(c);
+        assert_eq!(
+            &k[1..],
+            &[
+                (Kind::SwitchIn, 1),
+                (Kind::Migrate, 1),
+                (Kind::SwitchOut, 1)
+            ]
+        );
     }
 
     /// Thread-per-job, hand-worked: the pool's two threads registered tids 101 and 102; the

@@ -845,6 +845,8 @@ impl Sched {
             return false;
         };
         ctl.cpu.store(cpu, Ordering::Release);
+        // Its switch-in is the thread's to record (`crate::job`, "Stretches").
+        ctl.arm();
         let prev = ctl.state.swap(RUN, Ordering::AcqRel);
         if prev == crate::job::STOP {
             ctl.state.store(prev, Ordering::Release);

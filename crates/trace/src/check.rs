@@ -3,6 +3,13 @@
 //! - [`parallel_execution`]: no job — no *strand* of a parallel (fork-join) job [RTWS §III] —
 //!   executes on two CPUs at once (its execution intervals on different CPUs never overlap;
 //!   different threads of one parallel job may run at once, that is their point);
+//! - [`bracketing`]: every execution stretch on a CPU is bracketed by exactly one
+//!   `switch-in` and one `switch-out` of the same strand on that CPU — per CPU the two
+//!   alternate, starting with a `switch-in` (a whole run's trace; a stretch still open at its
+//!   end is a job unfinished when the run stopped). [`intervals`] tolerates broken edges (cut
+//!   traces) by guessing, so a trace that breaks this makes every interval-based measure
+//!   (`trace supply`, [`parallel_execution`], Gantt charts) count service that did not
+//!   happen or miss service that did;
 //! - [`cpus_per_task`]: the CPUs each task's jobs executed on (partitioned: one each);
 //! - [`part_overruns`]: a job of a split task [RTPS §III] that executed longer on a part's
 //!   CPU than that part's budget (the metadata's `split`), or on a CPU that hosts none of its
@@ -78,6 +85,66 @@ pub fn parallel_execution(events: &[Event]) -> Vec<Overlap> {
                     out.push((task, seq, a.2, b.2, b.0, a.1.min(b.1)));
                 }
             }
+        }
+    }
+    out
+}
+
+/// A broken bracket of [`bracketing`]: at `time` on `cpu`, the `switch-in`/`switch-out`
+/// (`kind`) of `job` (task, seq, strand) while `open` — the stretch open on that CPU then,
+/// `None` if none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unbracketed {
+    /// Time of the event, ns.
+    pub time: u64,
+    /// CPU.
+    pub cpu: u32,
+    /// `SwitchIn` (while a stretch is open: a lost `switch-out` or a duplicate `switch-in`)
+    /// or `SwitchOut` (of a stretch that is not open: a lost `switch-in`).
+    pub kind: Kind,
+    /// (task, seq, strand) of the event.
+    pub job: (u32, u64, u32),
+    /// The stretch open on the CPU: (task, seq, strand, its start).
+    pub open: Option<(u32, u64, u32, u64)>,
+}
+
+/// Every `switch-in` or `switch-out` of a whole run's trace that breaks the bracketing of
+/// execution stretches (module doc), in trace order: a `switch-in` on a CPU with a stretch
+/// open, a `switch-out` on a CPU without one or with another strand's open. One pass, a map
+/// of open stretches by CPU: O(n log m).
+pub fn bracketing(events: &[Event]) -> Vec<Unbracketed> {
+    let mut open: BTreeMap<u32, (u32, u64, u32, u64)> = BTreeMap::new();
+    let mut out = Vec::new();
+    for e in events {
+        let job = (e.task, e.seq, e.strand);
+        match e.kind {
+            Kind::SwitchIn => {
+                let was = open.insert(e.cpu, (e.task, e.seq, e.strand, e.time));
+                if was.is_some() {
+                    out.push(Unbracketed {
+                        time: e.time,
+                        cpu: e.cpu,
+                        kind: e.kind,
+                        job,
+                        open: was,
+                    });
+                }
+            }
+            Kind::SwitchOut => {
+                let cur = open.get(&e.cpu).copied();
+                if cur.is_some_and(|(t, s, st, _)| (t, s, st) == job) {
+                    open.remove(&e.cpu);
+                } else {
+                    out.push(Unbracketed {
+                        time: e.time,
+                        cpu: e.cpu,
+                        kind: e.kind,
+                        job,
+                        open: cur,
+                    });
+                }
+            }
+            _ => {}
         }
     }
     out
@@ -321,6 +388,52 @@ mod tests {
             ev(4, Kind::SwitchOut, 2, 1, 0).with_strand(2),
         ];
         assert_eq!(parallel_execution(&par), vec![(1, 0, 1, 2, 2, 3)]);
+    }
+
+    /// The patterns of a lost edge, hand-made after a real trace (reservations, CPU 1): job
+    /// (3, 164) switched in after its park (no switch-out), (1, 120) switched in over it,
+    /// and (3, 164)'s later stretch has a switch-out only; a duplicate switch-in of one job;
+    /// a well-bracketed trace (two CPUs, a migration, a strand) and an open end: nothing.
+    #[test]
+    fn finds_lost_switch_ins_and_switch_outs() {
+        let lost = vec![
+            ev(10, Kind::SwitchIn, 1, 3, 164),
+            ev(14, Kind::SwitchIn, 1, 1, 120),
+            ev(20, Kind::SwitchOut, 1, 1, 120),
+            ev(90, Kind::SwitchOut, 1, 3, 164),
+        ];
+        let b = bracketing(&lost);
+        assert_eq!(b.len(), 2);
+        assert_eq!(
+            (b[0].time, b[0].kind, b[0].job, b[0].open),
+            (14, Kind::SwitchIn, (1, 120, 0), Some((3, 164, 0, 10)))
+        );
+        assert_eq!(
+            (b[1].time, b[1].kind, b[1].open),
+            (90, Kind::SwitchOut, None)
+        );
+        let twice = vec![
+            ev(0, Kind::SwitchIn, 0, 0, 12),
+            ev(2, Kind::SwitchIn, 0, 0, 12),
+            ev(5, Kind::SwitchOut, 0, 0, 12),
+        ];
+        assert_eq!(bracketing(&twice).len(), 1);
+        // Another strand's switch-out while one is open.
+        let other = vec![
+            ev(0, Kind::SwitchIn, 0, 1, 0).with_strand(1),
+            ev(3, Kind::SwitchOut, 0, 1, 0).with_strand(2),
+        ];
+        assert_eq!(bracketing(&other)[0].open, Some((1, 0, 1, 0)));
+        let ok = vec![
+            ev(0, Kind::SwitchIn, 0, 1, 0),
+            ev(5, Kind::SwitchOut, 0, 1, 0),
+            ev(5, Kind::SwitchIn, 1, 1, 0),
+            ev(5, Kind::SwitchIn, 0, 2, 0).with_strand(1),
+            ev(9, Kind::SwitchOut, 1, 1, 0),
+            ev(9, Kind::SwitchOut, 0, 2, 0).with_strand(1),
+            ev(9, Kind::SwitchIn, 0, 1, 1),
+        ];
+        assert!(bracketing(&ok).is_empty());
     }
 
     /// One CPU, keys = task index. τ1 ready at 0 and linked at 0; τ0 (higher priority) ready

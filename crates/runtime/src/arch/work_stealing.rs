@@ -542,6 +542,8 @@ impl Worker {
             }
         }
         ctl.cpu.store(cpu, Ordering::Release);
+        // Its switch-in is the thread's to record (`crate::job`, "Stretches").
+        ctl.arm();
         let prev = ctl.state.swap(RUN, Ordering::AcqRel);
         if prev == STOP {
             ctl.state.store(prev, Ordering::Release);

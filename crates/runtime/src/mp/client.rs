@@ -387,6 +387,8 @@ impl<B: Borrow<TraceBuf>> Client<B> {
             }
         }
         ctl.cpu.store(self.cpu, Ordering::Release);
+        // Its switch-in is the thread's to record (`crate::job`, "Stretches").
+        ctl.arm();
         let prev = ctl.state.swap(RUN, Ordering::AcqRel);
         if prev == STOP {
             ctl.state.store(prev, Ordering::Release);

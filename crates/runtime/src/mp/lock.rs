@@ -385,6 +385,7 @@ mod tests {
         /// A client makes τ0 runnable again on client 1 (after its grant or abort).
         fn resume(&self) {
             let s = &self.ctls[0].state;
+            self.ctls[0].arm();
             s.store(RUN, Ordering::Release);
             futex::wake(s, 1);
         }
