@@ -76,6 +76,24 @@ const CASES: u32 = 64;
 /// `hcbs-gfp` and simulated (26 of 64 when written).
 #[test]
 fn accepted_sets_run_two_seconds_without_a_miss() {
+    let n = check_accepted(specs(), |(spec, m)| (Some(build(spec)), *m));
+    assert!(
+        n >= (CASES as usize) / 8,
+        "only {n} of {CASES} generated sets were accepted and simulated"
+    );
+}
+
+/// Runs the property over `CASES` cases of `strategy` with a deterministic seed: each case's
+/// set (`None`: the model refuses it) on its CPUs is skipped unless it passes admission and
+/// `hcbs-gfp` accepts it; then it must run 2 s under `hcbs` without a miss. Returns how many
+/// sets were simulated.
+fn check_accepted<S: Strategy>(
+    strategy: S,
+    set_of: impl Fn(&S::Value) -> (Option<TaskSet>, u32),
+) -> usize
+where
+    S::Value: std::fmt::Debug,
+{
     let simulated = AtomicUsize::new(0);
     let config = ProptestConfig {
         failure_persistence: None,
@@ -83,8 +101,10 @@ fn accepted_sets_run_two_seconds_without_a_miss() {
     };
     let rng = TestRng::deterministic_rng(config.rng_algorithm);
     let mut runner = TestRunner::new_with_rng(config, rng);
-    let result = runner.run(&specs(), |(spec, m)| {
-        let set = build(&spec);
+    let result = runner.run(&strategy, |case| {
+        let (Some(set), m) = set_of(&case) else {
+            return Ok(());
+        };
         let Ok(tree) = GroupTree::new(&set, m) else {
             return Ok(());
         };
@@ -98,17 +118,13 @@ fn accepted_sets_run_two_seconds_without_a_miss() {
             .unwrap();
         let config = SimConfig::new(m, Duration::from_ns(2_000 * MS));
         let (r, _) = run(&set, "hcbs", &ranks, None, &config).unwrap();
-        prop_assert_eq!(r.totals.deadline_misses, 0, "{:?}", spec);
+        prop_assert_eq!(r.totals.deadline_misses, 0, "{:?} on {} CPUs", case, m);
         Ok(())
     });
     if let Err(e) = result {
         panic!("{e}");
     }
-    let n = simulated.load(Ordering::Relaxed);
-    assert!(
-        n >= (CASES as usize) / 8,
-        "only {n} of {CASES} generated sets were accepted and simulated"
-    );
+    simulated.load(Ordering::Relaxed)
 }
 
 /// A parent group `(Q, P)` in ms on all CPUs, holding no task, with subgroups `(Q, P)` in ms
@@ -146,35 +162,7 @@ fn nested_specs() -> impl Strategy<Value = (Nested, u32)> {
 /// (`hcbs-gfp` checks the subgroups' servers EDF-schedulable on the parent's supply).
 #[test]
 fn accepted_hierarchies_run_two_seconds_without_a_miss() {
-    let simulated = AtomicUsize::new(0);
-    let config = ProptestConfig {
-        failure_persistence: None,
-        ..ProptestConfig::with_cases(CASES)
-    };
-    let rng = TestRng::deterministic_rng(config.rng_algorithm);
-    let mut runner = TestRunner::new_with_rng(config, rng);
-    let result = runner.run(&nested_specs(), |(spec, m)| {
-        let Some(set) = build_nested(&spec) else {
-            return Ok(());
-        };
-        let tree = GroupTree::new(&set, m).unwrap();
-        if tree.check_admission().is_err() || !accepted(&set, m) {
-            return Ok(());
-        }
-        simulated.fetch_add(1, Ordering::Relaxed);
-        let ranks = System::new(set.tasks(), m, Priorities::Dm)
-            .unwrap()
-            .priority_ranks()
-            .unwrap();
-        let config = SimConfig::new(m, Duration::from_ns(2_000 * MS));
-        let (r, _) = run(&set, "hcbs", &ranks, None, &config).unwrap();
-        prop_assert_eq!(r.totals.deadline_misses, 0, "{:?} on {} CPUs", spec, m);
-        Ok(())
-    });
-    if let Err(e) = result {
-        panic!("{e}");
-    }
-    let n = simulated.load(Ordering::Relaxed);
+    let n = check_accepted(nested_specs(), |(spec, m)| (build_nested(spec), *m));
     eprintln!("{n} of {CASES} hierarchies accepted and simulated");
     assert!(
         n >= (CASES as usize) / 16,

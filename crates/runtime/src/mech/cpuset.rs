@@ -24,13 +24,14 @@
 //! the process must be in its root cpuset, and the root's `sched_load_balance` must be on
 //! (another program's partitioning of the machine is never changed).
 
+use super::cgroup_v1::{dismantle, mount_of, own_cgroup, owner_pid, pid_alive, read, write};
 use super::sched::Tid;
 use super::MechError;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Prefix of the cpusets this module creates (followed by the creating process's pid).
-pub const PREFIX: &str = "schedlab-";
+pub use super::cgroup_v1::PREFIX;
 
 /// The run's CPUs split off as a root domain (see the module doc); undone on drop.
 #[derive(Debug)]
@@ -47,40 +48,6 @@ fn unsupported(message: String) -> MechError {
         errno: libc::ENOTSUP,
         message,
     }
-}
-
-fn read(path: &Path) -> Result<String, MechError> {
-    fs::read_to_string(path)
-        .map(|s| s.trim().to_string())
-        .map_err(|e| MechError::from_io(format!("read {}", path.display()), &e))
-}
-
-fn write(path: &Path, value: &str) -> Result<(), MechError> {
-    fs::write(path, value)
-        .map_err(|e| MechError::from_io(format!("write `{value}` to {}", path.display()), &e))
-}
-
-/// The mount point of the cgroup-v1 cpuset hierarchy, from a mountinfo text.
-fn cpuset_mount(mountinfo: &str) -> Option<PathBuf> {
-    mountinfo.lines().find_map(|line| {
-        // "<id> <parent> <dev> <root> <mount point> <opts> [optional…] - <fstype> <src> <super opts>"
-        let (left, right) = line.split_once(" - ")?;
-        let mut r = right.split_whitespace();
-        let (fstype, _src, sup) = (r.next()?, r.next()?, r.next().unwrap_or(""));
-        let mut l = left.split_whitespace().skip(3);
-        let (root, mount) = (l.next()?, l.next()?);
-        (fstype == "cgroup" && root == "/" && sup.split(',').any(|o| o == "cpuset"))
-            .then(|| PathBuf::from(mount))
-    })
-}
-
-/// The calling process's cpuset path (`/` = the root cpuset), from a /proc/self/cgroup text.
-fn own_cpuset(cgroup: &str) -> Option<&str> {
-    cgroup.lines().find_map(|l| {
-        let mut f = l.splitn(3, ':');
-        let (_id, ctrls, path) = (f.next()?, f.next()?, f.next()?);
-        ctrls.split(',').any(|c| c == "cpuset").then_some(path)
-    })
 }
 
 /// A CPU list in the kernel's list format ("1", "0,2-3").
@@ -107,27 +74,6 @@ fn cpu_list(cpus: &[u32]) -> String {
     parts.join(",")
 }
 
-/// The pid a cpuset directory name of this module carries.
-fn owner_pid(name: &str) -> Option<i32> {
-    name.strip_prefix(PREFIX)?.parse().ok()
-}
-
-fn pid_alive(pid: i32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
-}
-
-/// Moves every thread of cpuset `dir` to `root`, then removes `dir`.
-fn dismantle(root: &Path, dir: &Path) -> Result<(), MechError> {
-    if let Ok(tasks) = fs::read_to_string(dir.join("tasks")) {
-        for tid in tasks.split_whitespace() {
-            // A thread that exited meanwhile is not an error (ESRCH).
-            let _ = fs::write(root.join("tasks"), tid);
-        }
-    }
-    fs::remove_dir(dir)
-        .map_err(|e| MechError::from_io(format!("remove the cpuset {}", dir.display()), &e))
-}
-
 impl RootDomain {
     /// Splits `cpus` (physical) off as a root domain for this process's threads (see the
     /// module doc). Errors say what is missing: no cgroup-v1 cpuset hierarchy, not in the
@@ -135,12 +81,12 @@ impl RootDomain {
     pub fn isolate(cpus: &[u32]) -> Result<RootDomain, MechError> {
         let mountinfo = fs::read_to_string("/proc/self/mountinfo")
             .map_err(|e| MechError::from_io("read /proc/self/mountinfo", &e))?;
-        let root = cpuset_mount(&mountinfo).ok_or_else(|| {
+        let root = mount_of(&mountinfo, "cpuset").ok_or_else(|| {
             unsupported("no cgroup-v1 cpuset hierarchy is mounted (this needs `mount -t cgroup -o cpuset cpuset /sys/fs/cgroup/cpuset`; cgroup-v2 cpuset partitions are not supported yet)".into())
         })?;
         let own = fs::read_to_string("/proc/self/cgroup")
             .map_err(|e| MechError::from_io("read /proc/self/cgroup", &e))?;
-        match own_cpuset(&own) {
+        match own_cgroup(&own, "cpuset") {
             Some("/") => {}
             other => {
                 return Err(unsupported(format!(
@@ -157,7 +103,7 @@ impl RootDomain {
                 let name = e.file_name().to_string_lossy().to_string();
                 if let Some(pid) = owner_pid(&name) {
                     if !pid_alive(pid) {
-                        dismantle(&root, &e.path())?;
+                        dismantle(&root, &e.path(), "cpuset")?;
                         repaired.push(format!(
                             "removed the cpuset {} left by a killed run (pid {pid})",
                             e.path().display()
@@ -216,7 +162,7 @@ impl Drop for RootDomain {
         // Balance back on first: the machine's domains are whole again even if a thread left
         // behind keeps the directory busy.
         let _ = fs::write(self.root.join("cpuset.sched_load_balance"), "1");
-        let _ = dismantle(&self.root, &self.dir);
+        let _ = dismantle(&self.root, &self.dir, "cpuset");
     }
 }
 
@@ -225,7 +171,7 @@ impl Drop for RootDomain {
 pub fn leftovers() -> Vec<PathBuf> {
     let Some(root) = fs::read_to_string("/proc/self/mountinfo")
         .ok()
-        .and_then(|m| cpuset_mount(&m))
+        .and_then(|m| mount_of(&m, "cpuset"))
     else {
         return Vec::new();
     };
@@ -251,22 +197,25 @@ mod tests {
 40 25 0:35 / /sys/fs/cgroup/unified rw,relatime shared:12 - cgroup2 cgroup2 rw
 ";
         assert_eq!(
-            cpuset_mount(m),
+            mount_of(m, "cpuset"),
             Some(PathBuf::from("/sys/fs/cgroup/cpuset"))
         );
         let v2 = "40 25 0:35 / /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw,nsdelegate\n";
-        assert_eq!(cpuset_mount(v2), None);
+        assert_eq!(mount_of(v2, "cpuset"), None);
         // A bind mount of a sub-cpuset (a container's view) is not the hierarchy's root.
         let sub = "31 25 0:27 /docker/abc /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n";
-        assert_eq!(cpuset_mount(sub), None);
+        assert_eq!(mount_of(sub, "cpuset"), None);
     }
 
     #[test]
     fn reads_the_own_cpuset() {
         let c = "4:memory:/x\n3:cpuset:/\n0::/\n";
-        assert_eq!(own_cpuset(c), Some("/"));
-        assert_eq!(own_cpuset("3:cpu,cpuset:/docker/1\n"), Some("/docker/1"));
-        assert_eq!(own_cpuset("0::/\n"), None);
+        assert_eq!(own_cgroup(c, "cpuset"), Some("/"));
+        assert_eq!(
+            own_cgroup("3:cpu,cpuset:/docker/1\n", "cpuset"),
+            Some("/docker/1")
+        );
+        assert_eq!(own_cgroup("0::/\n", "cpuset"), None);
     }
 
     #[test]

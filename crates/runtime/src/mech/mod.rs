@@ -19,6 +19,7 @@
 //!   `cpu.rt_period_us`) for the groups of a run, undone afterwards (`linux-rt-groups`).
 
 pub mod burn;
+pub mod cgroup_v1;
 pub mod clock;
 pub mod cpuset;
 pub mod futex;

@@ -36,13 +36,14 @@
 //! when mounted together with `cpuacct`); the process must be in its root cgroup. Complexity:
 //! O(g) writes for g groups; the repair walks the stale trees.
 
+use super::cgroup_v1::{dismantle, mount_of, own_cgroup, owner_pid, pid_alive, read, write};
 use super::sched::Tid;
 use super::MechError;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Prefix of the run directories this module creates (followed by the creating process's pid).
-pub const PREFIX: &str = "schedlab-";
+pub use super::cgroup_v1::PREFIX;
 
 /// How long the run directory's runtime write is retried while the kernel refuses it
 /// (EINVAL): the bandwidth of a cgroup removed just before is released asynchronously.
@@ -126,12 +127,6 @@ fn unsupported(message: String) -> MechError {
     }
 }
 
-fn read(path: &Path) -> Result<String, MechError> {
-    fs::read_to_string(path)
-        .map(|s| s.trim().to_string())
-        .map_err(|e| MechError::from_io(format!("read {}", path.display()), &e))
-}
-
 fn read_i64(path: &Path) -> Result<i64, MechError> {
     let text = read(path)?;
     text.parse().map_err(|_| MechError::Os {
@@ -141,49 +136,12 @@ fn read_i64(path: &Path) -> Result<i64, MechError> {
     })
 }
 
-fn write(path: &Path, value: &str) -> Result<(), MechError> {
-    fs::write(path, value)
-        .map_err(|e| MechError::from_io(format!("write `{value}` to {}", path.display()), &e))
-}
-
-/// The mount point of the cgroup-v1 hierarchy with the `cpu` controller, from a mountinfo
-/// text (`cpu` alone or co-mounted, e.g. `cpu,cpuacct`; never `cpuset` or `cpuacct` alone).
-fn cpu_mount(mountinfo: &str) -> Option<PathBuf> {
-    mountinfo.lines().find_map(|line| {
-        let (left, right) = line.split_once(" - ")?;
-        let mut r = right.split_whitespace();
-        let (fstype, _src, sup) = (r.next()?, r.next()?, r.next().unwrap_or(""));
-        let mut l = left.split_whitespace().skip(3);
-        let (root, mount) = (l.next()?, l.next()?);
-        (fstype == "cgroup" && root == "/" && sup.split(',').any(|o| o == "cpu"))
-            .then(|| PathBuf::from(mount))
-    })
-}
-
-/// The calling process's cgroup in the `cpu` hierarchy, from a /proc/self/cgroup text.
-fn own_cpu_cgroup(cgroup: &str) -> Option<&str> {
-    cgroup.lines().find_map(|l| {
-        let mut f = l.splitn(3, ':');
-        let (_id, ctrls, path) = (f.next()?, f.next()?, f.next()?);
-        ctrls.split(',').any(|c| c == "cpu").then_some(path)
-    })
-}
-
 /// The root of the cgroup-v1 `cpu` hierarchy, if mounted with the RT group files.
 pub fn hierarchy() -> Option<PathBuf> {
     let root = fs::read_to_string("/proc/self/mountinfo")
         .ok()
-        .and_then(|m| cpu_mount(&m))?;
+        .and_then(|m| mount_of(&m, "cpu"))?;
     root.join("cpu.rt_runtime_us").exists().then_some(root)
-}
-
-/// The pid a run directory's name carries.
-fn owner_pid(name: &str) -> Option<i32> {
-    name.strip_prefix(PREFIX)?.parse().ok()
-}
-
-fn pid_alive(pid: i32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
 }
 
 /// A group's directory name: its index (unique, and never a control file's name) and its
@@ -203,25 +161,6 @@ pub fn dir_name(index: usize, name: &str) -> String {
     format!("g{index}-{clean}")
 }
 
-/// Moves every thread of `dir` and its subdirectories to `root`, then removes them, children
-/// first. A thread that exited meanwhile is not an error.
-fn dismantle(root: &Path, dir: &Path) -> Result<(), MechError> {
-    if let Ok(entries) = fs::read_dir(dir) {
-        for e in entries.flatten() {
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                dismantle(root, &e.path())?;
-            }
-        }
-    }
-    if let Ok(tasks) = fs::read_to_string(dir.join("tasks")) {
-        for tid in tasks.split_whitespace() {
-            let _ = fs::write(root.join("tasks"), tid);
-        }
-    }
-    fs::remove_dir(dir)
-        .map_err(|e| MechError::from_io(format!("remove the cgroup {}", dir.display()), &e))
-}
-
 /// Removes the trees of runs killed before they could undo them (run directories whose pid is
 /// dead), under the hierarchy's root `root`; returns one sentence per removed tree.
 fn repair_under(root: &Path) -> Result<Vec<String>, MechError> {
@@ -232,7 +171,7 @@ fn repair_under(root: &Path) -> Result<Vec<String>, MechError> {
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().to_string();
         if let Some(pid) = owner_pid(&name).filter(|&p| !pid_alive(p)) {
-            dismantle(root, &e.path())?;
+            dismantle(root, &e.path(), "cgroup")?;
             repaired.push(format!(
                 "removed the RT group cgroups {} left by a killed run (pid {pid})",
                 e.path().display()
@@ -319,7 +258,7 @@ impl RtCgroups {
     pub fn create(groups: &[GroupSpec]) -> Result<RtCgroups, SetupError> {
         let mountinfo = fs::read_to_string("/proc/self/mountinfo")
             .map_err(|e| MechError::from_io("read /proc/self/mountinfo", &e))?;
-        let root = cpu_mount(&mountinfo).ok_or_else(|| {
+        let root = mount_of(&mountinfo, "cpu").ok_or_else(|| {
             unsupported("no cgroup-v1 hierarchy with the cpu controller is mounted (this needs `mount -t cgroup -o cpu cpu /sys/fs/cgroup/cpu`; cgroup v2 has no RT group bandwidth)".into())
         })?;
         if !root.join("cpu.rt_runtime_us").exists() {
@@ -331,7 +270,7 @@ impl RtCgroups {
         }
         let own = fs::read_to_string("/proc/self/cgroup")
             .map_err(|e| MechError::from_io("read /proc/self/cgroup", &e))?;
-        match own_cpu_cgroup(&own) {
+        match own_cgroup(&own, "cpu") {
             Some("/") => {}
             other => {
                 return Err(unsupported(format!(
@@ -466,7 +405,7 @@ impl RtCgroups {
 
 impl Drop for RtCgroups {
     fn drop(&mut self) {
-        let _ = dismantle(&self.root, &self.run_dir);
+        let _ = dismantle(&self.root, &self.run_dir, "cgroup");
     }
 }
 
@@ -483,26 +422,32 @@ mod tests {
 34 31 0:31 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
 41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
 ";
-        assert_eq!(cpu_mount(m), Some(PathBuf::from("/sys/fs/cgroup/cpu")));
+        assert_eq!(
+            mount_of(m, "cpu"),
+            Some(PathBuf::from("/sys/fs/cgroup/cpu"))
+        );
         let co = "32 31 0:29 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n";
         assert_eq!(
-            cpu_mount(co),
+            mount_of(co, "cpu"),
             Some(PathBuf::from("/sys/fs/cgroup/cpu,cpuacct"))
         );
         let v2 = "40 25 0:35 / /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw,nsdelegate\n";
-        assert_eq!(cpu_mount(v2), None);
+        assert_eq!(mount_of(v2, "cpu"), None);
         let sub = "31 25 0:27 /docker/abc /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n";
-        assert_eq!(cpu_mount(sub), None);
+        assert_eq!(mount_of(sub, "cpu"), None);
     }
 
     #[test]
     fn reads_the_own_cpu_cgroup() {
-        assert_eq!(own_cpu_cgroup("2:cpuacct:/x\n1:cpu:/\n0::/\n"), Some("/"));
         assert_eq!(
-            own_cpu_cgroup("3:cpu,cpuacct:/docker/1\n"),
+            own_cgroup("2:cpuacct:/x\n1:cpu:/\n0::/\n", "cpu"),
+            Some("/")
+        );
+        assert_eq!(
+            own_cgroup("3:cpu,cpuacct:/docker/1\n", "cpu"),
             Some("/docker/1")
         );
-        assert_eq!(own_cpu_cgroup("3:cpuset:/\n0::/\n"), None);
+        assert_eq!(own_cgroup("3:cpuset:/\n0::/\n", "cpu"), None);
     }
 
     #[test]
