@@ -726,6 +726,19 @@ fn read_generator(g: &Table<'_, '_, '_, '_>, variable: Variable) -> Option<Gener
                     .problem(span, format!("shape `{}` {what}", shape_name(shape)));
             }
         };
+        // The shapes that draw tasks from `util_dist` until a utilization target: they decide
+        // the number of tasks themselves.
+        let draws_until_target = || {
+            need(util_dist.is_some(), "needs `util_dist`");
+            forbid(
+                tasks.as_ref().or(tasks_per_cpu.as_ref()).map(|v| &v.1),
+                "decides the number of tasks itself: remove `tasks`",
+            );
+            forbid(
+                method.as_ref().map(|v| &v.1),
+                "takes `util_dist`, not `method`",
+            );
+        };
         match shape {
             ShapeKind::FixedSum => {
                 need(
@@ -758,49 +771,25 @@ fn read_generator(g: &Table<'_, '_, '_, '_>, variable: Variable) -> Option<Gener
                     has_u,
                     "needs a utilization sweep, or `utilization` / `utilization_per_cpu`",
                 );
-                need(util_dist.is_some(), "needs `util_dist`");
-                forbid(
-                    tasks.as_ref().or(tasks_per_cpu.as_ref()).map(|v| &v.1),
-                    "decides the number of tasks itself: remove `tasks`",
-                );
-                forbid(
-                    method.as_ref().map(|v| &v.1),
-                    "takes `util_dist`, not `method`",
-                );
+                draws_until_target();
                 need(
                     variable != Variable::Tasks,
                     "decides the number of tasks itself, so it cannot sweep tasks",
                 );
             }
             ShapeKind::Grow => {
-                need(util_dist.is_some(), "needs `util_dist`");
+                draws_until_target();
                 need(variable.is_utilization(), "yields sets of every utilization, binned by the sweep: sweep `utilization` or `utilization_per_cpu`");
-                forbid(
-                    tasks.as_ref().or(tasks_per_cpu.as_ref()).map(|v| &v.1),
-                    "decides the number of tasks itself: remove `tasks`",
-                );
-                forbid(
-                    method.as_ref().map(|v| &v.1),
-                    "takes `util_dist`, not `method`",
-                );
             }
             ShapeKind::Window => {
                 need(
                     has_u,
                     "needs a utilization sweep, or `utilization` / `utilization_per_cpu` (the window's low end)",
                 );
-                need(util_dist.is_some(), "needs `util_dist`");
+                draws_until_target();
                 need(
                     window_width.is_some(),
                     "needs `window_width` (the window's width, in the unit of its low end)",
-                );
-                forbid(
-                    tasks.as_ref().or(tasks_per_cpu.as_ref()).map(|v| &v.1),
-                    "decides the number of tasks itself: remove `tasks`",
-                );
-                forbid(
-                    method.as_ref().map(|v| &v.1),
-                    "takes `util_dist`, not `method`",
                 );
                 need(
                     variable != Variable::Tasks,

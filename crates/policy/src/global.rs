@@ -162,11 +162,8 @@ impl<K: EngineKey> Engine<K> {
         into.append(&mut self.moves);
     }
 
-    /// A new job (ignored if a job with this id is already active).
-    pub(crate) fn release(&mut self, ctx: &Ctx<'_>, info: &JobInfo, key: K, out: &mut Decisions) {
-        if self.jobs.contains(info.id) {
-            return;
-        }
+    /// Makes `info` an active job with `key`, not yet in the ready queue nor linked.
+    fn enter(&mut self, info: &JobInfo, key: K) {
         self.jobs.insert(
             info.id,
             Entry {
@@ -175,6 +172,14 @@ impl<K: EngineKey> Engine<K> {
                 info: *info,
             },
         );
+    }
+
+    /// A new job (ignored if a job with this id is already active).
+    pub(crate) fn release(&mut self, ctx: &Ctx<'_>, info: &JobInfo, key: K, out: &mut Decisions) {
+        if self.jobs.contains(info.id) {
+            return;
+        }
+        self.enter(info, key);
         // Fast paths, equal in effect to `push_ready` + `rebalance` because the invariant held
         // before this event (idle CPUs only if nothing waits; no waiting job preempts a
         // linked one), so only the new job can change a link.
@@ -304,14 +309,7 @@ impl<K: EngineKey> Engine<K> {
         if !self.idle.contains(cpu) || self.jobs.contains(info.id) {
             return;
         }
-        self.jobs.insert(
-            info.id,
-            Entry {
-                key,
-                loc: Loc::Ready,
-                info: *info,
-            },
-        );
+        self.enter(info, key);
         // `link` counts the job out of the ready queue it never entered.
         self.live_ready += 1;
         self.link(ctx, cpu, key, info.id, out);
