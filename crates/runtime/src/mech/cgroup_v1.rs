@@ -103,6 +103,22 @@ mod tests {
         assert_eq!(mount_of(v2, "cpu"), None);
         let sub = "31 1 0:22 /sub /mnt rw - cgroup cgroup rw,cpu\n";
         assert_eq!(mount_of(sub, "cpu"), None, "not the hierarchy's root");
+        // This machine's layout: cpu, cpuacct and cpuset mounted apart; `cpu` is not
+        // `cpuacct`, nor `cpuset`.
+        let apart = "\
+32 31 0:29 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct
+33 31 0:30 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset
+34 31 0:31 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
+41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
+";
+        assert_eq!(
+            mount_of(apart, "cpu"),
+            Some(PathBuf::from("/sys/fs/cgroup/cpu"))
+        );
+        assert_eq!(
+            mount_of(apart, "cpuset"),
+            Some(PathBuf::from("/sys/fs/cgroup/cpuset"))
+        );
     }
 
     #[test]
@@ -112,6 +128,11 @@ mod tests {
             Some("/docker/1")
         );
         assert_eq!(own_cgroup("4:cpu:/\n", "cpu"), Some("/"));
+        assert_eq!(
+            own_cgroup("2:cpuacct:/x\n1:cpu:/\n0::/\n", "cpu"),
+            Some("/")
+        );
+        assert_eq!(own_cgroup("3:cpuset:/\n0::/\n", "cpu"), None);
         assert_eq!(own_cgroup("0::/\n", "cpu"), None);
         assert_eq!(owner_pid("schedlab-42"), Some(42));
         assert_eq!(owner_pid("schedlab-x"), None);

@@ -190,35 +190,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn finds_the_v1_cpuset_mount_only() {
-        let m = "\
-30 25 0:26 / /sys/fs/cgroup/cpu rw,relatime shared:9 - cgroup cgroup rw,cpu
-31 25 0:27 / /sys/fs/cgroup/cpuset rw,relatime shared:10 - cgroup cgroup rw,cpuset
-40 25 0:35 / /sys/fs/cgroup/unified rw,relatime shared:12 - cgroup2 cgroup2 rw
-";
-        assert_eq!(
-            mount_of(m, "cpuset"),
-            Some(PathBuf::from("/sys/fs/cgroup/cpuset"))
-        );
-        let v2 = "40 25 0:35 / /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw,nsdelegate\n";
-        assert_eq!(mount_of(v2, "cpuset"), None);
-        // A bind mount of a sub-cpuset (a container's view) is not the hierarchy's root.
-        let sub = "31 25 0:27 /docker/abc /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n";
-        assert_eq!(mount_of(sub, "cpuset"), None);
-    }
-
-    #[test]
-    fn reads_the_own_cpuset() {
-        let c = "4:memory:/x\n3:cpuset:/\n0::/\n";
-        assert_eq!(own_cgroup(c, "cpuset"), Some("/"));
-        assert_eq!(
-            own_cgroup("3:cpu,cpuset:/docker/1\n", "cpuset"),
-            Some("/docker/1")
-        );
-        assert_eq!(own_cgroup("0::/\n", "cpuset"), None);
-    }
-
-    #[test]
     fn formats_cpu_lists() {
         assert_eq!(cpu_list(&[1]), "1");
         assert_eq!(cpu_list(&[3, 0, 1, 2, 5]), "0-3,5");

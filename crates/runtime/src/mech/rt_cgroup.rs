@@ -415,42 +415,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn finds_the_v1_cpu_mount_only() {
-        let m = "\
-32 31 0:29 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct
-33 31 0:30 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset
-34 31 0:31 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
-41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
-";
-        assert_eq!(
-            mount_of(m, "cpu"),
-            Some(PathBuf::from("/sys/fs/cgroup/cpu"))
-        );
-        let co = "32 31 0:29 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n";
-        assert_eq!(
-            mount_of(co, "cpu"),
-            Some(PathBuf::from("/sys/fs/cgroup/cpu,cpuacct"))
-        );
-        let v2 = "40 25 0:35 / /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw,nsdelegate\n";
-        assert_eq!(mount_of(v2, "cpu"), None);
-        let sub = "31 25 0:27 /docker/abc /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n";
-        assert_eq!(mount_of(sub, "cpu"), None);
-    }
-
-    #[test]
-    fn reads_the_own_cpu_cgroup() {
-        assert_eq!(
-            own_cgroup("2:cpuacct:/x\n1:cpu:/\n0::/\n", "cpu"),
-            Some("/")
-        );
-        assert_eq!(
-            own_cgroup("3:cpu,cpuacct:/docker/1\n", "cpu"),
-            Some("/docker/1")
-        );
-        assert_eq!(own_cgroup("3:cpuset:/\n0::/\n", "cpu"), None);
-    }
-
-    #[test]
     fn directory_names_are_unique_and_safe() {
         assert_eq!(dir_name(0, "audio"), "g0-audio");
         assert_eq!(dir_name(3, "../etc x"), "g3-___etc_x");
