@@ -3,23 +3,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use serde_json::Value;
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn schedlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedlab"))
-        .args(args)
-        .output()
-        .expect("run schedlab")
-}
+use common::{schedlab, temp_file};
+
+use serde_json::Value;
 
 fn file(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("schedlab-mpr-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p: PathBuf = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
+    temp_file("mpr", name, text).display().to_string()
 }
 
 /// The one result of `--test mpr-gfp --format json` on `path`.

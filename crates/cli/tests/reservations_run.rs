@@ -6,9 +6,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod common;
+
+use common::schedlab;
+
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 /// Groups `a` (4 ms / 20 ms) and `b` (6 ms / 20 ms); task `tb` in `b` unless `ungrouped`.
 fn groups_file(name: &str, ungrouped: bool) -> PathBuf {
@@ -43,13 +46,6 @@ period = "20ms"
     );
     std::fs::write(&path, text).unwrap();
     path
-}
-
-fn schedlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedlab"))
-        .args(args)
-        .output()
-        .expect("run schedlab")
 }
 
 fn run_args<'a>(file: &'a str, extra: &[&'a str]) -> Vec<&'a str> {

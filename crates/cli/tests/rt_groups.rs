@@ -8,6 +8,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod common;
+
+use common::schedlab;
+
 use schedlab_runtime::mech::rt_cgroup;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -46,13 +50,6 @@ group = "b"
     );
     std::fs::write(&path, text).unwrap();
     path
-}
-
-fn schedlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedlab"))
-        .args(args)
-        .output()
-        .expect("run schedlab")
 }
 
 fn stderr(o: &Output) -> String {

@@ -255,6 +255,24 @@ impl Hcbs {
         held
     }
 
+    /// Whether group `g`, holding the CPUs `held` (sorted), would run one job more if given
+    /// `cpu` too. A group without subgroups runs its own jobs only ([`Hcbs::count`] is then
+    /// `min(CPUs, ready jobs)`), so the answer is "it has more ready jobs than CPUs", without
+    /// building the larger set — the common case of every decision.
+    fn wants_one_more(&self, g: u32, held: &[u32], cpu: u32) -> bool {
+        let Some(group) = self.groups.get(g as usize) else {
+            return false;
+        };
+        if group.children.is_empty() {
+            return group.ready.len() > held.len();
+        }
+        let mut more = held.to_vec();
+        if let Err(at) = more.binary_search(&cpu) {
+            more.insert(at, cpu);
+        }
+        self.count(g, &more) > held.len()
+    }
+
     /// The CPUs' jobs with the CBS wake-up rule applied per server (module doc, rule 1): a
     /// server *has work* when its CPU runs a job of its subtree, or it is not throttled and
     /// its group, given that CPU as well, would run one job more there (a server that never
@@ -281,13 +299,7 @@ impl Hcbs {
                     .map_or(&[][..], Vec::as_slice);
                 let runs_here = mine.binary_search(&server.cpu).is_ok();
                 let has_work = runs_here
-                    || (!server.throttled && {
-                        let mut more = mine.to_vec();
-                        if let Err(at) = more.binary_search(&server.cpu) {
-                            more.insert(at, server.cpu);
-                        }
-                        self.count(server.group, &more) > mine.len()
-                    });
+                    || (!server.throttled && self.wants_one_more(server.group, mine, server.cpu));
                 if server.throttled {
                     // A hard CBS server is suspended until its replenishment, not idle: it
                     // keeps whether it had work, so a replenishment continues it (c = Q,

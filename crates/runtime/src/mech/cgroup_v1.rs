@@ -13,6 +13,15 @@ use std::path::{Path, PathBuf};
 /// The prefix of every run-owned cgroup directory: `schedlab-<pid>`.
 pub const PREFIX: &str = "schedlab-";
 
+/// The error of a machine that cannot do `what` with cgroups (ENOTSUP), saying why.
+pub fn unsupported(what: &str, message: String) -> MechError {
+    MechError::Os {
+        what: what.into(),
+        errno: libc::ENOTSUP,
+        message,
+    }
+}
+
 /// A control file's content, trimmed.
 pub fn read(path: &Path) -> Result<String, MechError> {
     fs::read_to_string(path)

@@ -43,11 +43,7 @@ pub struct RootDomain {
 }
 
 fn unsupported(message: String) -> MechError {
-    MechError::Os {
-        what: "give the run's CPUs a root domain of their own".into(),
-        errno: libc::ENOTSUP,
-        message,
-    }
+    super::cgroup_v1::unsupported("give the run's CPUs a root domain of their own", message)
 }
 
 /// A CPU list in the kernel's list format ("1", "0,2-3").

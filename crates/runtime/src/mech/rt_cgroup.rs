@@ -120,11 +120,10 @@ pub struct RtCgroups {
 }
 
 fn unsupported(message: String) -> MechError {
-    MechError::Os {
-        what: "set up real-time group scheduling (cgroup-v1 cpu controller)".into(),
-        errno: libc::ENOTSUP,
+    super::cgroup_v1::unsupported(
+        "set up real-time group scheduling (cgroup-v1 cpu controller)",
         message,
-    }
+    )
 }
 
 fn read_i64(path: &Path) -> Result<i64, MechError> {
