@@ -4,7 +4,8 @@
 //! [`Duration`], the sporadic [`Task`] `(C, D, T)` with its optional attributes (among them
 //! the fork-join structure of a parallel task, [`parallel`]), ordered
 //! [`TaskSet`]s (with their reservation groups, [`groups`]), [`Platform`]s of identical CPUs, task-set files in JSON and TOML ([`file`]),
-//! exact rational comparison ([`exact`]), the overhead file of measured run-time overheads
+//! exact rational comparison ([`exact`]), the per-operation costs of the scaling model
+//! ([`costs`]), the overhead file of measured run-time overheads
 //! ([`overheads`]) and the typed [`ModelError`].
 //!
 //! ```
@@ -15,6 +16,7 @@
 //! assert!((f.tasks.utilization() - 0.2).abs() < 1e-12);
 //! ```
 
+pub mod costs;
 pub mod error;
 pub mod exact;
 pub mod extensions;
