@@ -34,7 +34,7 @@
 
 pub mod curve;
 mod parse;
-mod write;
+pub(crate) mod write;
 
 #[cfg(test)]
 mod tests;
