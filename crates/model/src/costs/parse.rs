@@ -249,12 +249,20 @@ pub(super) fn read(path: &Path) -> Result<CostsFile, CostsError> {
 }
 
 fn table<'a>(value: &'a Value, place: &str) -> Result<&'a Map<String, Value>, CostsError> {
-    value.as_object().ok_or_else(|| {
-        CostsError::Syntax(format!(
-            "{place} must be a table, got {}",
-            shorten_value(value)
-        ))
-    })
+    match value.as_object() {
+        Some(obj) if !is_datetime(value) => Ok(obj),
+        _ => Err(invalid(
+            place,
+            format!("must be a table, got {}", shorten_value(value)),
+        )),
+    }
+}
+
+/// The `toml` crate's representation of a TOML date-time inside a JSON value.
+fn is_datetime(value: &Value) -> bool {
+    value
+        .as_object()
+        .is_some_and(|o| o.len() == 1 && o.contains_key("$__toml_private_datetime"))
 }
 
 fn invalid(place: &str, message: String) -> CostsError {
@@ -298,7 +306,10 @@ fn shorten(text: &str) -> String {
     format!("{}…", &text[..end])
 }
 
-/// A value as JSON, shortened like [`shorten`].
+/// A value as JSON (a TOML date-time as itself), shortened like [`shorten`].
 fn shorten_value(value: &Value) -> String {
-    shorten(&value.to_string())
+    match value.get("$__toml_private_datetime") {
+        Some(Value::String(d)) if is_datetime(value) => format!("the date-time {}", shorten(d)),
+        _ => shorten(&value.to_string()),
+    }
 }

@@ -136,7 +136,11 @@ fn error_messages_name_the_table_and_key() {
             "schema = 1\n[meta]\nmachine = 5\n",
             "costs file: [meta] machine: must be a string, got 5",
         ),
-        ("schema = 1\ncosts = 5\n", "costs file: [costs] must be a table, got 5"),
+        ("schema = 1\ncosts = 5\n", "costs file: [costs]: must be a table, got 5"),
+        (
+            "schema = 1\n[meta]\ndate = 2026-01-01\n",
+            "costs file: [meta] date: must be a string, got the date-time 2026-01-01",
+        ),
     ];
     for (text, expected) in cases {
         assert_eq!(&err(text), expected, "{text}");
