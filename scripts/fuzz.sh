@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (libFuzzer through cargo-fuzz) of every input schedlab reads: task
-# files, overhead files, trace files, experiment files, and every analysis on arbitrary task
-# parameters (fuzz/fuzz_targets/, docs/testing.md).
+# files, overhead files, costs files, trace files, experiment files, and every analysis on
+# arbitrary task parameters (fuzz/fuzz_targets/, docs/testing.md).
 #
 # Usage: scripts/fuzz.sh [SECONDS per target, default 120] [--seed N] [TARGET...]
 #
@@ -39,7 +39,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 if [ ${#TARGETS[@]} -eq 0 ]; then
-    TARGETS=(task_file overhead_file trace_file experiment_file analysis)
+    TARGETS=(task_file overhead_file costs_file trace_file experiment_file analysis)
 fi
 
 if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]; then
@@ -57,6 +57,7 @@ seeds() {
     case "$1" in
     task_file) echo tests/corpus/bad tests/corpus/task-files examples/avionics.toml examples/dhall.json examples/ua.toml examples/parallel.toml ;;
     overhead_file) echo tests/corpus/overheads examples/overheads ;;
+    costs_file) echo tests/corpus/costs/bad tests/corpus/costs/good examples/costs ;;
     trace_file) echo tests/corpus/traces ;;
     experiment_file) echo tests/corpus/experiments examples/experiments crates/exp/tests/bad ;;
     analysis) echo tests/corpus/analysis ;;

@@ -22,10 +22,53 @@
 //! reads one [`OpCosts`] per architecture, [`CostsFile::for_arch`]: the defaults, then
 //! `[costs]`, then `[arch.<name>]`.
 //!
-//! Cost: linear in the number of keys.
+//! Reading: TOML ([`CostsFile::from_toml_str`]), JSON or a Python dict
+//! ([`CostsFile::from_value`]), or a path by its extension ([`CostsFile::read`]); all go through
+//! one JSON value and one validator (`parse.rs`). Values are integers (ns) or times with a unit
+//! (`"1.5us"`) for [`CostUnit::Ns`], at most [`MAX_COST_NS`] (10 s); bare integers at most
+//! 1,000,000 for [`CostUnit::PerMillion`]. Unknown keys are errors that suggest the nearest
+//! one; every message names the table and the key ([`CostsError`]). Every input-controlled
+//! size is bounded ([`MAX_ARCH_SECTIONS`], [`MAX_NAME_BYTES`], [`MAX_META_ENTRIES`],
+//! [`MAX_META_VALUE_BYTES`], [`MAX_FILE_BYTES`]). Writing ([`CostsFile::to_toml`], `write.rs`)
+//! is deterministic and reads back to an equal [`CostsFile`].
+//!
+//! Cost: linear in the number of keys (and in the file size for reading).
+
+mod parse;
+mod write;
+
+#[cfg(test)]
+mod tests;
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::path::Path;
+
+/// The model's architectures, the only names an `[arch.<name>]` section may have (the
+/// scaling model's `--arch`).
+pub const ARCHS: &[&str] = &[
+    "global-lock",
+    "global-lock-di",
+    "message-passing",
+    "partitioned",
+    "push-pull",
+];
+
+/// The largest cost in ns a file may give: 10 s (a per-operation cost beyond it is a unit
+/// mistake, not a cost).
+pub const MAX_COST_NS: u64 = 10_000_000_000;
+/// The largest per-million value.
+pub const MAX_PER_MILLION: u64 = 1_000_000;
+/// The most `[arch.<name>]` sections.
+pub const MAX_ARCH_SECTIONS: usize = 64;
+/// The longest architecture or `[meta]` key, in bytes.
+pub const MAX_NAME_BYTES: usize = 64;
+/// The most `[meta]` entries.
+pub const MAX_META_ENTRIES: usize = 64;
+/// The longest `[meta]` value, in bytes.
+pub const MAX_META_VALUE_BYTES: usize = 4096;
+/// The largest file [`CostsFile::read`] reads, in bytes (1 MiB; a full file is about 1 KiB).
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
 
 /// The schema version this module reads and writes.
 pub const SCHEMA: i64 = 1;
@@ -75,11 +118,11 @@ pub enum CostUnit {
 
 /// Declares [`CostName`] with its keys, defaults, units and meanings: one line per cost.
 macro_rules! costs {
-    ($($(#[$doc:meta])* $variant:ident = $key:literal, $default:literal, $unit:ident;)*) => {
+    ($($(#[doc = $doc:literal])* $variant:ident = $key:literal, $default:literal, $unit:ident;)*) => {
         /// One per-operation cost of the costs file.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum CostName {
-            $($(#[$doc])* $variant,)*
+            $($(#[doc = $doc])* $variant,)*
         }
 
         impl CostName {
@@ -101,6 +144,12 @@ macro_rules! costs {
             pub fn unit(self) -> CostUnit {
                 match self {
                     $(CostName::$variant => CostUnit::$unit,)*
+                }
+            }
+            /// The meaning (the variant's doc comment, one line per doc line).
+            fn doc_lines(self) -> &'static [&'static str] {
+                match self {
+                    $(CostName::$variant => &[$($doc),*],)*
                 }
             }
         }
@@ -158,6 +207,11 @@ costs! {
 }
 
 impl CostName {
+    /// What the cost is (its doc comment on one line).
+    pub fn meaning(self) -> String {
+        let words: Vec<&str> = self.doc_lines().iter().map(|l| l.trim()).collect();
+        words.join(" ")
+    }
     /// The cost with file key `key`.
     pub fn from_key(key: &str) -> Option<CostName> {
         CostName::ALL.iter().copied().find(|c| c.key() == key)
@@ -223,7 +277,78 @@ pub struct CostsFile {
     pub arch: BTreeMap<String, BTreeMap<CostName, u64>>,
 }
 
+/// An invalid costs file, or one that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CostsError {
+    /// Not well-formed TOML/JSON, or not a table where one is needed.
+    #[error("costs file: {0}")]
+    Syntax(String),
+    /// An unknown key, with the likely intended one.
+    #[error("costs file: {place}: unknown {what} `{key}`{}", match .suggestion { Some(s) => format!(" (did you mean `{s}`?)"), None => format!(" (known: {})", .known) })]
+    UnknownKey {
+        /// The table (`top level`, `[costs]`, `[arch.global-lock]`).
+        place: String,
+        /// What kind of key (`key`, `cost`, `architecture`).
+        what: &'static str,
+        /// The key as written.
+        key: String,
+        /// The closest known key.
+        suggestion: Option<String>,
+        /// All known keys, comma-separated.
+        known: String,
+    },
+    /// A value is unusable.
+    #[error("costs file: {place}: {message}")]
+    Invalid {
+        /// The table and key (`[costs] schedule`, `lock`, …).
+        place: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The file could not be read.
+    #[error("{path}: {message}")]
+    Io {
+        /// The path.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
 impl CostsFile {
+    /// Parses TOML text.
+    pub fn from_toml_str(text: &str) -> Result<CostsFile, CostsError> {
+        let value: serde_json::Value = toml::from_str(text).map_err(|e| {
+            CostsError::Syntax(format!("malformed TOML: {}", e.to_string().trim_end()))
+        })?;
+        CostsFile::from_value(&value)
+    }
+
+    /// Builds and validates from an already-parsed value of the same shape (JSON text, a
+    /// Python dict): `{"schema": 1, "lock": "mcs", "costs": {"schedule": "1.5us"}, …}`.
+    pub fn from_value(value: &serde_json::Value) -> Result<CostsFile, CostsError> {
+        parse::from_value(value)
+    }
+
+    /// Parses JSON text.
+    pub fn from_json_str(text: &str) -> Result<CostsFile, CostsError> {
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| CostsError::Syntax(format!("malformed JSON: {e}")))?;
+        CostsFile::from_value(&value)
+    }
+
+    /// Reads `path`: TOML for `.toml`, JSON for `.json` (other extensions are an error), at
+    /// most [`MAX_FILE_BYTES`].
+    pub fn read(path: &Path) -> Result<CostsFile, CostsError> {
+        parse::read(path)
+    }
+
+    /// The file as TOML text (reads back to an equal [`CostsFile`]; costs in integer ns).
+    pub fn to_toml(&self) -> String {
+        write::to_toml(self)
+    }
+
     /// The costs of architecture `arch`: the defaults, then `[costs]`, then `[arch.<arch>]`.
     pub fn for_arch(&self, arch: &str) -> OpCosts {
         let mut costs = OpCosts::default();
@@ -239,8 +364,27 @@ impl CostsFile {
     }
 }
 
+/// The table of every cost (key, unit, default, meaning) as `docs/scaling.md` shows it, in
+/// file order: generated here so the page cannot drift from [`CostName::ALL`] (a test compares
+/// them).
+pub fn markdown_table() -> String {
+    let mut out = String::from("| key | unit | default | meaning |\n|---|---|---|---|\n");
+    for &c in CostName::ALL {
+        let (unit, default) = match c.unit() {
+            CostUnit::Ns => ("ns", crate::time::format_ns(c.default_value())),
+            CostUnit::PerMillion => ("per million", c.default_value().to_string()),
+        };
+        out.push_str(&format!(
+            "| `{}` | {unit} | {default} | {} |\n",
+            c.key(),
+            c.meaning()
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
-mod tests {
+mod unit_tests {
     use super::*;
 
     #[test]

@@ -27,6 +27,13 @@
 //! [`curve`] for the evaluation rule: piecewise-linear on the running maximum, last segment
 //! extended, rounded up).
 //!
+//! A section may be specific to a core count: `[arch."global-lock@m64"]` holds what
+//! `global-lock` costs on 64 CPUs (the scaling model, `schedlab scale --cpus 8,64`, writes one
+//! per M). Consumers pick a section with [`OverheadFile::arch_at`]: `<name>@m<M>` for their
+//! run's M first, then `<name>`. After `@` a section name must be `m` and a positive integer
+//! of at most [`MAX_SECTION_CPUS`] without leading zeros; anything else is an error naming the
+//! section.
+//!
 //! Parsing reads TOML (or an equivalent JSON value, e.g. a Python dict) into one JSON value
 //! and validates it ([`OverheadFile::from_value`]); unknown keys are errors that suggest the
 //! intended key; messages name the architecture, the overhead and the field. [`OverheadFile::to_toml`]
@@ -34,7 +41,7 @@
 
 pub mod curve;
 mod parse;
-mod write;
+pub(crate) mod write;
 
 #[cfg(test)]
 mod tests;
@@ -48,6 +55,43 @@ use std::path::Path;
 
 /// The schema version this module reads and writes.
 pub const SCHEMA: i64 = 1;
+
+/// The largest core count an `<arch>@m<M>` section may name.
+pub const MAX_SECTION_CPUS: u32 = 1024;
+
+/// The section name of architecture `arch` on `m` CPUs: `"<arch>@m<m>"`.
+pub fn section_at_m(arch: &str, m: u32) -> String {
+    format!("{arch}@m{m}")
+}
+
+/// Splits a section name into its architecture and core count: `global-lock@m64` →
+/// `("global-lock", Some(64))`, `global-lock` → `("global-lock", None)`; `Err` says what is
+/// wrong after `@` (not `m` and a positive integer ≤ [`MAX_SECTION_CPUS`] without leading
+/// zeros, or an empty architecture).
+pub fn split_section(name: &str) -> Result<(&str, Option<u32>), String> {
+    let Some((arch, suffix)) = name.split_once('@') else {
+        return Ok((name, None));
+    };
+    let bad = || {
+        format!(
+            "after `@` a section name needs `m` and a CPU count 1..={MAX_SECTION_CPUS} (e.g. `{}@m64`), got `@{suffix}`",
+            if arch.is_empty() { "global-lock" } else { arch }
+        )
+    };
+    let digits = suffix.strip_prefix('m').ok_or_else(bad)?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || digits.starts_with('0')
+    {
+        return Err(bad());
+    }
+    let m: u32 = digits.parse().map_err(|_| bad())?;
+    if m > MAX_SECTION_CPUS {
+        return Err(bad());
+    }
+    if arch.is_empty() {
+        return Err("the architecture before `@m` must not be empty".into());
+    }
+    Ok((arch, Some(m)))
+}
 
 /// A per-event overhead [MP §IV-A], named as in the file (and in the runtime's JSON).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -384,20 +428,57 @@ impl OverheadFile {
         self.arch.keys().map(String::as_str).collect()
     }
 
+    /// The section of architecture `name` for a run on `m` CPUs: `"<name>@m<m>"` if the file
+    /// has it, else `name`'s, else `None`.
+    pub fn arch_at(&self, name: &str, m: u32) -> Option<&BTreeMap<OverheadName, Measured>> {
+        self.section_at(name, m).and_then(|s| self.arch.get(s))
+    }
+
+    /// The name of the section [`OverheadFile::arch_at`] picks (to pass to
+    /// [`OverheadFile::value`] and [`OverheadFile::arch`]).
+    pub fn section_at(&self, name: &str, m: u32) -> Option<&str> {
+        let specific = section_at_m(name, m);
+        self.arch
+            .get_key_value(&specific)
+            .or_else(|| self.arch.get_key_value(name))
+            .map(|(k, _)| k.as_str())
+    }
+
+    /// The architectures the file describes, without `@m<M>` suffixes, sorted and distinct.
+    pub fn base_names(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = self
+            .arch
+            .keys()
+            .map(|k| split_section(k).map_or(k.as_str(), |(a, _)| a))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The section of architecture `name` on `m` CPUs ([`OverheadFile::section_at`]), or an
+    /// error listing the described ones.
+    pub fn arch_section_at(&self, name: &str, m: u32) -> Result<&str, OverheadError> {
+        self.section_at(name, m)
+            .ok_or_else(|| self.unknown_arch(name))
+    }
+
+    fn unknown_arch(&self, arch: &str) -> OverheadError {
+        let names = self.arch_names();
+        OverheadError::UnknownArch {
+            arch: arch.to_string(),
+            suggestion: crate::error::suggest(arch, &names),
+            known: if names.is_empty() {
+                "none".into()
+            } else {
+                names.join(", ")
+            },
+        }
+    }
+
     /// The section of `arch`, or an error listing the described ones.
     pub fn arch(&self, arch: &str) -> Result<&BTreeMap<OverheadName, Measured>, OverheadError> {
-        self.arch.get(arch).ok_or_else(|| {
-            let names = self.arch_names();
-            OverheadError::UnknownArch {
-                arch: arch.to_string(),
-                suggestion: crate::error::suggest(arch, &names),
-                known: if names.is_empty() {
-                    "none".into()
-                } else {
-                    names.join(", ")
-                },
-            }
-        })
+        self.arch.get(arch).ok_or_else(|| self.unknown_arch(arch))
     }
 
     /// Overhead `name` of `arch` for `n` tasks, statistic `stat`: `Ok(None)` if the file does

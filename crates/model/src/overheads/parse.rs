@@ -52,6 +52,9 @@ pub(super) fn from_value(value: &Value) -> Result<OverheadFile, OverheadError> {
                     message: "an architecture name must not be empty".into(),
                 });
             }
+            if let Err(message) = super::split_section(arch) {
+                return Err(OverheadError::Invalid { place, message });
+            }
             let known = OverheadName::keys();
             let mut overheads = BTreeMap::new();
             for (key, entry) in table(section, &place)? {

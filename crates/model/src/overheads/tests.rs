@@ -176,7 +176,11 @@ fn file_strategy() -> impl Strategy<Value = OverheadFile> {
     );
     (
         prop::collection::btree_map("[a-z \"\\\\.\u{e9}\u{1}]{0,8}", ".{0,10}", 0..3),
-        prop::collection::btree_map("[a-z.\" -]{1,12}", names, 0..3),
+        prop::collection::btree_map(
+            prop_oneof!["[a-z.\" -]{1,12}", "[a-z-]{1,8}@m[1-9][0-9]{0,2}"],
+            names,
+            0..3,
+        ),
         prop::collection::btree_map(
             prop::sample::select(CpmdKind::ALL.to_vec()),
             measured_strategy(),
@@ -254,4 +258,62 @@ fn tick_period_is_read_written_and_required_with_a_tick_curve() {
     // A misspelling is caught as before.
     let e = OverheadFile::parse_toml("schema = 1\ntick_perod = \"4ms\"\n").unwrap_err();
     assert!(e.to_string().contains("did you mean `tick_period`?"), "{e}");
+}
+
+#[test]
+fn sections_per_core_count_are_picked_by_m() {
+    let text = "schema = 1\n\
+        [arch.global-lock.schedule]\navg = [[1, 100]]\n\
+        [arch.\"global-lock@m64\".schedule]\navg = [[1, 6400]]\n\
+        [arch.partitioned.schedule]\navg = [[1, 7]]\n";
+    let f = OverheadFile::parse_toml(text).unwrap();
+    let sch = |arch: &str, m| {
+        f.arch_at(arch, m).unwrap()[&OverheadName::Schedule]
+            .avg
+            .as_ref()
+            .unwrap()
+            .eval(1)
+    };
+    assert_eq!(sch("global-lock", 64), 6400);
+    assert_eq!(sch("global-lock", 8), 100);
+    assert_eq!(sch("partitioned", 64), 7);
+    assert_eq!(f.section_at("global-lock", 64), Some("global-lock@m64"));
+    assert_eq!(f.section_at("global-lock", 63), Some("global-lock"));
+    assert_eq!(f.arch_at("message-passing", 64), None);
+    assert_eq!(f.base_names(), ["global-lock", "partitioned"]);
+    assert_eq!(
+        f.arch_section_at("global-lok", 8).unwrap_err().to_string(),
+        "overhead file: no architecture `global-lok` (did you mean `global-lock`?); it describes: global-lock, global-lock@m64, partitioned"
+    );
+    // Only an @m section: found for its M, not for another.
+    let f = OverheadFile::parse_toml(
+        "schema = 1\n[arch.\"message-passing@m8\".dsp]\nmax = [[1, 5]]\n",
+    )
+    .unwrap();
+    assert!(f.arch_at("message-passing", 8).is_some());
+    assert!(f.arch_at("message-passing", 16).is_none());
+    // Round trip of an @m section name.
+    assert_eq!(OverheadFile::parse_toml(&f.to_toml()).unwrap(), f);
+}
+
+#[test]
+fn a_section_name_after_at_must_be_m_and_a_cpu_count() {
+    for bad in ["x@64", "x@m", "x@m0", "x@m064", "x@m1025", "x@m6x", "x@m-1", "x@@m2", "x@m2@m3"] {
+        let text = format!("schema = 1\n[arch.\"{bad}\".schedule]\navg = [[1, 1]]\n");
+        let e = err(&text);
+        assert!(
+            e.starts_with(&format!("overhead file: arch `{bad}`: after `@` a section name needs `m` and a CPU count 1..=1024")),
+            "{bad}: {e}"
+        );
+    }
+    assert_eq!(
+        err("schema = 1\n[arch.\"@m4\".schedule]\navg = [[1, 1]]\n"),
+        "overhead file: arch `@m4`: the architecture before `@m` must not be empty"
+    );
+    for good in ["x@m1", "x@m1024", "global-lock-di@m256"] {
+        let text = format!("schema = 1\n[arch.\"{good}\".schedule]\navg = [[1, 1]]\n");
+        assert!(OverheadFile::parse_toml(&text).is_ok(), "{good}");
+    }
+    assert_eq!(split_section("a@m12"), Ok(("a", Some(12))));
+    assert_eq!(split_section("a"), Ok(("a", None)));
 }

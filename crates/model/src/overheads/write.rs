@@ -51,8 +51,8 @@ fn points(c: &Curve) -> String {
     format!("[{}]", pts.join(", "))
 }
 
-/// A bare key when TOML allows one, else a quoted key.
-fn key(k: &str) -> String {
+/// A bare key when TOML allows one, else a quoted key (also the costs file's writer).
+pub(crate) fn key(k: &str) -> String {
     let bare = !k.is_empty()
         && k.chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
@@ -63,8 +63,8 @@ fn key(k: &str) -> String {
     }
 }
 
-/// A TOML basic string.
-fn quoted(s: &str) -> String {
+/// A TOML basic string (also the costs file's writer).
+pub(crate) fn quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
