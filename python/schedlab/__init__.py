@@ -22,10 +22,12 @@ from .analysis import (
 from .generate import generate, utilizations
 from .simulation import simulate, simulate_many
 from .runtime import run
+from .scaling import ScaleResult, scale
 from . import experiment
 
 __all__ = [
     "Error", "__version__", "Task", "TaskSet", "load", "parse", "Result", "analyze",
     "analyze_many", "charge_overheads", "design_reservations", "tests", "generate", "utilizations", "simulate",
     "simulate_many", "run", "JobContext", "experiment",
+    "scale", "ScaleResult",
 ]

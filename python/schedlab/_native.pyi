@@ -494,3 +494,17 @@ def bench_rust_analyze(
 def bench_rust_analyze_many(
     tasksets: Iterable[TaskSet], cpus: int, test: str, threads: Optional[int] = None
 ) -> float: ...
+
+def scale(
+    tasksets: List[TaskSet],
+    arch: str,
+    cpus: List[int],
+    costs: Union[str, "os.PathLike[str]", Dict[str, Any], None] = None,
+    duration: Any = None,
+    lock: Optional[str] = None,
+    seed: int = 0,
+    priorities: str = "dm",
+    partition: str = "ffd",
+) -> Dict[str, Any]:
+    """The scaling model (``schedlab scale``): ``{"overheads": dict, "rows": [dict, ...]}``."""
+    ...
