@@ -30,6 +30,7 @@ __all__ = [
     "generate",
     "utilizations",
     "simulate",
+    "scale",
     "simulate_many",
     "run",
     "experiment_prepare",

@@ -2,6 +2,8 @@
 //! architecture on n = 10·m tasks (U = 0.6·m, periods 10–100 ms), 1 s simulated. The
 //! speed target (m = 256, n = 2,560, 10 s in under a minute) is measured with the CLI.
 
+#![allow(missing_docs)]
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use schedlab_model::{Duration, Task, TaskSet};
 use schedlab_policy::Placement;
