@@ -123,6 +123,7 @@ registry! {
     concurrent,
     message_passing,
     work_stealing,
+    push_pull,
     reservations,
     linux_deadline,
     linux_fifo,
@@ -491,6 +492,9 @@ pub(crate) struct Harvest {
     pub(crate) mech_errors: (u64, Option<String>),
     /// Errors of jobs (a resource never released, `crate::state`'s locks).
     pub(crate) job_errors: Vec<String>,
+    /// The architecture's own counters of the run (`push-pull`: pushes, pulls, …), for
+    /// [`RunResult::arch_counters`].
+    pub(crate) counters: Vec<(&'static str, u64)>,
 }
 
 impl Harvest {
