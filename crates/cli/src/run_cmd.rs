@@ -361,6 +361,19 @@ fn print_table(
     Ok(())
 }
 
+/// The architecture's note followed by its counters of the run (` (pushes 12, pulls 3, …)`
+/// under push-pull), if it has any.
+fn counters_note(note: String, counters: &[(&str, u64)]) -> String {
+    if counters.is_empty() {
+        return note;
+    }
+    let list: Vec<String> = counters
+        .iter()
+        .map(|(k, v)| format!("{} {v}", k.replace('_', " ")))
+        .collect();
+    format!("{note} ({})", list.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -373,17 +386,4 @@ mod tests {
         assert!(parse_cpu_list("a").is_err());
         assert!(parse_cpu_list("").is_err());
     }
-}
-
-/// The architecture's note followed by its counters of the run (` (pushes 12, pulls 3, …)`
-/// under push-pull), if it has any.
-fn counters_note(note: String, counters: &[(&str, u64)]) -> String {
-    if counters.is_empty() {
-        return note;
-    }
-    let list: Vec<String> = counters
-        .iter()
-        .map(|(k, v)| format!("{} {v}", k.replace('_', " ")))
-        .collect();
-    format!("{note} ({})", list.join(", "))
 }

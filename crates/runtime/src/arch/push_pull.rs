@@ -196,13 +196,14 @@ impl Architecture for PushPull {
         }
         let (m, n) = (run.m, run.n());
         let kind = config.arch.lock().unwrap_or(LockKind::Ticket);
-        let jobs: u64 = run.jobs.iter().sum();
+        // Room for the records of a usual run without allocating while it runs (bounded:
+        // a run may have up to `MAX_RUN_JOBS` jobs, and any CPU may complete all of them).
+        let jobs: u64 = run.jobs.iter().sum::<u64>().min(1 << 16);
         let workers = (0..m)
             .map(|cpu| Worker {
                 cpu,
                 releases: (0..n as u32).filter(|i| i % m == cpu).collect(),
                 buf: TraceBuf::new(run.capacity.scheduler),
-                // Every job may complete on one CPU: no allocation while running.
                 records: Vec::with_capacity(usize::try_from(jobs).unwrap_or(0)),
                 mech_errors: (0, None),
             })
