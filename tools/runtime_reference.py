@@ -36,6 +36,8 @@ RUNS = [
     ("message-passing (gedf, DSP sleeps)", ["--arch", "message-passing", "--policy", "gedf", "--no-dsp-poll"]),
     ("message-passing (gedf, dispatcher completes)",
      ["--arch", "message-passing", "--policy", "gedf", "--no-inline-completion"]),
+    # SCHED_DEADLINE's push/pull in user space, traced: next to linux-deadline (the kernel's own).
+    ("push-pull (gedf)", ["--arch", "push-pull", "--policy", "gedf"]),
     ("linux-deadline", ["--arch", "linux-deadline"]),
     # The same job CPUs as message-passing: the client CPU only, in a root domain of its own.
     ("linux-deadline (client CPU)", ["--arch", "linux-deadline", "--cpu-list", "1", "--dl-cpuset"]),
@@ -76,6 +78,9 @@ def table(ts, args):
               f"| {med('release')} | {med('ipi')} | {med('schedule')} | {med('context_switch')} | {med('request')} "
               f"| {mean('dsp')} | {med('release_to_run')} / {p99('release_to_run')} "
               f"| {med('dispatch_latency')} / {p99('dispatch_latency')} |", flush=True)
+        counts = [f"{k} {r[k]}" for k in ("pushes", "push_retries", "push_failures", "pulls", "pull_failures") if k in r]
+        if counts:
+            print(f"counters ({name}): {', '.join(counts)}", file=sys.stderr)
         for w in r.get("warnings", []):
             print(f"warning ({name}): {w}", file=sys.stderr)
 

@@ -308,7 +308,7 @@ fn print_table(
         a.file.display(),
         policy,
         arch.name(),
-        config.arch_note(),
+        counters_note(config.arch_note(), &result.arch_counters),
         config.cpus,
         if result.real_time { "" } else { " (NOT real-time: SCHED_OTHER)" },
         t.jobs,
@@ -359,6 +359,19 @@ fn print_table(
         outln!("  WARNING: {w}")?;
     }
     Ok(())
+}
+
+/// The architecture's note followed by its counters of the run (` (pushes 12, pulls 3, …)`
+/// under push-pull), if it has any.
+fn counters_note(note: String, counters: &[(&str, u64)]) -> String {
+    if counters.is_empty() {
+        return note;
+    }
+    let list: Vec<String> = counters
+        .iter()
+        .map(|(k, v)| format!("{} {v}", k.replace('_', " ")))
+        .collect();
+    format!("{note} ({})", list.join(", "))
 }
 
 #[cfg(test)]

@@ -455,9 +455,16 @@ fn run_rejects_misplaced_options() {
         e.contains("--dedicated-irq-cpu applies to --arch global-lock only"),
         "{e}"
     );
-    let e = err(&["run", &f, "--arch", "push-pull", "--policy", "gedf"]);
+    let e = err(&["run", &f, "--arch", "pull-push", "--policy", "gedf"]);
     assert!(
-        e.contains("message-passing, work-stealing, reservations, linux-deadline, linux-fifo"),
+        e.contains(
+            "message-passing, work-stealing, push-pull, reservations, linux-deadline, linux-fifo"
+        ),
+        "{e}"
+    );
+    let e = err(&["run", &f, "--arch", "push-pull", "--policy", "gfp"]);
+    assert!(
+        e.contains("--policy gedf or sd (the same run), not `gfp`"),
         "{e}"
     );
     let e = err(&[

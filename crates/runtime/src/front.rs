@@ -59,6 +59,9 @@ pub fn run_taskset_with(
     meta.extra
         .insert("architecture".into(), json!(config.overhead_arch()));
     meta.extra.extend(crate::arch::fields_map(config));
+    for &(k, v) in &result.arch_counters {
+        meta.extra.insert(k.into(), json!(v));
+    }
     meta.extra.insert("cpu_list".into(), json!(config.cpus));
     meta.extra
         .insert("real_time".into(), json!(result.real_time));
@@ -104,6 +107,9 @@ pub fn summary_json(r: &RunResult, config: &RunConfig, primary: &dyn Fn(u32, u64
     {
         map.insert("arch".into(), json!(config.arch.name()));
         map.extend(crate::arch::fields_map(config));
+        for &(k, v) in &r.arch_counters {
+            map.insert(k.into(), json!(v));
+        }
         if !config.arch.def().kernel {
             map.insert("threading".into(), json!(config.threading.name()));
         }

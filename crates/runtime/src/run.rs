@@ -92,6 +92,10 @@ pub struct RunResult {
     /// τi#k ended holding resource `bus`: a resource never released"; the runtime released
     /// it). Each is also a warning.
     pub job_errors: Vec<String>,
+    /// The architecture's own counters of the run, in its report order (`push-pull`:
+    /// `pushes`, `push_retries`, `push_failures`, `pulls`, `pull_failures`; empty for the
+    /// others): JSON fields of the summary and the trace metadata, and the table's note.
+    pub arch_counters: Vec<(&'static str, u64)>,
 }
 
 /// A periodic task's release timing.
@@ -358,6 +362,7 @@ pub(crate) fn run_with<A: Architecture>(
         wall_seconds: started.elapsed().as_secs_f64(),
         warnings,
         job_errors,
+        arch_counters: std::mem::take(&mut h.counters),
     })
 }
 

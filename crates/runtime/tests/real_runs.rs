@@ -267,6 +267,67 @@ fn global_lock_gedf_mutex() {
     global("global_lock_gedf_mutex", LockKind::Mutex, "gedf");
 }
 
+/// `push-pull` (SCHED_DEADLINE-style push and pull between per-CPU run queues) with
+/// `policy` (`gedf` or `sd`, the same run): every job once, no job on two CPUs at once, every
+/// execution stretch bracketed, its counters reported in the run and its JSON summary, and
+/// the global invariant reported — not asserted: it is violated during the protocol's
+/// transients (a preempted job waits until its CPU parked and pushed it, …; the module doc
+/// of `arch/push_pull.rs`), whose length is the host's timing. That the invariant holds
+/// whenever the protocol settled is tested without threads, in `push_pull/tests.rs`.
+fn push_pull(test: &str, policy: &str, kind: LockKind) {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let tasks = taskset();
+    let Some(c) = config(
+        test,
+        arch("push-pull").with_lock(kind),
+        policy,
+        tasks.len(),
+        2,
+    ) else {
+        return;
+    };
+    let r = run_rt(&tasks, &c);
+    print(&format!("push-pull {} {policy}", kind.name()), &r);
+    eprintln!("  counters {:?}", r.arch_counters);
+    every_job_once(&r, &tasks);
+    let par = check::parallel_execution(&r.trace);
+    assert!(par.is_empty(), "{par:?}");
+    let br = check::bracketing(&r.trace);
+    assert!(br.is_empty(), "{br:?}");
+    assert!(
+        r.warnings.iter().all(|w| !w.contains("mechanism")),
+        "{:?}",
+        r.warnings
+    );
+    let names: Vec<&str> = r.arch_counters.iter().map(|(k, _)| *k).collect();
+    assert_eq!(names, schedlab_runtime::arch::push_pull::COUNTERS);
+    let primary = primary_key(policy, &tasks, &c.ranks);
+    let json = schedlab_runtime::front::summary_json(&r, &c, &primary);
+    for (k, v) in &r.arch_counters {
+        assert_eq!(json[*k].as_u64(), Some(*v), "{k}");
+    }
+    assert!(json["invariant"].is_object(), "{json}");
+    let inv = check::invariant(&r.trace, 2, r.horizon.as_ns(), &primary);
+    eprintln!(
+        "  invariant held {:.5} of {} ns; {} windows, worst {:?}",
+        inv.held_fraction(),
+        inv.checked_ns,
+        inv.windows,
+        inv.worst
+    );
+    assert!(inv.checked_ns > 0, "{inv:?}");
+}
+
+#[test]
+fn push_pull_gedf_ticket() {
+    push_pull("push_pull_gedf_ticket", "gedf", LockKind::Ticket);
+}
+
+#[test]
+fn push_pull_sd_mcs() {
+    push_pull("push_pull_sd_mcs", "sd", LockKind::Mcs);
+}
+
 /// U = 0.6 on the one client of a two-CPU message-passing run (the reference load per
 /// client CPU), periods 10–50 ms.
 fn taskset_one_cpu() -> Vec<RtTask> {

@@ -45,7 +45,7 @@
 //! threads, enforced preemption), `kernel` (self-releasing task threads of the kernel
 //! baselines), [`crate::mp`] (DSP, clients, slots, mailboxes).
 //!
-//! # The architectures, and how the coming ones plug in
+//! # The architectures, and how a new one plugs in
 //!
 //! Built: [`partitioned`], [`semi_partitioned`] (RTPS: per-CPU shards of the policy, local
 //! sleep queues and timers, per-CPU locked migration queues; the engine's budgets end a split
@@ -54,23 +54,21 @@
 //! enacting only its own link, `crate::state`),
 //! [`message_passing`], [`work_stealing`] (RTWS: a global EDF queue behind the run's lock,
 //! per-CPU priority queues of deques behind short per-CPU locks, per-CPU dispatchers that
-//! steal), [`reservations`] (H-CBS [HCBS §3.2]: the `hcbs` policy's per-CPU servers, their
-//! budgets as the engine's budget timers and their replenishments as policy timers, behind
+//! steal), [`push_pull`] (SCHED_DEADLINE-style global EDF in user space: per-CPU EDF run
+//! queues behind per-CPU locks, wake-up placement through a cpudl max-heap, push and pull
+//! with double locking in CPU order and `DL_MAX_TRIES` bounded retries; its push and pull
+//! counts as the run's counters, `Harvest::counters`), [`reservations`] (H-CBS
+//! [HCBS §3.2]: the `hcbs` policy's per-CPU servers, their budgets as the engine's budget
+//! timers and their replenishments as policy timers, behind
 //! one lock as `global-lock`; the scheduler hooks of [HCBS §5] traced as operations),
 //! [`linux_deadline`], [`linux_fifo`], [`linux_rt_groups`] (reservation groups as
 //! cgroups with RT bandwidth). Each file opens with its
 //! *Protocol*: who owns each field, what protects it, the numbered dispatch and preemption
 //! steps. Parallel (fork-join) tasks run as the engines' strands (`crate::state`'s strands,
 //! one job thread per slot, `crate::job::ctl_of`) under the architectures whose
-//! [`ArchDef::parallel`] is set. Planned (DESIGN.md), with the piece of the interface each
-//! one supplies:
+//! [`ArchDef::parallel`] is set. Every architecture planned in DESIGN.md is built.
 //!
-//! - `push-pull` (Linux SCHED_DEADLINE style, user space): `prepare` builds one `Sched` per
-//!   CPU behind a per-CPU lock; a dispatcher that finds a higher-priority waiting job than
-//!   another CPU runs pushes it there (taking both locks in CPU order), an idle one pulls;
-//!   a `Domain` that locks its own CPU, plus a `push`/`pull` step in its scheduling step.
-//!
-//! None of them changes the skeleton: each is a new file with a type implementing
+//! None of them changed the skeleton: each is a new file with a type implementing
 //! `Architecture`, a `pub(crate) static DEF: ArchDef`, and its name in `registry!`. (The
 //! engine offers some of them use — budgets (built: `state/budget.rs`), strands (built:
 //! `state/strands.rs`), hierarchy —
@@ -123,6 +121,7 @@ registry! {
     concurrent,
     message_passing,
     work_stealing,
+    push_pull,
     reservations,
     linux_deadline,
     linux_fifo,
@@ -491,6 +490,9 @@ pub(crate) struct Harvest {
     pub(crate) mech_errors: (u64, Option<String>),
     /// Errors of jobs (a resource never released, `crate::state`'s locks).
     pub(crate) job_errors: Vec<String>,
+    /// The architecture's own counters of the run (`push-pull`: pushes, pulls, …), for
+    /// [`RunResult::arch_counters`].
+    pub(crate) counters: Vec<(&'static str, u64)>,
 }
 
 impl Harvest {

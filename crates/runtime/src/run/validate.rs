@@ -563,6 +563,7 @@ mod tests {
                 "work-stealing",
                 arch::work_stealing::WorkStealing::RESOURCES,
             ),
+            ("push-pull", arch::push_pull::PushPull::RESOURCES),
         ];
         assert_eq!(declared.len(), arch::REGISTRY.len());
         for (name, resources) in declared {
