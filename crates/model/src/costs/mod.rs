@@ -77,7 +77,8 @@ pub const SCHEMA: i64 = 1;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LockSemantics {
     /// FIFO ticket lock: every waiter spins on the one shared line, so each handoff costs
-    /// `lock_handoff + lock_per_waiter × waiters` (the release invalidates every spinner's copy).
+    /// `lock_handoff + lock_per_waiter × (w − 1)` with w CPUs spinning (the release invalidates
+    /// the copy of every CPU still spinning after the handoff).
     #[default]
     Ticket,
     /// MCS queue lock: each waiter spins on its own line, so a handoff costs `lock_handoff`
