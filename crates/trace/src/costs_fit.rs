@@ -11,11 +11,12 @@
 //! 1. **Direct mapping** ([`direct`]): each overhead that one operation dominates gives that
 //!    operation's cost, its *primary* cost ([`PRIMARY`]): the mean of the overhead's body
 //!    (the samples up to twice the median; the tail above is noise, step 3) minus the model's
-//!    other terms on that path at the trace's m and n, from the costs' defaults — e.g.
-//!    `schedule` = Δsch − (lock acquisition + one queue operation at log₂ n), `release` = Δrel −
-//!    (lock + queue operation + m preemption checks + link + IPI send), `context_switch` =
-//!    Δcxs, `ipi_latency` = Δipi, `timer_irq` = Δev, `dsp_dequeue` = Δreq, `dsp_handler` = Δdsp −
-//!    (queue operation + m checks + link). Costs no overhead isolates (lock handoffs, cache
+//!    other terms on that path at the trace's m and n, from the costs' defaults
+//!    ([`other_terms`]) — e.g. `schedule` = Δsch − (lock acquisition + link),
+//!    `release` = Δrel − (lock + three queue operations at ⌈log₂ n⌉ + two preemption scans +
+//!    link + IPI send), `context_switch` = Δcxs, `ipi_latency` = Δipi, `timer_irq` = Δev,
+//!    `dsp_dequeue` = Δreq, `dsp_handler` = Δdsp − (queue operation + m − 1 checks + link +
+//!    cache line). Costs no overhead isolates (lock handoffs, cache
 //!    lines, cpudl) keep their defaults: at m = 2 there is at most one waiter, the traces
 //!    cannot tell a handoff from a critical section.
 //! 2. **Refinement** ([`refine`]), given a predictor (the model itself, which lives in the
@@ -358,27 +359,31 @@ fn log2_ceil(n: u64) -> u64 {
 }
 
 /// The model's other terms on the path of `overhead` under `arch` at `m` CPUs and `n` tasks,
-/// from the costs `c` (what the direct mapping subtracts from the measured mean).
+/// from the costs `c` (what the direct mapping subtracts from the measured mean): one job
+/// released on an idle system and linked to one CPU, the paths of docs/scaling.md with every
+/// queue at length `n` (an upper estimate; the refinement corrects it).
 pub fn other_terms(arch: &str, overhead: &str, m: u64, n: u64, c: &OpCosts) -> u64 {
-    let queue = c.get(CostName::QueueOp) + c.get(CostName::QueueOpLog) * log2_ceil(n);
-    let locked = matches!(
-        arch,
-        "global-lock" | "global-lock-di" | "partitioned" | "push-pull"
-    );
-    let lock = if locked {
-        c.get(CostName::LockAcquire)
-    } else {
-        0
+    let qop = c.get(CostName::QueueOp) + c.get(CostName::QueueOpLog) * log2_ceil(n);
+    let mp = arch == "message-passing";
+    let lock = if mp { 0 } else { c.get(CostName::LockAcquire) };
+    // Job CPUs a preemption check scans: every one of a global architecture (the DSP runs
+    // none), its own under partitioning.
+    let scan = match arch {
+        "partitioned" => 1,
+        "message-passing" | "global-lock-di" => m.saturating_sub(1),
+        _ => m,
     };
-    // Preemption checks scan every CPU of a global architecture, one under partitioning.
-    let scan = if arch == "partitioned" { 1 } else { m };
     let checks = scan * c.get(CostName::PreemptCheckCpu);
+    let line = if mp { c.get(CostName::CacheLine) } else { 0 };
+    let ipi = if arch == "partitioned" { 0 } else { c.get(CostName::IpiSend) };
     match overhead {
-        "release" => lock + queue + checks + c.get(CostName::Link) + c.get(CostName::IpiSend),
-        // The message-passing client's scheduler is O(1): no lock, no queue [MP §III-B].
-        "schedule" if arch == "message-passing" => 0,
-        "schedule" => lock + queue,
-        "dsp" => queue + checks + c.get(CostName::Link),
+        // Release + two queue operations, two preemption scans, a link taking the job.
+        "release" => lock + 3 * qop + 2 * checks + c.get(CostName::Link) + line + ipi,
+        // The message-passing client's scheduler is O(1): its slot's line [MP §III-B].
+        "schedule" if mp => line,
+        "schedule" => lock + c.get(CostName::Link),
+        "request" => c.get(CostName::DspPollClient) * scan.saturating_sub(1),
+        "dsp" => qop + checks + c.get(CostName::Link) + line,
         _ => 0,
     }
 }

@@ -134,8 +134,9 @@ fn tasks_are_read_back_from_the_trace() {
 
 #[test]
 fn direct_mapping_returns_the_known_costs() {
-    // message-passing, m = 2, n = 3: schedule and the DSP's dequeue are the spans themselves;
-    // the DSP handler is Δdsp minus one queue operation at ⌈log₂ 3⌉ = 2, 2 checks and a link.
+    // message-passing, m = 2 (one client), n = 3: the DSP's dequeue is Δreq itself, schedule
+    // Δsch minus the slot's cache line; the DSP handler is Δdsp minus one queue operation at
+    // ⌈log₂ 3⌉ = 2, one check, a link and the cache line.
     let (meta, ev) = synthetic(
         "message-passing",
         2,
@@ -149,16 +150,16 @@ fn direct_mapping_returns_the_known_costs() {
     let f = direct(&[t]).unwrap();
     let c = f.for_arch("message-passing");
     assert_eq!(c.get(CostName::TimerIrq), 20_000);
-    assert_eq!(c.get(CostName::Schedule), 2_000);
+    assert_eq!(c.get(CostName::Schedule), 2_000 - 100);
     assert_eq!(c.get(CostName::ContextSwitch), 5_000);
     assert_eq!(c.get(CostName::DspDequeue), 1_500);
     assert_eq!(
         c.get(CostName::DspHandler),
-        4_000 - (150 + 25 * 2 + 2 * 10 + 100)
+        4_000 - (150 + 25 * 2 + 10 + 100 + 100)
     );
     assert_eq!(
         c.get(CostName::Release),
-        3_000 - (150 + 25 * 2 + 2 * 10 + 100 + 300)
+        3_000 - (3 * (150 + 25 * 2) + 2 * 10 + 100 + 100 + 300)
     );
     assert_eq!(
         (c.get(CostName::NoisePpm), c.get(CostName::NoiseMax)),
@@ -169,7 +170,7 @@ fn direct_mapping_returns_the_known_costs() {
         c.get(CostName::LockHandoff),
         CostName::LockHandoff.default_value()
     );
-    // global-lock: the lock and the queue operation come off Δsch.
+    // global-lock: the lock and the link come off Δsch.
     let (meta, ev) = synthetic(
         "global-lock",
         2,
@@ -181,7 +182,7 @@ fn direct_mapping_returns_the_known_costs() {
     let f = direct(&[CalTrace::from_trace("gl", &meta, &ev).unwrap()]).unwrap();
     assert_eq!(
         f.for_arch("global-lock").get(CostName::Schedule),
-        2_000 - (50 + 150 + 25)
+        2_000 - (50 + 100)
     );
 }
 
