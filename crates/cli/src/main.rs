@@ -16,11 +16,13 @@ mod overheads_cmd;
 mod report;
 mod run_cmd;
 mod run_files;
+mod scale_predict;
 mod sched_cost_cmd;
 mod showcase;
 mod simulate;
 mod tests_cmd;
 mod trace_cmd;
+mod trace_costs;
 mod trace_supply;
 
 use anyhow::Result;

@@ -9,8 +9,7 @@
 //! `cpus`):
 //!
 //! 1. **Direct mapping** ([`direct`]): each overhead that one operation dominates gives that
-//!    operation's cost, its *primary* cost ([`PRIMARY`]): the mean of the overhead's body
-//!    (the samples up to twice the median; the tail above is noise, step 3) minus the model's
+//!    operation's cost, its *primary* cost ([`PRIMARY`]): the overhead's measured mean minus the model's
 //!    other terms on that path at the trace's m and n, from the costs' defaults
 //!    ([`other_terms`]) — e.g. `schedule` = Δsch − (lock acquisition + link),
 //!    `release` = Δrel − (lock + three queue operations at ⌈log₂ n⌉ + two preemption scans +
@@ -31,12 +30,12 @@
 //!    [`Refine::iterations`]. Each iteration's largest relative error is reported (the
 //!    convergence record that `trace costs` prints and writes into `[meta]`).
 //! 3. **Noise** (`noise_ppm`, `noise_max`; [`noise_of`]): the model delays a code path with
-//!    probability `noise_ppm`/10⁶ by a uniform extra in [0, `noise_max`]. From the pooled
-//!    tails of the primary overheads: `noise_max` = the largest excess of a sample over its
-//!    overhead's median; the probability is chosen so that the model's mean extra
-//!    (`p · noise_max / 2` per path) equals the measured tails' mean excess per sample. The
-//!    maxima of the model then come from the same tail as the measured ones (not tuned: the
-//!    refinement fits means only).
+//!    probability `noise_ppm`/10⁶ by a uniform extra in [0, `noise_max`]. From the spikes of
+//!    the primary overheads: `noise_max` is the geometric mean of each overhead's largest
+//!    excess over its median, `noise_ppm` the rate of samples whose excess reaches half of
+//!    that. The maxima of the model then come from the measured spikes (not fitted: the
+//!    refinement fits means; the noise's mean, `p · noise_max / 2` per path, is part of what
+//!    the model predicts, so the refinement takes it off the primary costs).
 //!
 //! Assumptions: traces of one architecture share its costs (pooled, each trace predicted at
 //! its own m and n); a trace's task set is periodic with synchronous release, as the runtime
@@ -375,7 +374,11 @@ pub fn other_terms(arch: &str, overhead: &str, m: u64, n: u64, c: &OpCosts) -> u
     };
     let checks = scan * c.get(CostName::PreemptCheckCpu);
     let line = if mp { c.get(CostName::CacheLine) } else { 0 };
-    let ipi = if arch == "partitioned" { 0 } else { c.get(CostName::IpiSend) };
+    let ipi = if arch == "partitioned" {
+        0
+    } else {
+        c.get(CostName::IpiSend)
+    };
     match overhead {
         // Release + two queue operations, two preemption scans, a link taking the job.
         "release" => lock + 3 * qop + 2 * checks + c.get(CostName::Link) + line + ipi,
@@ -388,7 +391,7 @@ pub fn other_terms(arch: &str, overhead: &str, m: u64, n: u64, c: &OpCosts) -> u
     }
 }
 
-/// Per architecture: (pooled body mean, count-weighted m, n) of each primary overhead.
+/// One primary overhead over an architecture's traces: its mean and the sample-weighted m and n.
 struct Body {
     mean: f64,
     m: f64,
@@ -441,23 +444,18 @@ pub fn direct(traces: &[CalTrace]) -> Result<CostsFile, CostsFitError> {
     Ok(file)
 }
 
-/// The body of `overhead` over `traces`: the samples up to twice their trace's median.
+/// The mean of `overhead` over `traces` (all samples pooled) with the sample-weighted m and n.
 fn body(traces: &[&CalTrace], overhead: &str) -> Option<Body> {
     let (mut sum, mut count, mut m, mut n) = (0f64, 0u64, 0f64, 0f64);
     for t in traces {
         let Some(s) = t.overheads.samples.get(overhead) else {
             continue;
         };
-        let Some(st) = OverheadStats::of(s) else {
-            continue;
-        };
-        let cut = st.median_ns.saturating_mul(2);
-        for &x in s.iter().filter(|&&x| x <= cut) {
-            sum += x as f64;
-            count += 1;
-            m += f64::from(t.m);
-            n += t.n() as f64;
-        }
+        let k = s.len() as f64;
+        sum += s.iter().map(|&x| x as f64).sum::<f64>();
+        count += s.len() as u64;
+        m += f64::from(t.m) * k;
+        n += t.n() as f64 * k;
     }
     (count > 0).then(|| {
         let k = count as f64;
@@ -469,12 +467,18 @@ fn body(traces: &[&CalTrace], overhead: &str) -> Option<Body> {
     })
 }
 
-/// `(noise_ppm, noise_max)` from the tails of the primary overheads of `sets` (step 3): a
-/// sample is in the tail when it exceeds twice its overhead's median in its trace; its excess
-/// is the sample minus that median. `noise_max` = the largest excess; `noise_ppm` = 10⁶ · 2 ·
-/// (total excess of the tail) / (samples · `noise_max`), at most 10⁶. No tail: (0, 0).
+/// `(noise_ppm, noise_max)` from the primary overheads of `sets` (step 3). A sample's
+/// *excess* is the sample minus its overhead's median in its trace. `noise_max` = the
+/// geometric mean, over the (trace, overhead) pairs with a positive largest excess, of that
+/// largest excess (one noise serves every path of an architecture: the geometric mean keeps
+/// each overhead's own largest excess within the square root of their spread of the model's);
+/// `noise_ppm` = 10⁶ × (samples whose excess is at least `noise_max / 2`) / (all samples), at
+/// least 1 when `noise_max` > 0, at most 10⁶: the rate of spikes of the noise's size.
+/// No excess anywhere: (0, 0).
 pub fn noise_of<'a>(sets: impl IntoIterator<Item = &'a Overheads>) -> (u64, u64) {
-    let (mut excess, mut samples, mut largest) = (0u128, 0u128, 0u64);
+    let mut largest: Vec<u64> = Vec::new();
+    let mut excesses: Vec<u64> = Vec::new();
+    let mut samples = 0u64;
     for o in sets {
         for (overhead, _) in PRIMARY {
             let Some(s) = o.samples.get(overhead) else {
@@ -483,20 +487,25 @@ pub fn noise_of<'a>(sets: impl IntoIterator<Item = &'a Overheads>) -> (u64, u64)
             let Some(st) = OverheadStats::of(s) else {
                 continue;
             };
-            samples += s.len() as u128;
-            let cut = st.median_ns.saturating_mul(2);
-            for &x in s.iter().filter(|&&x| x > cut) {
-                let e = x - st.median_ns;
-                excess += u128::from(e);
-                largest = largest.max(e);
+            samples += s.len() as u64;
+            let med = st.median_ns;
+            excesses.extend(s.iter().filter(|&&x| x > med).map(|&x| x - med));
+            if st.max_ns > med {
+                largest.push(st.max_ns - med);
             }
         }
     }
-    if largest == 0 || samples == 0 {
+    if largest.is_empty() || samples == 0 {
         return (0, 0);
     }
-    let ppm = (2_000_000 * excess).div_ceil(samples * u128::from(largest));
-    (ppm.min(1_000_000) as u64, largest)
+    let log_mean = largest.iter().map(|&x| (x as f64).ln()).sum::<f64>() / largest.len() as f64;
+    let max = (log_mean.exp().round() as u64).max(1);
+    let spikes = excesses
+        .iter()
+        .filter(|&&e| e.saturating_mul(2) >= max)
+        .count() as u64;
+    let ppm = (spikes * 1_000_000).div_ceil(samples).clamp(1, 1_000_000);
+    (ppm, max)
 }
 
 /// The model's answer for one trace: overhead → (mean, maximum, count).

@@ -188,27 +188,33 @@ fn direct_mapping_returns_the_known_costs() {
 
 #[test]
 fn noise_by_hand() {
-    // schedule: 10, 10, 10, 10, 100: median 10, tail {100} with excess 90 over 5 samples:
-    // ppm = 2·10⁶·90 / (5·90) = 400,000; max 90.
+    // schedule: 10, 10, 10, 10, 100: median 10, largest excess 90 = noise_max; one sample of
+    // five has an excess ≥ 45: 200,000 ppm.
     let mut o = Overheads::default();
     o.samples.insert("schedule", vec![10, 10, 100, 10, 10]);
-    assert_eq!(noise_of([&o]), (400_000, 90));
-    // No tail (every sample within twice the median): no noise.
-    o.samples.insert("schedule", vec![10, 20, 15]);
-    assert_eq!(noise_of([&o]), (0, 0));
-    // The tail of a trace enters the direct mapping's noise and leaves its body mean alone.
+    assert_eq!(noise_of([&o]), (200_000, 90));
+    // Two overheads with largest excesses 90 and 10: noise_max = √(90·10) = 30; excesses ≥ 15:
+    // the 100 only, of 10 samples.
+    o.samples.insert("release", vec![5, 5, 15, 5, 5]);
+    assert_eq!(noise_of([&o]), (100_000, 30));
+    // No excess: no noise.
+    let mut flat = Overheads::default();
+    flat.samples.insert("schedule", vec![10, 10, 10]);
+    assert_eq!(noise_of([&flat]), (0, 0));
+    // A spike enters the noise and the mean of its overhead (the refinement takes the noise's
+    // mean off again).
     let (meta, ev) = synthetic("global-lock", 2, &[10_000_000], 500_000, 10, |_, j| Spans {
         cxs: if j == 4 { 105_000 } else { 5_000 },
         ..SPANS
     });
     let c = direct(&[CalTrace::from_trace("gl", &meta, &ev).unwrap()]).unwrap();
     let c = c.for_arch("global-lock");
-    assert_eq!(c.get(CostName::ContextSwitch), 5_000);
-    // One tail sample of excess 100 µs among 10 samples each of Δev, Δrel, Δsch, Δcxs, Δreq,
-    // Δdsp (Δipi has none): ppm = ⌈2·10⁶·100,000 / (60·100,000)⌉ = 33,334.
+    assert_eq!(c.get(CostName::ContextSwitch), 15_000);
+    // One spike of excess 100 µs among 10 samples each of Δev, Δrel, Δsch, Δcxs, Δreq, Δdsp
+    // (Δipi has none): ⌈10⁶ / 60⌉ = 16,667 ppm.
     assert_eq!(
         (c.get(CostName::NoisePpm), c.get(CostName::NoiseMax)),
-        (33_334, 100_000)
+        (16_667, 100_000)
     );
 }
 
