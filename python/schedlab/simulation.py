@@ -72,8 +72,9 @@ def simulate(
 
     ``overheads``: an overhead file (path, TOML) or a dict of the same structure
     (``{"schema": 1, "arch": {...}, "cpmd": {...}}``, see ``docs/overheads.md``) to charge
-    run-time overheads; ``overhead_arch`` picks its architecture section (default: the only
-    one), ``overhead_stat`` its statistic (``"avg"`` or ``"max"``). The result's
+    run-time overheads; ``overhead_arch`` picks its architecture (default: the only one; its
+    ``"<arch>@m<M>"`` section for this machine's M when the file has one, else ``"<arch>"``),
+    ``overhead_stat`` its statistic (``"avg"`` or ``"max"``). The result's
     ``"overheads"`` then names them and gives the time charged per kind (``charged_ns``).
 
     ``trace``, ``gantt``, ``perfetto``, ``jobs_csv``: write the binary trace, a Gantt chart

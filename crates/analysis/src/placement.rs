@@ -245,7 +245,7 @@ fn charged_groups(
     heuristic: &str,
     setup: &OverheadSetup,
 ) -> Result<Vec<Vec<usize>>, String> {
-    let ctx = OverheadContext::new(tasks, setup);
+    let ctx = OverheadContext::new(tasks, setup, sys.cpus());
     let sys = sys.with_overheads(Arc::new(ctx));
     let name = if domain_size > 1 {
         format!("cedf-k{domain_size}")
@@ -371,7 +371,7 @@ pub fn semi_partition(
 ) -> Result<SemiPlacement, String> {
     let mut sys = System::new(tasks, cpus, priorities).map_err(|e| e.to_string())?;
     if let Some(setup) = overheads {
-        sys = sys.with_overheads(Arc::new(OverheadContext::new(tasks, setup)));
+        sys = sys.with_overheads(Arc::new(OverheadContext::new(tasks, setup, cpus)));
     }
     let verdict = analyze(&crate::semi::fpts::PfpTs::default(), &sys);
     let why = || {
@@ -860,7 +860,7 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(size, 2);
-        let ctx = OverheadContext::new(&s, &gl);
+        let ctx = OverheadContext::new(&s, &gl, 4);
         let sys = System::new(&s, 4, Priorities::Dm)
             .unwrap()
             .with_overheads(Arc::new(ctx));

@@ -101,6 +101,7 @@ pub(crate) fn run_command(o: &Options) -> Result<()> {
             o.overhead_arch.as_deref(),
             Stat::parse(&o.overhead_stat)?,
             tasks.len() as u64,
+            cpus,
         )?);
     } else if o.overhead_arch.is_some() {
         bail!("--overhead-arch needs --overheads FILE");

@@ -259,3 +259,93 @@ fn analyze_with_overheads_runs_the_tests_on_the_charged_set() {
     assert!(String::from_utf8_lossy(&r.stderr).contains("needs --cpus 2 or more"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn analyze_with_overheads_picks_the_section_of_its_core_count() {
+    let dir = std::env::temp_dir().join(format!("schedlab-oh-at-m-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let set = dir.join("set.json");
+    std::fs::write(
+        &set,
+        r#"{"tasks": [{"name": "a", "wcet": 100, "period": 1000},
+                      {"name": "b", "wcet": 200, "period": 500, "deadline": 400}]}"#,
+    )
+    .unwrap();
+    let section = |name: &str, scale: u64| {
+        let mut s = String::new();
+        for (key, v) in [
+            ("release_latency", 2),
+            ("release", 5),
+            ("schedule", 3),
+            ("context_switch", 1),
+            ("ipi", 7),
+            ("tick", 10),
+        ] {
+            s.push_str(&format!("[arch.{name}.{key}]\nmax = [[1, {}]]\n", v * scale));
+        }
+        s
+    };
+    let head = "schema = 1\ntick_period = \"1us\"\n";
+    // Both sections; the @m64 one has every value doubled.
+    let both = format!(
+        "{head}{}{}",
+        section("global-lock", 1),
+        section("\"global-lock@m64\"", 2)
+    );
+    // The doubled values as the plain section.
+    let doubled = format!("{head}{}", section("global-lock", 2));
+    let plain = format!("{head}{}", section("global-lock", 1));
+    let files: Vec<String> = [("both", both), ("doubled", doubled), ("plain", plain)]
+        .iter()
+        .map(|(name, text)| {
+            let p = dir.join(format!("{name}.toml"));
+            std::fs::write(&p, text).unwrap();
+            p.to_str().unwrap().to_string()
+        })
+        .collect();
+    let s = set.to_str().unwrap();
+    let tasks = |file: &str, cpus: &str| {
+        let r = schedlab(&[
+            "analyze", s, "--cpus", cpus, "--test", "gedf-gfb", "--format", "json",
+            "--overheads", file, "--arch", "global-lock",
+        ]);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        let line: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+        line["accounting"]["tasks"].clone()
+    };
+    // m = 64 charges the @m64 section, m = 4 the plain one (the hand-worked inflation).
+    let at64 = tasks(&files[0], "64");
+    assert_eq!(at64, tasks(&files[1], "64"));
+    assert_ne!(at64, tasks(&files[2], "64"));
+    assert_eq!(
+        tasks(&files[0], "4"),
+        serde_json::json!([[159, 998, 998], [262, 498, 398]])
+    );
+    // `overheads charge` picks it the same way.
+    let out = dir.join("charged.json");
+    let r = schedlab(&[
+        "overheads", "charge", s, "--cpus", "64", "--overheads", &files[0], "--arch",
+        "global-lock", "-o", out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let charged: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let wcet0 = match &charged["tasks"][0]["wcet"] {
+        serde_json::Value::Number(n) => n.as_u64().unwrap(),
+        serde_json::Value::String(t) => schedlab_model::time::parse_ns(t).unwrap(),
+        other => panic!("{other}"),
+    };
+    assert_eq!(Some(wcet0), at64[0][0].as_u64(), "{charged}");
+    // A malformed core count is an error naming the section.
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, format!("{head}{}", section("\"global-lock@64\"", 1))).unwrap();
+    let r = schedlab(&[
+        "analyze", s, "--cpus", "4", "--test", "gedf-gfb", "--overheads",
+        bad.to_str().unwrap(), "--arch", "global-lock",
+    ]);
+    assert!(!r.status.success());
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains("arch `global-lock@64`: after `@` a section name needs `m`"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -173,15 +173,16 @@ struct ChargedOverheads {
 }
 
 impl ChargedOverheads {
-    /// The simulator's overheads for a set of `n` tasks (the loader of `schedlab simulate
-    /// --overheads`).
-    fn for_tasks(&self, n: usize) -> Result<Overheads, String> {
+    /// The simulator's overheads for a set of `n` tasks on `cpus` CPUs (the loader of
+    /// `schedlab simulate --overheads`).
+    fn for_tasks(&self, n: usize, cpus: u32) -> Result<Overheads, String> {
         Overheads::from_file(
             &self.file,
             &self.source,
             self.arch.as_deref(),
             self.stat,
             n as u64,
+            cpus,
         )
         .map_err(|e| e.to_string())
     }
@@ -395,7 +396,7 @@ fn run_one(
             let mut config = SimConfig::clone(config);
             config.seed = seed;
             if let Some(o) = overheads {
-                config.overheads = Some(o.for_tasks(tasks.len()).map_err(fail)?);
+                config.overheads = Some(o.for_tasks(tasks.len(), m).map_err(fail)?);
             }
             let (result, _) = schedlab_sim::run(tasks, policy, &ranks, placement, &config)
                 .map_err(|x| fail(x.to_string()))?;

@@ -891,7 +891,8 @@ fn read_analysis(
             .problem(&span, format!("`{}`: {e}", a.name("test")));
         return None;
     }
-    let charged = read_analysis_overheads(a, overheads, arch, dedicated, stat, granularity)?;
+    let charged =
+        read_analysis_overheads(a, overheads, arch, dedicated, stat, granularity, platforms)?;
     let reserved_cpus = match reserved {
         None => 0,
         Some((r, span)) => match u32::try_from(r) {
@@ -930,6 +931,7 @@ fn read_analysis_overheads(
     dedicated: Option<At<bool>>,
     stat: Option<At<String>>,
     granularity: Option<At<String>>,
+    platforms: &[u32],
 ) -> Option<Option<AnalysisOverheads>> {
     let Some((name, arch_span)) = arch else {
         let stray = dedicated.as_ref().map(|v| &v.1).into_iter();
@@ -999,9 +1001,12 @@ fn read_analysis_overheads(
             }
         },
     };
-    if let Err(e) = overheads_for(file, kind, parsed, 1) {
-        a.reader().problem(&arch_span, format!("`{}`: {e}", a.path));
-        return None;
+    // Every platform's section (`<arch>@m<M>` or `<arch>`) has what the analysis needs.
+    for &m in platforms {
+        if let Err(e) = overheads_for(file, kind, parsed, 1, m) {
+            a.reader().problem(&arch_span, format!("`{}`: {e}", a.path));
+            return None;
+        }
     }
     Some(Some(AnalysisOverheads {
         arch: kind.section().to_string(),
@@ -1031,7 +1036,7 @@ fn read_simulation(
     s.finish();
     let before = s.reader().count();
     let sim_overheads =
-        read_sim_overheads(s, overheads, use_overheads, overhead_arch, overhead_stat);
+        read_sim_overheads(s, overheads, use_overheads, overhead_arch, overhead_stat, platforms);
     let Some((policy, pspan)) = policy else {
         s.missing(
             "policy",
@@ -1119,6 +1124,7 @@ fn read_sim_overheads(
     enabled: Option<At<bool>>,
     arch: Option<At<String>>,
     stat: Option<At<String>>,
+    platforms: &[u32],
 ) -> Option<SimOverheads> {
     let options = || arch.iter().chain(stat.iter()).map(|v| &v.1);
     match (source, &enabled) {
@@ -1159,8 +1165,12 @@ fn read_sim_overheads(
                 }
             };
             let name = arch.as_ref().map(|v| v.0.as_str());
-            if let Err(e) = Overheads::from_file(file, &path.display().to_string(), name, parsed, 1)
-            {
+            // Every platform's section (`<arch>@m<M>` or `<arch>`) is found.
+            let source = path.display().to_string();
+            let failed = platforms
+                .iter()
+                .find_map(|&m| Overheads::from_file(file, &source, name, parsed, 1, m).err());
+            if let Some(e) = failed {
                 let span = arch.as_ref().map_or(&s.span, |v| &v.1);
                 s.reader().problem(span, format!("`{}`: {e}", s.path));
                 return None;

@@ -82,7 +82,14 @@ fn simulate_set(set: &PyTaskSet, cpus: u32, o: &SimOptions) -> Result<Simulated,
     if let Some((file, source)) = &o.overheads {
         let n = tasks.len() as u64;
         config.overheads = Some(
-            Overheads::from_file(file, source, o.overhead_arch.as_deref(), o.overhead_stat, n)
+            Overheads::from_file(
+                file,
+                source,
+                o.overhead_arch.as_deref(),
+                o.overhead_stat,
+                n,
+                cpus,
+            )
                 .map_err(|e| e.to_string())?,
         );
     }

@@ -193,6 +193,18 @@ pub fn simulate(
     policy: &mut dyn Policy,
     config: &SimConfig,
 ) -> Result<SimResult, SimError> {
+    simulate_with_sink(tasks, policy, config, None)
+}
+
+/// [`simulate`], also handing every trace event, in time order, to `sink` as it happens
+/// (whether or not [`SimConfig::record_trace`] keeps them): a consumer that streams the
+/// schedule (the scaling model, [`crate::scale`]) needs no stored trace.
+pub fn simulate_with_sink(
+    tasks: &[SimTask],
+    policy: &mut dyn Policy,
+    config: &SimConfig,
+    sink: Option<&mut dyn FnMut(&Event)>,
+) -> Result<SimResult, SimError> {
     config.validate()?;
     if tasks.is_empty() {
         return Err(SimError::NoTasks);
@@ -223,6 +235,10 @@ pub fn simulate(
         });
     }
     let mut engine = Engine::new(tasks, policy, config);
+    if let Some(sink) = sink {
+        // Shortens the trait object's lifetime to the engine's (an unsizing coercion).
+        engine.sink = Some(sink as &mut dyn FnMut(&Event));
+    }
     engine.run()?;
     Ok(engine.finish())
 }
@@ -509,6 +525,8 @@ struct Engine<'a> {
     holds: Vec<CpuHold>,
     /// The mutexes (module doc, "Resources").
     res: Mutexes,
+    /// Where every emitted event also goes ([`simulate_with_sink`]).
+    sink: Option<&'a mut dyn FnMut(&Event)>,
 }
 
 impl<'a> Engine<'a> {
@@ -575,6 +593,7 @@ impl<'a> Engine<'a> {
             tufs: tasks.iter().map(SimTask::effective_tuf).collect(),
             holds: (0..m).map(|_| CpuHold::default()).collect(),
             res: Mutexes::new(tasks),
+            sink: None,
         }
     }
 
@@ -596,6 +615,14 @@ impl<'a> Engine<'a> {
     /// [`Engine::emit`] for strand `job.2` of job (`job.0`, `job.1`).
     #[inline]
     fn emit_strand(&mut self, time: Time, kind: Kind, cpu: u32, job: (u32, u64, u32), arg: u64) {
+        if let Some(sink) = self.sink.as_mut() {
+            let (task, seq, strand) = job;
+            sink(
+                &Event::new(time.as_ns(), kind, cpu, task, seq)
+                    .with_arg(arg)
+                    .with_strand(strand),
+            );
+        }
         if self.cfg.record_trace {
             if self.oh.as_ref().is_some_and(|o| o.pending_n > 0) {
                 self.flush_dispatches(time.as_ns());

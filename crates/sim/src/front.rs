@@ -6,7 +6,7 @@
 //! analysis (DESIGN.md).
 
 use crate::config::{SimConfig, SimTask};
-use crate::engine::{simulate, SimResult};
+use crate::engine::SimResult;
 use crate::error::SimError;
 use schedlab_model::{GroupTree, TaskSet};
 use schedlab_policy::{build, Placement, PolicyError, PolicyTask};
@@ -92,6 +92,19 @@ pub fn run(
     placement: Option<Placement>,
     config: &SimConfig,
 ) -> Result<(SimResult, Meta), RunError> {
+    run_with_sink(tasks, policy, ranks, placement, config, None)
+}
+
+/// [`run`], streaming every trace event to `sink` as the engine emits it
+/// ([`crate::engine::simulate_with_sink`]).
+pub fn run_with_sink(
+    tasks: &TaskSet,
+    policy: &str,
+    ranks: &[u32],
+    placement: Option<Placement>,
+    config: &SimConfig,
+    sink: Option<&mut dyn FnMut(&schedlab_trace::Event)>,
+) -> Result<(SimResult, Meta), RunError> {
     if ranks.len() != tasks.len() {
         return Err(RunError::Ranks(ranks.len(), tasks.len()));
     }
@@ -125,7 +138,7 @@ pub fn run(
             ..SimTask::from(t)
         })
         .collect();
-    let result = simulate(&sim_tasks, p.as_mut(), config)?;
+    let result = crate::engine::simulate_with_sink(&sim_tasks, p.as_mut(), config, sink)?;
     // Task names and deadlines, and the horizon, so that trace tools account jobs as the
     // simulator did.
     let mut meta = Meta::of_run("sim", policy, config.cpus, tasks, config.duration);

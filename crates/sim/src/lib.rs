@@ -46,6 +46,7 @@ pub use schedlab_trace::metrics;
 pub mod overheads;
 mod parse;
 mod queue;
+pub mod scale;
 
 #[cfg(test)]
 mod abort_tests;

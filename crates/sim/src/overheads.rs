@@ -32,6 +32,10 @@
 //! architecture's extra CPU (the DSP, the interrupt CPU) is not simulated: simulate the CPUs
 //! that run real-time jobs (`m − 1` for `message-passing` on m cores [MP §IV]).
 //!
+//! The section charged is the architecture's `<arch>@m<M>` one for the machine's M (the
+//! simulated CPUs, plus the DSP or interrupt CPU that is not simulated) when the file has it,
+//! else `<arch>` ([`OverheadFile::arch_at`]; the scaling model writes one section per M).
+//!
 //! All values are evaluated once per run: per-event overheads at n = the number of tasks,
 //! CPMD per task at its working-set size (a task without `wss` counts 0 bytes), all with one
 //! statistic (`avg` by default: simulation replays typical behaviour; `max` for a worst case).
@@ -67,7 +71,8 @@ impl Interrupts {
 pub struct Overheads {
     /// Where the values come from (a path, or `"dict"`), for reports.
     pub source: String,
-    /// The architecture section used (empty if the file has none).
+    /// The architecture section used (`global-lock`, or `global-lock@m64` when the file has
+    /// one for the machine's core count; empty if the file has none).
     pub arch: String,
     /// The statistic used.
     pub stat: Stat,
@@ -131,24 +136,41 @@ pub(crate) enum Source {
 }
 
 impl Overheads {
-    /// Evaluates the section `arch` of `file` (default: the only one; an error listing them if
-    /// there are several; no section at all: CPMD only) for `n_tasks` tasks and `stat`.
-    /// An overhead the section does not give is zero; one it gives without `stat` is an error.
+    /// Evaluates the section of architecture `arch` of `file` (default: the only
+    /// architecture; an error listing them if there are several; no section at all: CPMD
+    /// only) for `n_tasks` tasks and `stat`, on `cpus` simulated CPUs. The section is the
+    /// architecture's `@m<M>` one for the machine's M if the file has it, else its plain one
+    /// ([`OverheadFile::arch_at`]); M is `cpus`, plus the CPU the architecture keeps from jobs
+    /// under `message-passing` (the DSP) and `global-lock-di` (the interrupt CPU), which is not
+    /// simulated. An overhead the section does not give is zero; one it gives without `stat`
+    /// is an error.
     pub fn from_file(
         file: &OverheadFile,
         source: &str,
         arch: Option<&str>,
         stat: Stat,
         n_tasks: u64,
+        cpus: u32,
     ) -> Result<Overheads, OverheadError> {
-        let arch = match arch {
-            Some(a) => {
-                file.arch(a)?;
-                a.to_string()
-            }
-            None => match file.arch_names().as_slice() {
-                [] => String::new(),
-                [one] => (*one).to_string(),
+        let machine = |base: &str| match Interrupts::of_arch(base) {
+            Interrupts::OnCpus => cpus,
+            Interrupts::Dsp | Interrupts::Dedicated => cpus.saturating_add(1),
+        };
+        let (base, arch) = match arch {
+            Some(a) => (a.to_string(), file.arch_section_at(a, machine(a))?.to_string()),
+            None => match file.base_names().as_slice() {
+                [] => (String::new(), String::new()),
+                [one] => {
+                    let m = machine(one);
+                    let section = file.section_at(one, m).ok_or_else(|| OverheadError::Invalid {
+                        place: "arch".into(),
+                        message: format!(
+                            "the file describes `{one}` only for other core counts ({}), not for M = {m}",
+                            file.arch_names().join(", ")
+                        ),
+                    })?;
+                    ((*one).to_string(), section.to_string())
+                }
                 several => {
                     return Err(OverheadError::Invalid {
                         place: "arch".into(),
@@ -175,10 +197,10 @@ impl Overheads {
         };
         Ok(Overheads {
             source: source.to_string(),
-            interrupts: if arch.is_empty() {
+            interrupts: if base.is_empty() {
                 Interrupts::Dedicated
             } else {
-                Interrupts::of_arch(&arch)
+                Interrupts::of_arch(&base)
             },
             release_latency: get(OverheadName::ReleaseLatency)?,
             release: get(OverheadName::Release)?,

@@ -261,19 +261,19 @@ fn overheads_from_a_file() {
                 [arch.message-passing.schedule]\nmax = [[1, 5]]\n\
                 [cpmd.migration]\navg = [[0, 0], [100, 50]]\nmax = [[0, 7]]\n";
     let f = OverheadFile::parse_toml(text).unwrap();
-    let e = Overheads::from_file(&f, "f.toml", None, Stat::Avg, 6).unwrap_err();
+    let e = Overheads::from_file(&f, "f.toml", None, Stat::Avg, 6, 2).unwrap_err();
     assert_eq!(
         e.to_string(),
         "overhead file: arch `message-passing`, overhead `schedule`: no `avg` values (the file gives only `max`)"
     );
-    let e = Overheads::from_file(&f, "f.toml", None, Stat::Max, 6).unwrap_err();
+    let e = Overheads::from_file(&f, "f.toml", None, Stat::Max, 6, 2).unwrap_err();
     assert_eq!(
         e.to_string(),
         "overhead file: arch `message-passing`, overhead `ipi`: no `max` values (the file gives only `avg`)"
     );
     let text = text.replace("max = [[1, 5]]", "avg = [[1, 5]]");
     let f = OverheadFile::parse_toml(&text).unwrap();
-    let o = Overheads::from_file(&f, "f.toml", None, Stat::Avg, 6).unwrap();
+    let o = Overheads::from_file(&f, "f.toml", None, Stat::Avg, 6, 2).unwrap();
     assert_eq!(
         (o.arch.as_str(), o.interrupts),
         ("message-passing", Interrupts::Dsp)
@@ -284,15 +284,47 @@ fn overheads_from_a_file() {
     assert_eq!(o.cpmd_migration.as_ref().map(|c| c.eval(50)), Some(25));
     let two = format!("{text}[arch.partitioned.schedule]\navg = [[1, 2]]\n");
     let f = OverheadFile::parse_toml(&two).unwrap();
-    let e = Overheads::from_file(&f, "f.toml", None, Stat::Avg, 6).unwrap_err();
+    let e = Overheads::from_file(&f, "f.toml", None, Stat::Avg, 6, 2).unwrap_err();
     assert_eq!(
         e.to_string(),
         "overhead file: arch: the file describes several architectures (message-passing, partitioned); choose one"
     );
-    let o = Overheads::from_file(&f, "f.toml", Some("partitioned"), Stat::Avg, 6).unwrap();
+    let o = Overheads::from_file(&f, "f.toml", Some("partitioned"), Stat::Avg, 6, 2).unwrap();
     assert_eq!((o.schedule, o.interrupts), (ns(2), Interrupts::OnCpus));
-    let e = Overheads::from_file(&f, "f.toml", Some("partitoned"), Stat::Avg, 6).unwrap_err();
+    let e = Overheads::from_file(&f, "f.toml", Some("partitoned"), Stat::Avg, 6, 2).unwrap_err();
     assert!(e.to_string().contains("did you mean `partitioned`?"), "{e}");
+}
+
+/// A file with sections per core count: the section for the machine's M (`<arch>@m<M>`) wins
+/// over the plain one; M counts the DSP (or interrupt CPU) the simulator does not simulate.
+#[test]
+fn overheads_of_the_machines_core_count() {
+    let text = "schema = 1\n\
+                [arch.global-lock.schedule]\navg = [[1, 8]]\n\
+                [arch.\"global-lock@m64\".schedule]\navg = [[1, 64]]\n";
+    let f = OverheadFile::parse_toml(text).unwrap();
+    let at = |arch, cpus| Overheads::from_file(&f, "f.toml", arch, Stat::Avg, 6, cpus).unwrap();
+    let o = at(Some("global-lock"), 64);
+    assert_eq!((o.arch.as_str(), o.schedule), ("global-lock@m64", ns(64)));
+    assert_eq!(o.interrupts, Interrupts::OnCpus);
+    let o = at(Some("global-lock"), 8);
+    assert_eq!((o.arch.as_str(), o.schedule), ("global-lock", ns(8)));
+    // One architecture (in two sections) is still the default.
+    assert_eq!(at(None, 64).schedule, ns(64));
+    assert_eq!(at(None, 63).schedule, ns(8));
+    // message-passing on 63 simulated CPUs is a machine of 64 (the DSP).
+    let text = "schema = 1\n[arch.\"message-passing@m64\".schedule]\navg = [[1, 3]]\n";
+    let f = OverheadFile::parse_toml(text).unwrap();
+    let o = Overheads::from_file(&f, "f.toml", None, Stat::Avg, 6, 63).unwrap();
+    assert_eq!((o.schedule, o.interrupts), (ns(3), Interrupts::Dsp));
+    let e = Overheads::from_file(&f, "f.toml", None, Stat::Avg, 6, 64).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "overhead file: arch: the file describes `message-passing` only for other core counts (message-passing@m64), not for M = 65"
+    );
+    let e = Overheads::from_file(&f, "f.toml", Some("message-passing"), Stat::Avg, 6, 8)
+        .unwrap_err();
+    assert!(e.to_string().starts_with("overhead file: no architecture `message-passing`"), "{e}");
 }
 
 /// Tasks `(C, D, T, offset)`, CPUs, policy index.

@@ -102,7 +102,7 @@ fn counters_equal_the_trace_counts_with_overheads() {
                     let mut c = SimConfig::new(2, ms(400));
                     c.record_trace = true;
                     c.overheads = Some(
-                        Overheads::from_file(&file, "illustrative.toml", Some(arch), stat, 5)
+                        Overheads::from_file(&file, "illustrative.toml", Some(arch), stat, 5, 2)
                             .unwrap(),
                     );
                     let n = ts.len() as u32;

@@ -204,15 +204,18 @@ pub fn in_file(message: &str, source: &str) -> String {
     }
 }
 
-/// The overheads `arch` pays for `n` tasks, from `file` (every required curve present, none
-/// that belongs to another architecture, every value at most [`MAX_OVERHEAD_NS`]).
+/// The overheads `arch` pays for `n` tasks on a machine of `m` CPUs, from `file`'s section
+/// `<arch>@m<m>` if it has one, else `<arch>` ([`OverheadFile::section_at`]); every required
+/// curve present, none that belongs to another architecture, every value at most
+/// [`MAX_OVERHEAD_NS`].
 pub fn overheads_for(
     file: &OverheadFile,
     arch: ArchKind,
     stat: Stat,
     n: u64,
+    m: u32,
 ) -> Result<Overheads, String> {
-    let section = arch.section();
+    let section = file.section_at(arch.section(), m).unwrap_or(arch.section());
     if arch != ArchKind::MessagePassing {
         if let Ok(curves) = file.arch(section) {
             if let Some(name) = ONLY_MESSAGE_PASSING.iter().find(|k| curves.contains_key(k)) {
@@ -299,9 +302,10 @@ fn whole_set(
     file: &OverheadFile,
     arch: ArchKind,
     stat: Stat,
+    m: u32,
 ) -> Result<(Vec<TaskIn>, Overheads), String> {
     let ins = task_ins(tasks);
-    let oh = overheads_for(file, arch, stat, ins.len() as u64)?;
+    let oh = overheads_for(file, arch, stat, ins.len() as u64, m)?;
     let kind = arch.cpmd_kind();
     // The curve is checked once (present, with this statistic) before it is evaluated per
     // task, so evaluation cannot fail later.
@@ -352,7 +356,7 @@ pub fn account(
     cpus: u32,
     granularity: u64,
 ) -> Result<Accounting, String> {
-    let (ins, oh) = whole_set(tasks, file, arch, stat)?;
+    let (ins, oh) = whole_set(tasks, file, arch, stat, cpus)?;
     let cpmd = cpmd_curve(file, arch, stat);
     let charged =
         charge(&ins, &oh, arch.rule(cpus), Some(&cpmd), granularity).map_err(|e| e.to_string())?;
@@ -372,7 +376,7 @@ pub fn explain_account(
     stat: Stat,
     cpus: u32,
 ) -> Result<Explanation, String> {
-    let (ins, oh) = whole_set(tasks, file, arch, stat)?;
+    let (ins, oh) = whole_set(tasks, file, arch, stat, cpus)?;
     let cpmd = cpmd_curve(file, arch, stat);
     explain(&ins, &oh, arch.rule(cpus), Some(&cpmd)).map_err(|e| e.to_string())
 }

@@ -52,14 +52,18 @@ pub struct OverheadContext {
     pub setup: OverheadSetup,
     /// The original tasks, in task-index order.
     pub tasks: Vec<TaskIn>,
+    /// The machine's CPUs (every CPU, also one the architecture keeps from jobs): picks the
+    /// file's `<arch>@m<m>` section when it has one.
+    pub m: u32,
 }
 
 impl OverheadContext {
-    /// The context of `tasks` under `setup`.
-    pub fn new(tasks: &TaskSet, setup: &OverheadSetup) -> OverheadContext {
+    /// The context of `tasks` under `setup` on a machine of `m` CPUs.
+    pub fn new(tasks: &TaskSet, setup: &OverheadSetup, m: u32) -> OverheadContext {
         OverheadContext {
             setup: setup.clone(),
             tasks: task_ins(tasks),
+            m,
         }
     }
 }
@@ -122,7 +126,7 @@ impl<'a> BinCharger<'a> {
         let oh = match self.by_n.get(n).copied().flatten() {
             Some(oh) => oh,
             None => {
-                let oh = overheads_for(&setup.file, setup.arch, setup.stat, n as u64)
+                let oh = overheads_for(&setup.file, setup.arch, setup.stat, n as u64, self.ctx.m)
                     .map_err(|e| in_file(&e, &setup.source))?;
                 if let Some(slot) = self.by_n.get_mut(n) {
                     *slot = Some(oh);
@@ -189,7 +193,7 @@ impl ChargedAnalysis {
             setup.granularity,
         )
         .map_err(|e| in_file(&e, &setup.source))?;
-        let ctx = OverheadContext::new(tasks, setup);
+        let ctx = OverheadContext::new(tasks, setup, cpus);
         let original = System::new(tasks, cpus, priorities)
             .map_err(|e| e.to_string())?
             .with_overheads(Arc::new(ctx));

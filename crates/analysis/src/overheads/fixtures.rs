@@ -88,6 +88,7 @@ pub(crate) fn system_of(
     let ctx = OverheadContext {
         setup: setup.clone(),
         tasks,
+        m,
     };
     System::from_params(params, m, Priorities::Dm)
         .unwrap()

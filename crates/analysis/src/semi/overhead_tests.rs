@@ -55,6 +55,7 @@ fn ctx(setup: &OverheadSetup, wss: &[u64]) -> OverheadContext {
                 wss: Some(w),
             })
             .collect(),
+        m: 2,
     }
 }
 

@@ -46,6 +46,8 @@ pub(crate) struct RtpsCosts {
     /// The file and statistic the overheads come from.
     file: Arc<OverheadFile>,
     stat: Stat,
+    /// The machine's CPUs (picks an `@m<m>` section).
+    m: u32,
     /// Working set of each task (bytes; 0 if unknown).
     wss: Vec<u64>,
     /// `(wss, ch_l, ch_r)` for 0 bytes and every task's working set, sorted by `wss`: a CPU's
@@ -61,7 +63,13 @@ impl RtpsCosts {
         let setup = &ctx.setup;
         let named = |e: String| in_file(&e, &setup.source);
         let n = ctx.tasks.len();
-        let at_n = overheads_for(&setup.file, ArchKind::SemiPartitioned, setup.stat, n as u64)
+        let at_n = overheads_for(
+            &setup.file,
+            ArchKind::SemiPartitioned,
+            setup.stat,
+            n as u64,
+            ctx.m,
+        )
             .map_err(named)?;
         let mut by_n = vec![None; n + 1];
         if let Some(slot) = by_n.get_mut(n) {
@@ -108,6 +116,7 @@ impl RtpsCosts {
             by_n: RefCell::new(by_n),
             file: Arc::clone(&setup.file),
             stat: setup.stat,
+            m: ctx.m,
             wss,
             cache,
             granularity: setup.granularity.max(1),
@@ -123,7 +132,7 @@ impl RtpsCosts {
             Some(Some(oh)) => *oh,
             Some(empty) => {
                 // Checked at the set's size in `new`: the curves exist and are monotone.
-                let oh = overheads_for(&self.file, ArchKind::SemiPartitioned, self.stat, n as u64)
+                let oh = overheads_for(&self.file, ArchKind::SemiPartitioned, self.stat, n as u64, self.m)
                     .unwrap_or_default();
                 *empty = Some(oh);
                 oh

@@ -176,7 +176,11 @@ fn file_strategy() -> impl Strategy<Value = OverheadFile> {
     );
     (
         prop::collection::btree_map("[a-z \"\\\\.\u{e9}\u{1}]{0,8}", ".{0,10}", 0..3),
-        prop::collection::btree_map("[a-z.\" -]{1,12}", names, 0..3),
+        prop::collection::btree_map(
+            prop_oneof!["[a-z.\" -]{1,12}", "[a-z-]{1,8}@m[1-9][0-9]{0,2}"],
+            names,
+            0..3,
+        ),
         prop::collection::btree_map(
             prop::sample::select(CpmdKind::ALL.to_vec()),
             measured_strategy(),

@@ -1,0 +1,303 @@
+//! Hand-computable cases of the scaling model (exact integer equality) and properties.
+
+use super::machine::{Costs, Machine, Step};
+use super::*;
+use proptest::prelude::*;
+use schedlab_model::costs::CostName;
+use schedlab_model::{Task, TaskSet};
+
+fn ms(x: u64) -> Duration {
+    Duration::from_ns(x * 1_000_000)
+}
+
+/// Costs all zero but the ones given.
+fn only(set: &[(CostName, u64)]) -> OpCosts {
+    let mut c = OpCosts::default();
+    for &name in CostName::ALL {
+        c.set(name, 0);
+    }
+    for &(name, v) in set {
+        c.set(name, v);
+    }
+    c
+}
+
+/// k CPUs request a free lock at t = 100 and each holds it for `s`: the acquisition instants.
+fn contend(k: u32, s: u64, lock: LockSemantics, costs: &OpCosts) -> Vec<u64> {
+    let mut m = Machine::new(k, 1, Costs::from_op(costs), lock, 0);
+    m.acquisitions = Some(Vec::new());
+    for cpu in 0..k {
+        let p = m.path(cpu, &[Step::Lock(0), Step::Work(s), Step::Unlock(0)]);
+        m.submit(p, 100, 100);
+    }
+    m.run_until(u64::MAX);
+    let mut a = m.acquisitions.take().unwrap_or_default();
+    a.sort_unstable();
+    a.into_iter().map(|(_, t)| t).collect()
+}
+
+/// The closed form of the machine module doc: `a_j = a₁ + (j − 1)·s + Σ_{i<j} h_i`,
+/// `h_i = lock_handoff + lock_per_waiter·(k − i − 1)` (ticket), `lock_handoff` (MCS).
+fn closed_form(k: u64, s: u64, t: u64, c: &OpCosts, lock: LockSemantics) -> Vec<u64> {
+    let (acq, hand, per) = (
+        c.get(CostName::LockAcquire),
+        c.get(CostName::LockHandoff),
+        c.get(CostName::LockPerWaiter),
+    );
+    let h = |i: u64| match lock {
+        LockSemantics::Ticket => hand + per * (k - i - 1),
+        LockSemantics::Mcs => hand,
+    };
+    (1..=k)
+        .map(|j| t + acq + (j - 1) * s + (1..j).map(h).sum::<u64>())
+        .collect()
+}
+
+#[test]
+fn ticket_and_mcs_contention_follow_the_closed_form() {
+    let c = only(&[
+        (CostName::LockAcquire, 40),
+        (CostName::LockHandoff, 150),
+        (CostName::LockPerWaiter, 50),
+    ]);
+    // k = 4, s = 1000, ticket: a = 140, then + 1000 + (150 + 100), + 1000 + (150 + 50),
+    // + 1000 + 150.
+    assert_eq!(
+        contend(4, 1000, LockSemantics::Ticket, &c),
+        vec![140, 1390, 2590, 3740]
+    );
+    assert_eq!(
+        contend(4, 1000, LockSemantics::Mcs, &c),
+        vec![140, 1290, 2440, 3590]
+    );
+    for k in [1u32, 2, 7, 33] {
+        for lock in LockSemantics::ALL {
+            assert_eq!(
+                contend(k, 777, lock, &c),
+                closed_form(u64::from(k), 777, 100, &c, lock),
+                "k = {k}, {lock}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_lock_moving_between_cpus_pulls_the_state_over() {
+    // Two CPUs one after the other: the second holder pays cache_line inside its section.
+    let c = only(&[(CostName::LockAcquire, 10), (CostName::CacheLine, 100)]);
+    let mut m = Machine::new(2, 1, Costs::from_op(&c), LockSemantics::Ticket, 0);
+    let steps = [
+        Step::Begin(Span::Schedule),
+        Step::Lock(0),
+        Step::Work(5),
+        Step::Unlock(0),
+        Step::End(Span::Schedule),
+    ];
+    let a = m.path(0, &steps);
+    m.submit(a, 0, 0);
+    let b = m.path(1, &steps);
+    m.submit(b, 1_000, 1_000);
+    let c0 = m.path(1, &steps);
+    m.submit(c0, 2_000, 2_000);
+    m.run_until(u64::MAX);
+    let s = m.stats.get(Span::Schedule);
+    // 15, then 10 + 100 + 5, then 15 again (CPU 1 held it last).
+    assert_eq!((s.count, s.sum_ns, s.max_ns), (3, 15 + 115 + 15, 115));
+}
+
+fn implicit(c: Duration, t: Duration, k: usize) -> TaskSet {
+    let tasks: Vec<Task> = (0..k).filter_map(|_| Task::implicit(c, t).ok()).collect();
+    TaskSet::new(tasks).unwrap_or_else(|_| unreachable!("valid tasks"))
+}
+
+fn ranks(n: usize) -> Vec<u32> {
+    (0..n as u32).collect()
+}
+
+#[test]
+fn dsp_serves_simultaneous_requests_in_order() {
+    // k clients complete at 1 ms and go idle: k messages reach an idle DSP at once.
+    let (deq, handler, send) = (300, 900, 200);
+    for k in [1u64, 2, 5, 12] {
+        let costs = only(&[
+            (CostName::DspDequeue, deq),
+            (CostName::DspHandler, handler),
+            (CostName::MessageSend, send),
+        ]);
+        let tasks = implicit(ms(1), ms(10), k as usize);
+        let mut cfg = ScaleConfig::new(ScaleArch::MessagePassing, k as u32 + 1, ms(5));
+        cfg.costs = costs;
+        let r = scale(&tasks, &ranks(k as usize), None, &cfg).unwrap_or_else(|e| panic!("{e}"));
+        let req = r.stats.get(Span::Request);
+        let dsp = r.stats.get(Span::Dsp);
+        // The last: (k − 1)(dequeue + handler) + dequeue; the j-th: (j − 1)(…) + dequeue.
+        assert_eq!(req.count, k);
+        assert_eq!(req.max_ns, (k - 1) * (deq + handler) + deq, "k = {k}");
+        let sum: u64 = (1..=k).map(|j| (j - 1) * (deq + handler) + deq).sum();
+        assert_eq!(req.sum_ns, u128::from(sum));
+        assert_eq!((dsp.count, dsp.max_ns), (k, handler));
+        assert_eq!(r.jobs, k);
+    }
+}
+
+#[test]
+fn one_release_on_an_idle_partitioned_cpu_costs_exactly_its_sum() {
+    let set = [
+        (CostName::TimerIrq, 1_000),
+        (CostName::Release, 500),
+        (CostName::QueueOp, 150),
+        (CostName::QueueOpLog, 25),
+        (CostName::PreemptCheckCpu, 10),
+        (CostName::Schedule, 1_000),
+        (CostName::Link, 100),
+        (CostName::ContextSwitch, 5_000),
+        (CostName::LockAcquire, 50),
+        (CostName::CacheLine, 100),
+    ];
+    let tasks = implicit(ms(1), ms(10), 1);
+    let mut cfg = ScaleConfig::new(ScaleArch::Partitioned, 1, ms(5));
+    cfg.costs = only(&set);
+    let placement = Placement::new(vec![0], 1);
+    let r = scale(&tasks, &[0], Some(placement), &cfg).unwrap_or_else(|e| panic!("{e}"));
+    let g = |s| r.stats.get(s);
+    // qop(x) = 150 + 25·bits(x): qop(0) = 150, qop(1) = 175 (n_c = 1, the task's own).
+    assert_eq!(g(Span::ReleaseLatency).max_ns, 1_000);
+    let rel = 50 + 500 + 175 + 150 + 2 * 10 + 100 + 175;
+    assert_eq!((g(Span::Release).count, g(Span::Release).max_ns), (1, rel));
+    // Δsch after the release, then at the completion (+ one preemption check, no next job).
+    let sch = g(Span::Schedule);
+    assert_eq!(sch.count, 2);
+    assert_eq!(sch.sum_ns, (50 + 1_000 + 100) + (50 + 1_000 + 100 + 10u128));
+    assert_eq!(g(Span::ContextSwitch).sum_ns, 5_000);
+    assert_eq!(g(Span::LockWait).max_ns, 50);
+}
+
+/// Max and sum of Δrel and Δsch for a synchronous release of m jobs on m idle CPUs under
+/// global-lock with only lock costs, `release` = r and `schedule` = s (derivation in the
+/// test below).
+fn sync_release_closed_form(m: u64, c: &OpCosts, lock: LockSemantics) -> (u64, u64, u64, u64) {
+    let (a, hd, w) = (
+        c.get(CostName::LockAcquire),
+        c.get(CostName::LockHandoff),
+        c.get(CostName::LockPerWaiter),
+    );
+    let (r, s) = (c.get(CostName::Release), c.get(CostName::Schedule));
+    let w = if lock == LockSemantics::Mcs { 0 } else { w };
+    // Handler phase: every release leaves m − 1 waiters (H_{i+1..m} and S_{1..i−1}).
+    let big_h = hd + w * (m.saturating_sub(2));
+    let acq_h = |i: u64| a + (i - 1) * (r + big_h);
+    let end_h = |i: u64| acq_h(i) + r;
+    // Schedule phase: S_1 takes it from H_m, S_j from S_{j−1} with m − j + 1 waiters.
+    // (with one CPU the lock is free again: a plain acquisition)
+    let acq_s1 = end_h(m) + if m > 1 { big_h } else { a };
+    let acq_s = |j: u64| acq_s1 + (j - 1) * s + (1..j).map(|i| hd + w * (m - i - 1)).sum::<u64>();
+    let rel: Vec<u64> = (1..=m).map(end_h).collect();
+    let sch: Vec<u64> = (1..=m).map(|j| acq_s(j) + s - end_h(j)).collect();
+    (
+        rel.iter().copied().max().unwrap_or(0),
+        rel.iter().sum(),
+        sch.iter().copied().max().unwrap_or(0),
+        sch.iter().sum(),
+    )
+}
+
+#[test]
+fn synchronous_release_under_global_lock_ticket_vs_mcs() {
+    // m tasks released at 0 on m idle CPUs: task i's timer fires on CPU i (no previous CPU:
+    // i mod m) and G-EDF links it to CPU i, so each CPU runs its release handler H_i, then
+    // its own schedule S_i. All handlers request the lock at 0 (in CPU order); each S_i
+    // queues behind every handler. Handler: Δrel = acquire + r; schedule: from its
+    // handler's end to its own acquisition + s.
+    let costs = only(&[
+        (CostName::LockAcquire, 40),
+        (CostName::LockHandoff, 150),
+        (CostName::LockPerWaiter, 50),
+        (CostName::Release, 700),
+        (CostName::Schedule, 900),
+    ]);
+    for m in [1u64, 2, 3, 8, 16] {
+        let mut got = Vec::new();
+        for lock in LockSemantics::ALL {
+            let tasks = implicit(ms(5), ms(10), m as usize);
+            let mut cfg = ScaleConfig::new(ScaleArch::GlobalLock, m as u32, ms(1));
+            cfg.costs = costs.clone();
+            cfg.lock = lock;
+            let r = scale(&tasks, &ranks(m as usize), None, &cfg).unwrap_or_else(|e| panic!("{e}"));
+            let (rel, sch) = (r.stats.get(Span::Release), r.stats.get(Span::Schedule));
+            let (rmax, rsum, smax, ssum) = sync_release_closed_form(m, &costs, lock);
+            assert_eq!((rel.count, sch.count), (m, m), "m = {m}, {lock}");
+            assert_eq!(
+                (rel.max_ns, rel.sum_ns, sch.max_ns, sch.sum_ns),
+                (rmax, u128::from(rsum), smax, u128::from(ssum)),
+                "m = {m}, {lock}"
+            );
+            got.push(sch.max_ns);
+        }
+        // Ticket handoffs cost more as soon as two CPUs wait behind the holder.
+        if m >= 3 {
+            assert!(got[0] > got[1], "m = {m}: {got:?}");
+        }
+    }
+}
+
+#[test]
+fn every_arch_runs_and_reports_its_overheads() {
+    let mut tasks = Vec::new();
+    for i in 0..12u64 {
+        tasks.push(Task::implicit(ms(1 + i % 3), ms(10 + 5 * i)).unwrap_or_else(|e| panic!("{e}")));
+    }
+    let tasks = TaskSet::new(tasks).unwrap_or_else(|e| panic!("{e}"));
+    for arch in ScaleArch::ALL {
+        if arch == ScaleArch::PushPull {
+            continue;
+        }
+        let cfg = ScaleConfig::new(arch, 4, ms(200));
+        let placement = (arch == ScaleArch::Partitioned)
+            .then(|| Placement::new((0..12).map(|i| i % 4).collect(), 1));
+        let r =
+            scale(&tasks, &ranks(12), placement, &cfg).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        for (name, s) in r.overheads() {
+            assert!(s.count > 0, "{arch:?}: no {name:?}");
+            assert!(s.avg_ns() <= s.max_ns);
+        }
+        let file = overhead_file(&[r], false).unwrap_or_else(|e| panic!("{e}"));
+        assert!(file.arch.contains_key(arch.key()));
+    }
+}
+
+#[test]
+fn too_few_or_too_many_cpus_are_errors() {
+    let tasks = implicit(ms(1), ms(10), 2);
+    for (arch, m) in [
+        (ScaleArch::MessagePassing, 1),
+        (ScaleArch::GlobalLock, 0),
+        (ScaleArch::GlobalLock, MAX_CPUS + 1),
+    ] {
+        let cfg = ScaleConfig::new(arch, m, ms(10));
+        assert!(matches!(
+            scale(&tasks, &ranks(2), None, &cfg),
+            Err(ScaleError::Cpus { .. })
+        ));
+    }
+    let cfg = ScaleConfig::new(ScaleArch::Partitioned, 2, ms(10));
+    assert!(matches!(
+        scale(&tasks, &ranks(2), None, &cfg),
+        Err(ScaleError::NoPlacement)
+    ));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// More CPUs waiting never shortens the last acquisition; MCS never waits longer than
+    /// ticket; the model is deterministic.
+    #[test]
+    fn contention_is_monotone(k in 1u32..20, s in 0u64..5_000, per in 0u64..500) {
+        let c = only(&[(CostName::LockHandoff, 100), (CostName::LockPerWaiter, per)]);
+        let t = contend(k, s, LockSemantics::Ticket, &c);
+        let mcs = contend(k, s, LockSemantics::Mcs, &c);
+        let more = contend(k + 1, s, LockSemantics::Ticket, &c);
+        prop_assert!(t.last() <= more.last());
+        prop_assert!(mcs.last() <= t.last());
+        prop_assert_eq!(t, contend(k, s, LockSemantics::Ticket, &c));
+    }
+}
