@@ -16,7 +16,6 @@ mod overheads_cmd;
 mod report;
 mod run_cmd;
 mod run_files;
-mod scale_predict;
 mod sched_cost_cmd;
 mod showcase;
 mod simulate;
