@@ -494,3 +494,11 @@ def bench_rust_analyze(
 def bench_rust_analyze_many(
     tasksets: Iterable[TaskSet], cpus: int, test: str, threads: Optional[int] = None
 ) -> float: ...
+def trace_costs(
+    paths: Sequence[_PathLike],
+    *,
+    iterations: int = 8,
+    seed: int = 0,
+    check: Optional[Sequence[_PathLike]] = None,
+    out: Optional[_PathLike] = None,
+) -> Dict[str, Any]: ...

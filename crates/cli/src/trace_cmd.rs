@@ -9,7 +9,7 @@
 //!   file (`schedlab_trace::fit`), merging into an existing one; writes `tick_period` (the
 //!   traces' kernel's, from their metadata, else this kernel's) and, with `--measure-tick`,
 //!   measures Δtck here (`schedlab_runtime::tick`) into a `tick` curve of each section written;
-//! - `costs FILE... [-o costs.toml] [--json] [--iterations N] [--seed S]`: the scaling model's
+//! - `costs FILE... [-o costs.toml] [--json] [--iterations N] [--seed S] [--check TRACE...]`: the scaling model's
 //!   costs calibrated from runtime traces (`crate::trace_costs`);
 //! - `supply FILE --tasks TASKS [--cpus M] [--tolerance D] [--period-loss D] [--max-points N]`: the H-CBS
 //!   reservation guarantees on the trace (`crate::trace_supply`; exit status 2 when one fails).
@@ -127,6 +127,10 @@ pub(crate) enum TraceCommand {
         /// Seed of the model's noise.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// Holdout traces (not calibrated on): print the model with the calibrated costs
+        /// against each, mean and maximum per overhead (`check` in --json).
+        #[arg(long, num_args = 1.., value_name = "TRACE")]
+        check: Vec<PathBuf>,
     },
     /// Check the H-CBS reservation guarantees on a trace: per (group, CPU), service ≥ Z(t)
     /// [HCBS Eq. 4] in every window of a backlogged interval, ≤ Q between replenishments.
@@ -255,12 +259,14 @@ fn run_tool(cmd: TraceCommand) -> Result<()> {
             json,
             iterations,
             seed,
+            check,
         } => crate::trace_costs::run(&crate::trace_costs::Options {
             files: &files,
             out: out.as_deref(),
             json,
             iterations,
             seed,
+            check: &check,
         }),
         TraceCommand::Supply { .. } => Ok(()), // handled by `run`
     }

@@ -8,8 +8,10 @@
 use crate::output::outln;
 use anyhow::{Context, Result};
 use schedlab_model::costs::CostsFile;
-use schedlab_sim::scale_fit::{calibrate, Calibration};
-use schedlab_trace::costs_fit::{CalTrace, MAX_TRACES};
+use schedlab_sim::scale_fit::{
+    calibrate_files, check, check_json, read_traces, Calibration, CheckRow,
+};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Options of `trace costs`.
@@ -19,59 +21,29 @@ pub(crate) struct Options<'a> {
     pub json: bool,
     pub iterations: u32,
     pub seed: u64,
+    /// Holdout traces: the model with the calibrated costs against each.
+    pub check: &'a [PathBuf],
 }
 
-/// Reads `files` and calibrates, `[meta]` included (`iterations` = 0: the direct mapping only).
-pub(crate) fn calibrate_files(
-    files: &[PathBuf],
-    iterations: u32,
-    seed: u64,
-) -> Result<Calibration> {
-    if files.len() > MAX_TRACES {
-        anyhow::bail!(
-            "{} traces: at most {MAX_TRACES} are calibrated at once",
-            files.len()
-        );
-    }
-    let mut traces = Vec::with_capacity(files.len());
-    for f in files {
-        let t = schedlab_trace::file::read_file(f).with_context(|| format!("{}", f.display()))?;
-        traces.push(CalTrace::from_trace(
-            &f.display().to_string(),
-            &t.meta,
-            &t.events,
-        )?);
-    }
-    let mut cal = calibrate(&traces, iterations, seed)?;
+/// This machine and the time now, for `[meta]`.
+pub(crate) fn machine_and_date() -> (String, String) {
     let machine = schedlab_exp::store::Machine::this();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let names: Vec<String> = files
-        .iter()
-        .map(|f| {
-            f.file_name().map_or_else(
-                || f.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            )
-        })
-        .collect();
-    cal.describe(
-        &names,
-        &format!(
+    (
+        format!(
             "{}, {} {}, {} CPUs",
             machine.hostname, machine.os, machine.arch, machine.cpus
         ),
-        &schedlab_exp::store::utc(now),
-        iterations,
-        seed,
-    );
-    Ok(cal)
+        schedlab_exp::store::utc(now),
+    )
 }
 
 /// Runs `trace costs`.
 pub(crate) fn run(o: &Options) -> Result<()> {
-    let cal = calibrate_files(o.files, o.iterations, o.seed)?;
+    let (machine, date) = machine_and_date();
+    let cal = calibrate_files(o.files, o.iterations, o.seed, &machine, &date)?;
     let text = cal.costs.to_toml();
     // What is written must read back.
     CostsFile::from_toml_str(&text)
@@ -79,15 +51,64 @@ pub(crate) fn run(o: &Options) -> Result<()> {
     if let Some(out) = o.out {
         std::fs::write(out, &text).with_context(|| format!("cannot write {}", out.display()))?;
     }
+    let checked = if o.check.is_empty() {
+        Vec::new()
+    } else {
+        check(&cal.costs, &read_traces(o.check)?, o.seed)?
+    };
     if o.json {
-        outln!("{}", cal.to_json())?;
+        let mut v = cal.to_json();
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert("check".into(), check_json(&checked));
+        }
+        outln!("{v}")?;
         return Ok(());
     }
     if o.out.is_none() {
         outln!("{}", text.trim_end())?;
     }
     report(&cal);
+    report_check(&checked);
     Ok(())
+}
+
+/// The holdout table: per trace and overhead, measured vs model mean and maximum (stderr).
+fn report_check(rows: &[(String, String, BTreeMap<&'static str, CheckRow>)]) {
+    if rows.is_empty() {
+        return;
+    }
+    eprintln!(
+        "\ncheck: the model with these costs against other traces\n{:<24} {:<16} {:>11} {:>11} {:>8} {:>11} {:>11} {:>8}",
+        "trace", "overhead", "avg meas µs", "avg model", "error", "max meas µs", "max model", "ratio"
+    );
+    for (trace, _, by) in rows {
+        let name = std::path::Path::new(trace)
+            .file_name()
+            .map_or_else(|| trace.clone(), |n| n.to_string_lossy().into_owned());
+        for (k, r) in by {
+            let m = r.measured;
+            let (avg, err, max, ratio) = match r.model {
+                Some(p) => (
+                    format!("{:.2}", p.avg_ns / 1000.0),
+                    format!("{:+.1}%", 100.0 * (p.avg_ns - m.avg_ns) / m.avg_ns.max(1.0)),
+                    format!("{:.1}", p.max_ns as f64 / 1000.0),
+                    format!("{:.2}", p.max_ns as f64 / (m.max_ns as f64).max(1.0)),
+                ),
+                None => ("—".into(), "—".into(), "—".into(), "—".into()),
+            };
+            eprintln!(
+                "{:<24} {:<16} {:>11.2} {:>11} {:>8} {:>11.1} {:>11} {:>8}",
+                name,
+                k,
+                m.avg_ns / 1000.0,
+                avg,
+                err,
+                m.max_ns as f64 / 1000.0,
+                max,
+                ratio
+            );
+        }
+    }
 }
 
 /// The table of measured vs predicted means (stderr: stdout may be the costs file).

@@ -30,6 +30,7 @@ mod run;
 mod simulate;
 mod task;
 mod taskset;
+mod trace_costs;
 
 create_exception!(
     schedlab,
@@ -71,5 +72,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench::bench_workload, m)?)?;
     m.add_function(wrap_pyfunction!(bench::bench_rust_analyze, m)?)?;
     m.add_function(wrap_pyfunction!(bench::bench_rust_analyze_many, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_costs::trace_costs, m)?)?;
     Ok(())
 }

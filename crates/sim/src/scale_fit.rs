@@ -77,6 +77,69 @@ pub struct Calibration {
     pub converged: BTreeMap<String, bool>,
 }
 
+/// Why trace files cannot be calibrated: a file that cannot be read, or the calibration's
+/// error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FilesError {
+    /// A trace file cannot be read.
+    #[error("{path}: {message}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        message: String,
+    },
+    /// Too many files.
+    #[error("{count} traces: at most {max} are read at once", max = costs_fit::MAX_TRACES)]
+    TooMany {
+        /// How many were given.
+        count: usize,
+    },
+    /// The calibration failed.
+    #[error(transparent)]
+    Fit(#[from] CostsFitError),
+}
+
+/// Reads runtime trace files for calibration (at most [`costs_fit::MAX_TRACES`]).
+pub fn read_traces(files: &[std::path::PathBuf]) -> Result<Vec<CalTrace>, FilesError> {
+    if files.len() > costs_fit::MAX_TRACES {
+        return Err(FilesError::TooMany { count: files.len() });
+    }
+    let mut traces = Vec::with_capacity(files.len());
+    for f in files {
+        let path = f.display().to_string();
+        let t = schedlab_trace::file::read_file(f).map_err(|e| FilesError::Read {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        traces.push(CalTrace::from_trace(&path, &t.meta, &t.events)?);
+    }
+    Ok(traces)
+}
+
+/// Reads `files`, calibrates them ([`calibrate`]) and writes `[meta]` ([`Calibration::describe`],
+/// the traces by file name) with `machine` and `date` as given.
+pub fn calibrate_files(
+    files: &[std::path::PathBuf],
+    iterations: u32,
+    seed: u64,
+    machine: &str,
+    date: &str,
+) -> Result<Calibration, FilesError> {
+    let traces = read_traces(files)?;
+    let mut cal = calibrate(&traces, iterations, seed)?;
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| {
+            f.file_name()
+                .map_or_else(|| f.display().to_string(), |n| n.to_string_lossy().into_owned())
+        })
+        .collect();
+    cal.describe(&names, machine, date, iterations, seed);
+    Ok(cal)
+}
+
 /// Calibrates `traces`: the direct mapping, then `iterations` refinement steps of the model
 /// (0: none), the model's noise seeded with `seed`.
 pub fn calibrate(
@@ -194,6 +257,82 @@ impl Calibration {
             "converged": self.converged,
         })
     }
+}
+
+/// One overhead of a checked trace: measured and predicted mean and maximum (ns).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CheckRow {
+    /// Measured (the trace).
+    pub measured: Pooled,
+    /// The model with the costs, at the trace's m and n on its task set.
+    pub model: Option<Pooled>,
+}
+
+/// The model with `costs` against each of `traces` (traces the costs were *not* calibrated
+/// on: a holdout check): per trace (its source and architecture), per overhead the model
+/// predicts or the trace measured ([`costs_fit::MODELLED`]), measured vs model.
+pub fn check(
+    costs: &CostsFile,
+    traces: &[CalTrace],
+    seed: u64,
+) -> Result<Vec<(String, String, BTreeMap<&'static str, CheckRow>)>, CostsFitError> {
+    let mut out = Vec::with_capacity(traces.len());
+    for t in traces {
+        let predicted = predict(costs, t, seed).map_err(|message| CostsFitError::Model {
+            arch: t.arch.clone(),
+            trace: t.source.clone(),
+            message,
+        })?;
+        let mut rows = BTreeMap::new();
+        for (name, st) in t.overheads.stats() {
+            if !costs_fit::MODELLED.contains(&name) {
+                continue;
+            }
+            let measured = Pooled {
+                count: st.count,
+                avg_ns: st.mean_ns,
+                max_ns: st.max_ns,
+            };
+            rows.insert(
+                name,
+                CheckRow {
+                    measured,
+                    model: predicted.get(name).copied(),
+                },
+            );
+        }
+        out.push((t.source.clone(), t.arch.clone(), rows));
+    }
+    Ok(out)
+}
+
+/// The JSON of [`check`]'s rows: a list of `{trace, arch, overheads: {name: {measured_avg_ns,
+/// measured_max_ns, measured_count, model_avg_ns, model_max_ns, model_count}}}` (model fields
+/// `null` when the model has no such sample).
+pub fn check_json(rows: &[(String, String, BTreeMap<&'static str, CheckRow>)]) -> Value {
+    Value::from(
+        rows.iter()
+            .map(|(trace, arch, by)| {
+                let o: serde_json::Map<String, Value> = by
+                    .iter()
+                    .map(|(k, r)| {
+                        (
+                            (*k).to_string(),
+                            json!({
+                                "measured_avg_ns": r.measured.avg_ns,
+                                "measured_max_ns": r.measured.max_ns,
+                                "measured_count": r.measured.count,
+                                "model_avg_ns": r.model.map(|p| p.avg_ns),
+                                "model_max_ns": r.model.map(|p| p.max_ns),
+                                "model_count": r.model.map(|p| p.count),
+                            }),
+                        )
+                    })
+                    .collect();
+                json!({"trace": trace, "arch": arch, "overheads": o})
+            })
+            .collect::<Vec<_>>(),
+    )
 }
 
 /// The costs file as the JSON `CostsFile::from_value` reads (integers in ns).
