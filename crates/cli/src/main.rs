@@ -16,6 +16,7 @@ mod overheads_cmd;
 mod report;
 mod run_cmd;
 mod run_files;
+mod scale_cmd;
 mod sched_cost_cmd;
 mod showcase;
 mod simulate;
@@ -251,6 +252,9 @@ enum Command {
     },
     /// Run a task set for real on Linux under a user-space scheduler (docs/runtime.md).
     Run(run_cmd::Args),
+    /// Predict an architecture's overheads at M CPUs by executing its scheduler code paths on
+    /// simulated CPUs (the scaling model, docs/scaling.md [MP §IV, Figs. 6–7]).
+    Scale(scale_cmd::Args),
     /// Trace files (runtime or simulated): statistics, Gantt, Perfetto, overhead fitting.
     Trace {
         #[command(subcommand)]
@@ -600,6 +604,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Run(args) => {
             run_cmd::run_command(&args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Scale(args) => {
+            scale_cmd::run_command(&args)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Trace { what } => trace_cmd::run(what),

@@ -282,7 +282,10 @@ fn analyze_with_overheads_picks_the_section_of_its_core_count() {
             ("ipi", 7),
             ("tick", 10),
         ] {
-            s.push_str(&format!("[arch.{name}.{key}]\nmax = [[1, {}]]\n", v * scale));
+            s.push_str(&format!(
+                "[arch.{name}.{key}]\nmax = [[1, {}]]\n",
+                v * scale
+            ));
         }
         s
     };
@@ -307,8 +310,18 @@ fn analyze_with_overheads_picks_the_section_of_its_core_count() {
     let s = set.to_str().unwrap();
     let tasks = |file: &str, cpus: &str| {
         let r = schedlab(&[
-            "analyze", s, "--cpus", cpus, "--test", "gedf-gfb", "--format", "json",
-            "--overheads", file, "--arch", "global-lock",
+            "analyze",
+            s,
+            "--cpus",
+            cpus,
+            "--test",
+            "gedf-gfb",
+            "--format",
+            "json",
+            "--overheads",
+            file,
+            "--arch",
+            "global-lock",
         ]);
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
         let line: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
@@ -325,8 +338,17 @@ fn analyze_with_overheads_picks_the_section_of_its_core_count() {
     // `overheads charge` picks it the same way.
     let out = dir.join("charged.json");
     let r = schedlab(&[
-        "overheads", "charge", s, "--cpus", "64", "--overheads", &files[0], "--arch",
-        "global-lock", "-o", out.to_str().unwrap(),
+        "overheads",
+        "charge",
+        s,
+        "--cpus",
+        "64",
+        "--overheads",
+        &files[0],
+        "--arch",
+        "global-lock",
+        "-o",
+        out.to_str().unwrap(),
     ]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let charged: serde_json::Value =
@@ -341,11 +363,22 @@ fn analyze_with_overheads_picks_the_section_of_its_core_count() {
     let bad = dir.join("bad.toml");
     std::fs::write(&bad, format!("{head}{}", section("\"global-lock@64\"", 1))).unwrap();
     let r = schedlab(&[
-        "analyze", s, "--cpus", "4", "--test", "gedf-gfb", "--overheads",
-        bad.to_str().unwrap(), "--arch", "global-lock",
+        "analyze",
+        s,
+        "--cpus",
+        "4",
+        "--test",
+        "gedf-gfb",
+        "--overheads",
+        bad.to_str().unwrap(),
+        "--arch",
+        "global-lock",
     ]);
     assert!(!r.status.success());
     let err = String::from_utf8_lossy(&r.stderr);
-    assert!(err.contains("arch `global-lock@64`: after `@` a section name needs `m`"), "{err}");
+    assert!(
+        err.contains("arch `global-lock@64`: after `@` a section name needs `m`"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -157,7 +157,10 @@ impl Overheads {
             Interrupts::Dsp | Interrupts::Dedicated => cpus.saturating_add(1),
         };
         let (base, arch) = match arch {
-            Some(a) => (a.to_string(), file.arch_section_at(a, machine(a))?.to_string()),
+            Some(a) => (
+                a.to_string(),
+                file.arch_section_at(a, machine(a))?.to_string(),
+            ),
             None => match file.base_names().as_slice() {
                 [] => (String::new(), String::new()),
                 [one] => {

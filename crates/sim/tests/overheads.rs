@@ -322,9 +322,13 @@ fn overheads_of_the_machines_core_count() {
         e.to_string(),
         "overhead file: arch: the file describes `message-passing` only for other core counts (message-passing@m64), not for M = 65"
     );
-    let e = Overheads::from_file(&f, "f.toml", Some("message-passing"), Stat::Avg, 6, 8)
-        .unwrap_err();
-    assert!(e.to_string().starts_with("overhead file: no architecture `message-passing`"), "{e}");
+    let e =
+        Overheads::from_file(&f, "f.toml", Some("message-passing"), Stat::Avg, 6, 8).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("overhead file: no architecture `message-passing`"),
+        "{e}"
+    );
 }
 
 /// Tasks `(C, D, T, offset)`, CPUs, policy index.

@@ -73,6 +73,9 @@ pub const MAX_CPUS: u32 = 1024;
 /// mechanism (about 1 GB at the worst).
 pub const MAX_PATHS_IN_FLIGHT: usize = 4_000_000;
 
+/// The most jobs one run may release (`Σ ⌈duration / T_i⌉`): a bound on the run's time.
+pub const MAX_JOBS: u64 = 200_000_000;
+
 /// An architecture of the model (`--arch`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ScaleArch {
@@ -256,6 +259,9 @@ pub enum ScaleError {
     /// The placement does not fit.
     #[error("placement: {0}")]
     Placement(String),
+    /// The run would release more than [`MAX_JOBS`] jobs.
+    #[error("the run would release {0} jobs (the tasks' duration/period summed), more than the model's limit of {MAX_JOBS}: shorten the duration")]
+    TooManyJobs(u64),
     /// The mechanism cannot keep up (module doc, "Assumption").
     #[error("{arch} at {cpus} CPUs: more than {limit} code paths waiting at t = {time_ns} ns: the mechanism is overloaded (it cannot keep up with the events of this task set; one-way coupling no longer holds)")]
     Overloaded {
@@ -296,7 +302,7 @@ fn model(
                 job_cpus,
             ))
         }
-        ScaleArch::PushPull => return Err(ScaleError::NoPlacement),
+        ScaleArch::PushPull => Box::new(arch::push_pull::PushPull::new(job_cpus)),
     })
 }
 
@@ -360,6 +366,14 @@ pub fn scale(
             min,
             max: MAX_CPUS,
         });
+    }
+    let d = config.duration.as_ns();
+    let jobs = tasks
+        .iter()
+        .map(|t| d.div_ceil(t.period.as_ns().max(1)))
+        .fold(0u64, u64::saturating_add);
+    if jobs > MAX_JOBS {
+        return Err(ScaleError::TooManyJobs(jobs));
     }
     let job_cpus = arch.job_cpus(config.cpus);
     let model = model(config, tasks, placement.as_ref())?;

@@ -248,9 +248,6 @@ fn every_arch_runs_and_reports_its_overheads() {
     }
     let tasks = TaskSet::new(tasks).unwrap_or_else(|e| panic!("{e}"));
     for arch in ScaleArch::ALL {
-        if arch == ScaleArch::PushPull {
-            continue;
-        }
         let cfg = ScaleConfig::new(arch, 4, ms(200));
         let placement = (arch == ScaleArch::Partitioned)
             .then(|| Placement::new((0..12).map(|i| i % 4).collect(), 1));
@@ -263,6 +260,24 @@ fn every_arch_runs_and_reports_its_overheads() {
         let file = overhead_file(&[r], false).unwrap_or_else(|e| panic!("{e}"));
         assert!(file.arch.contains_key(arch.key()));
     }
+}
+
+#[test]
+fn push_pull_pushes_pulls_and_retries_on_a_loaded_system() {
+    // U ≈ 3.5 on 4 CPUs, periods that do not divide each other: wake-ups preempt on the
+    // previous CPU and push the victim on, completions pull.
+    let tasks: Vec<Task> = (0..14u64)
+        .map(|i| Task::implicit(ms(3 + i % 3), ms(13 + 2 * i)))
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let tasks = TaskSet::new(tasks).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = ScaleConfig::new(ScaleArch::PushPull, 4, ms(2_000));
+    let r = scale(&tasks, &ranks(14), None, &cfg).unwrap_or_else(|e| panic!("{e}"));
+    let get = |k: &str| r.counters.iter().find(|(n, _)| n == k).map_or(0, |x| x.1);
+    assert!(get("pushes") > 0 && get("pulls") > 0, "{:?}", r.counters);
+    assert!(r.stats.get(Span::Ipi).count > 0);
+    // Same seed, same result.
+    assert_eq!(scale(&tasks, &ranks(14), None, &cfg).ok(), Some(r));
 }
 
 #[test]

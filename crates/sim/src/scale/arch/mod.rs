@@ -5,6 +5,7 @@
 pub(crate) mod global_lock;
 pub(crate) mod message_passing;
 pub(crate) mod partitioned;
+pub(crate) mod push_pull;
 
 use super::feed::{Instant, Mirror};
 use super::machine::{Machine, Step};
