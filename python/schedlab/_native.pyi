@@ -40,6 +40,7 @@ __all__ = [
     "bench_workload",
     "bench_rust_analyze",
     "bench_rust_analyze_many",
+    "trace_costs",
 ]
 
 __version__: str
