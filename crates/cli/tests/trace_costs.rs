@@ -54,8 +54,10 @@ fn mp_trace(engine: &str) -> PathBuf {
             .collect(),
         ..Meta::default()
     };
-    meta.extra.insert("architecture".into(), json!("message-passing"));
-    meta.extra.insert("duration_ns".into(), json!(1_000_000_000u64));
+    meta.extra
+        .insert("architecture".into(), json!("message-passing"));
+    meta.extra
+        .insert("duration_ns".into(), json!(1_000_000_000u64));
     let bytes = file::write(Vec::new(), &meta, &ev).unwrap();
     let path = temp_file("trace-costs", &format!("mp-{engine}.trace"), "");
     std::fs::write(&path, bytes).unwrap();
@@ -83,8 +85,14 @@ fn the_direct_mapping_returns_the_known_costs() {
     assert_eq!(c.get(CostName::ContextSwitch), 5_000);
     assert_eq!(c.get(CostName::DspDequeue), 1_500);
     assert_eq!(c.get(CostName::Schedule), 1_900);
-    assert_eq!((c.get(CostName::NoisePpm), c.get(CostName::NoiseMax)), (0, 0));
-    assert!(f.meta.get("traces").is_some_and(|t| t.contains("mp-runtime.trace")));
+    assert_eq!(
+        (c.get(CostName::NoisePpm), c.get(CostName::NoiseMax)),
+        (0, 0)
+    );
+    assert!(f
+        .meta
+        .get("traces")
+        .is_some_and(|t| t.contains("mp-runtime.trace")));
 }
 
 #[test]
@@ -107,7 +115,10 @@ fn the_refinement_converges_and_json_has_every_part() {
         sch["model_avg_ns"].as_f64().unwrap(),
     );
     assert!((model - meas).abs() <= 0.011 * meas, "{sch}");
-    assert_eq!(v["measured"]["message-passing"]["request"]["max_ns"], json!(1_500));
+    assert_eq!(
+        v["measured"]["message-passing"]["request"]["max_ns"],
+        json!(1_500)
+    );
 }
 
 #[test]

@@ -132,8 +132,10 @@ pub fn calibrate_files(
     let names: Vec<String> = files
         .iter()
         .map(|f| {
-            f.file_name()
-                .map_or_else(|| f.display().to_string(), |n| n.to_string_lossy().into_owned())
+            f.file_name().map_or_else(
+                || f.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
         })
         .collect();
     cal.describe(&names, machine, date, iterations, seed);
