@@ -9,9 +9,8 @@ use crate::output::outln;
 use anyhow::{Context, Result};
 use schedlab_model::costs::CostsFile;
 use schedlab_sim::scale_fit::{
-    calibrate_files, check, check_json, read_traces, Calibration, CheckRow,
+    calibrate_files, check, check_json, read_traces, Calibration, Checked,
 };
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Options of `trace costs`.
@@ -73,7 +72,7 @@ pub(crate) fn run(o: &Options) -> Result<()> {
 }
 
 /// The holdout table: per trace and overhead, measured vs model mean and maximum (stderr).
-fn report_check(rows: &[(String, String, BTreeMap<&'static str, CheckRow>)]) {
+fn report_check(rows: &[Checked]) {
     if rows.is_empty() {
         return;
     }
@@ -81,11 +80,11 @@ fn report_check(rows: &[(String, String, BTreeMap<&'static str, CheckRow>)]) {
         "\ncheck: the model with these costs against other traces\n{:<24} {:<16} {:>11} {:>11} {:>8} {:>11} {:>11} {:>8}",
         "trace", "overhead", "avg meas µs", "avg model", "error", "max meas µs", "max model", "ratio"
     );
-    for (trace, _, by) in rows {
-        let name = std::path::Path::new(trace)
+    for c in rows {
+        let name = std::path::Path::new(&c.trace)
             .file_name()
-            .map_or_else(|| trace.clone(), |n| n.to_string_lossy().into_owned());
-        for (k, r) in by {
+            .map_or_else(|| c.trace.clone(), |n| n.to_string_lossy().into_owned());
+        for (k, r) in &c.overheads {
             let m = r.measured;
             let (avg, err, max, ratio) = match r.model {
                 Some(p) => (

@@ -8,7 +8,7 @@ mod common;
 
 use common::{schedlab, temp_file, text};
 use schedlab_model::costs::{CostName, CostsFile};
-use schedlab_trace::{file, Event, Kind, Meta, TaskMeta, NO_CPU};
+use schedlab_trace::{file, Event, Kind, Meta, TaskMeta};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 

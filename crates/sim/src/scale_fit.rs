@@ -270,6 +270,17 @@ pub struct CheckRow {
     pub model: Option<Pooled>,
 }
 
+/// One checked trace: its source, architecture and rows.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    /// The trace (its source).
+    pub trace: String,
+    /// Its architecture.
+    pub arch: String,
+    /// Per overhead: measured vs model.
+    pub overheads: BTreeMap<&'static str, CheckRow>,
+}
+
 /// The model with `costs` against each of `traces` (traces the costs were *not* calibrated
 /// on: a holdout check): per trace (its source and architecture), per overhead the model
 /// predicts or the trace measured ([`costs_fit::MODELLED`]), measured vs model.
@@ -277,7 +288,7 @@ pub fn check(
     costs: &CostsFile,
     traces: &[CalTrace],
     seed: u64,
-) -> Result<Vec<(String, String, BTreeMap<&'static str, CheckRow>)>, CostsFitError> {
+) -> Result<Vec<Checked>, CostsFitError> {
     let mut out = Vec::with_capacity(traces.len());
     for t in traces {
         let predicted = predict(costs, t, seed).map_err(|message| CostsFitError::Model {
@@ -303,7 +314,11 @@ pub fn check(
                 },
             );
         }
-        out.push((t.source.clone(), t.arch.clone(), rows));
+        out.push(Checked {
+            trace: t.source.clone(),
+            arch: t.arch.clone(),
+            overheads: rows,
+        });
     }
     Ok(out)
 }
@@ -311,11 +326,12 @@ pub fn check(
 /// The JSON of [`check`]'s rows: a list of `{trace, arch, overheads: {name: {measured_avg_ns,
 /// measured_max_ns, measured_count, model_avg_ns, model_max_ns, model_count}}}` (model fields
 /// `null` when the model has no such sample).
-pub fn check_json(rows: &[(String, String, BTreeMap<&'static str, CheckRow>)]) -> Value {
+pub fn check_json(rows: &[Checked]) -> Value {
     Value::from(
         rows.iter()
-            .map(|(trace, arch, by)| {
-                let o: serde_json::Map<String, Value> = by
+            .map(|c| {
+                let o: serde_json::Map<String, Value> = c
+                    .overheads
                     .iter()
                     .map(|(k, r)| {
                         (
@@ -331,7 +347,7 @@ pub fn check_json(rows: &[(String, String, BTreeMap<&'static str, CheckRow>)]) -
                         )
                     })
                     .collect();
-                json!({"trace": trace, "arch": arch, "overheads": o})
+                json!({"trace": c.trace, "arch": c.arch, "overheads": o})
             })
             .collect::<Vec<_>>(),
     )
