@@ -22,6 +22,7 @@ from .analysis import (
 from .generate import generate, utilizations
 from .simulation import simulate, simulate_many
 from .runtime import run
+from .scaling import ScaleResult, scale
 from . import experiment
 from .calibration import trace_costs
 
@@ -30,4 +31,5 @@ __all__ = [
     "analyze_many", "charge_overheads", "design_reservations", "tests", "generate", "utilizations", "simulate",
     "simulate_many", "run", "JobContext", "experiment",
     "trace_costs",
+    "scale", "ScaleResult",
 ]

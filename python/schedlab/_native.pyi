@@ -30,6 +30,7 @@ __all__ = [
     "generate",
     "utilizations",
     "simulate",
+    "scale",
     "simulate_many",
     "run",
     "experiment_prepare",
@@ -503,3 +504,17 @@ def trace_costs(
     check: Optional[Sequence[_PathLike]] = None,
     out: Optional[_PathLike] = None,
 ) -> Dict[str, Any]: ...
+
+def scale(
+    tasksets: List[TaskSet],
+    arch: str,
+    cpus: List[int],
+    costs: Union[str, "os.PathLike[str]", Dict[str, Any], None] = None,
+    duration: Any = None,
+    lock: Optional[str] = None,
+    seed: int = 0,
+    priorities: str = "dm",
+    partition: str = "ffd",
+) -> Dict[str, Any]:
+    """The scaling model (``schedlab scale``): ``{"overheads": dict, "rows": [dict, ...]}``."""
+    ...

@@ -41,7 +41,7 @@ pub(crate) fn charging(
     granularity: &str,
 ) -> Result<OverheadSetup> {
     let Some(arch) = arch else {
-        bail!("--overheads needs --arch (global-lock, global-lock-di, partitioned, message-passing, linux-deadline, semi-partitioned)");
+        bail!("--overheads needs --arch (global-lock, global-lock-di, partitioned, message-passing, linux-deadline, push-pull, semi-partitioned)");
     };
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;

@@ -154,6 +154,13 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
             let started = Instant::now();
             let r = scale(tasks, &inputs.ranks, placement, &cfg)
                 .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+            if r.saturated {
+                eprintln!(
+                    "warning: {}: {} at M = {m} is saturated: a code path waited longer than the shortest period, so the predicted overheads grow with --duration (docs/scaling.md, \"Saturation\")",
+                    path.display(),
+                    arch.key()
+                );
+            }
             reports.push((path.clone(), r, started.elapsed().as_secs_f64() * 1e3));
         }
     }
@@ -196,13 +203,13 @@ fn print_table(reports: &[(PathBuf, ScaleReport, f64)]) -> Result<()> {
             first.arch.key(),
             first.tasks
         )?;
-        let mut head = format!("  {:<16}", "overhead");
+        let mut head = format!("  {:<26}", "overhead");
         for (_, r, _) in &group {
             head.push_str(&format!(" {:>20}", format!("M = {}", r.cpus)));
         }
         outln!("{head}")?;
         for (k, (name, _)) in first.overheads().iter().enumerate() {
-            let mut line = format!("  {:<16}", format!("{} {}", name.symbol(), name.key()));
+            let mut line = format!("  {:<26}", format!("{} {}", name.symbol(), name.key()));
             for (_, r, _) in &group {
                 let s = r.overheads().get(k).map(|x| x.1).unwrap_or_default();
                 line.push_str(&format!(
@@ -216,7 +223,7 @@ fn print_table(reports: &[(PathBuf, ScaleReport, f64)]) -> Result<()> {
             }
             outln!("{line}")?;
         }
-        let mut foot = format!("  {:<16}", "jobs, wall ms");
+        let mut foot = format!("  {:<26}", "jobs, wall ms");
         for (_, r, wall) in &group {
             foot.push_str(&format!(" {:>20}", format!("{} {:.0}", r.jobs, wall)));
         }

@@ -1035,8 +1035,14 @@ fn read_simulation(
     let priorities = priorities(s);
     s.finish();
     let before = s.reader().count();
-    let sim_overheads =
-        read_sim_overheads(s, overheads, use_overheads, overhead_arch, overhead_stat, platforms);
+    let sim_overheads = read_sim_overheads(
+        s,
+        overheads,
+        use_overheads,
+        overhead_arch,
+        overhead_stat,
+        platforms,
+    );
     let Some((policy, pspan)) = policy else {
         s.missing(
             "policy",

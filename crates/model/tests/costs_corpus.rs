@@ -17,7 +17,12 @@ fn files_in(dir: &str) -> Vec<PathBuf> {
     };
     let mut out: Vec<PathBuf> = entries
         .map(|e| e.unwrap().path())
-        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("toml" | "json")))
+        .filter(|p| {
+            matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("toml" | "json")
+            )
+        })
         .collect();
     out.sort();
     out

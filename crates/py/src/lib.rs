@@ -27,6 +27,7 @@ mod overheads;
 mod pyvalue;
 mod result;
 mod run;
+mod scale;
 mod simulate;
 mod task;
 mod taskset;
@@ -64,6 +65,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::simulate_many, m)?)?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
+    m.add_function(wrap_pyfunction!(scale::scale, m)?)?;
     m.add_function(wrap_pyfunction!(experiment::experiment_prepare, m)?)?;
     m.add_function(wrap_pyfunction!(experiment::experiment_chunk, m)?)?;
     m.add_function(wrap_pyfunction!(experiment::experiment_store, m)?)?;

@@ -90,7 +90,7 @@ fn simulate_set(set: &PyTaskSet, cpus: u32, o: &SimOptions) -> Result<Simulated,
                 n,
                 cpus,
             )
-                .map_err(|e| e.to_string())?,
+            .map_err(|e| e.to_string())?,
         );
     }
     let started = Instant::now();

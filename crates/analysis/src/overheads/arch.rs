@@ -9,6 +9,7 @@
 //! | `partitioned` | `[arch.partitioned]` | preemption-centric, one CPU (a partition) | M | `preemption` |
 //! | `message-passing` | `[arch.message-passing]` | [MP App. B] | M − 1 | `migration` |
 //! | `linux-deadline` | `[arch.linux-deadline]` | preemption-centric, interrupts on all CPUs [MP §V-A] | M | `migration` |
+//! | `push-pull` | `[arch.push-pull]` | as `linux-deadline` (SD-style per-CPU queues, push and pull: the runtime's and the scaling model's) | M | `migration` |
 //! | `semi-partitioned` | `[arch.semi-partitioned]` | [RTPS §V]: non-split `C̄` for the set and per bin; split parts per CPU (`crate::semi::rtps_costs`) | M | `preemption` (ch_l), and `migration` (ch_r) for split parts |
 //!
 //! Required curves (a missing one is an error naming it): `release_latency`, `release`,
@@ -40,17 +41,20 @@ pub enum ArchKind {
     MessagePassing,
     /// Linux SCHED_DEADLINE (push/pull).
     LinuxDeadline,
+    /// SD-style push/pull of this project (runtime `--arch push-pull`, `schedlab scale`).
+    PushPull,
     /// RTPS: per-CPU schedulers, split tasks migrating at budget exhaustion (FP-TS).
     SemiPartitioned,
 }
 
 /// The names `--arch` takes.
-pub const ARCH_NAMES: [&str; 6] = [
+pub const ARCH_NAMES: [&str; 7] = [
     "global-lock",
     "global-lock-di",
     "partitioned",
     "message-passing",
     "linux-deadline",
+    "push-pull",
     "semi-partitioned",
 ];
 
@@ -65,6 +69,7 @@ impl ArchKind {
             "partitioned" => ArchKind::Partitioned,
             "message-passing" => ArchKind::MessagePassing,
             "linux-deadline" => ArchKind::LinuxDeadline,
+            "push-pull" => ArchKind::PushPull,
             "semi-partitioned" => ArchKind::SemiPartitioned,
             other => {
                 return Err(format!(
@@ -92,6 +97,7 @@ impl ArchKind {
             ArchKind::Partitioned => "partitioned",
             ArchKind::MessagePassing => "message-passing",
             ArchKind::LinuxDeadline => "linux-deadline",
+            ArchKind::PushPull => "push-pull",
             ArchKind::SemiPartitioned => "semi-partitioned",
         }
     }
@@ -130,11 +136,13 @@ impl ArchKind {
     /// clustered test; `partitioned` charges one CPU whatever `m`).
     pub(crate) fn rule(self, m: u32) -> Rule {
         match self {
-            ArchKind::GlobalLock | ArchKind::LinuxDeadline => Rule::PreemptionCentric {
-                dedicated_irq: false,
-                partition: false,
-                cpus: m,
-            },
+            ArchKind::GlobalLock | ArchKind::LinuxDeadline | ArchKind::PushPull => {
+                Rule::PreemptionCentric {
+                    dedicated_irq: false,
+                    partition: false,
+                    cpus: m,
+                }
+            }
             ArchKind::GlobalLockDi => Rule::PreemptionCentric {
                 dedicated_irq: true,
                 partition: false,

@@ -70,7 +70,7 @@ impl RtpsCosts {
             n as u64,
             ctx.m,
         )
-            .map_err(named)?;
+        .map_err(named)?;
         let mut by_n = vec![None; n + 1];
         if let Some(slot) = by_n.get_mut(n) {
             *slot = Some(at_n);
@@ -132,8 +132,14 @@ impl RtpsCosts {
             Some(Some(oh)) => *oh,
             Some(empty) => {
                 // Checked at the set's size in `new`: the curves exist and are monotone.
-                let oh = overheads_for(&self.file, ArchKind::SemiPartitioned, self.stat, n as u64, self.m)
-                    .unwrap_or_default();
+                let oh = overheads_for(
+                    &self.file,
+                    ArchKind::SemiPartitioned,
+                    self.stat,
+                    n as u64,
+                    self.m,
+                )
+                .unwrap_or_default();
                 *empty = Some(oh);
                 oh
             }

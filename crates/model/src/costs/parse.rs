@@ -66,7 +66,10 @@ fn schema(value: Option<&Value>) -> Result<(), CostsError> {
         Some(v) if v.as_i64() == Some(SCHEMA) => Ok(()),
         Some(v) => Err(invalid(
             "`schema`",
-            format!("this version reads schema {SCHEMA}, got {}", shorten_value(v)),
+            format!(
+                "this version reads schema {SCHEMA}, got {}",
+                shorten_value(v)
+            ),
         )),
     }
 }
@@ -182,7 +185,9 @@ fn cost_value(name: CostName, value: &Value, place: &str) -> Result<u64, CostsEr
             if ns > MAX_COST_NS {
                 return Err(invalid(
                     place,
-                    format!("{ns} ns is more than 10 s, not a per-operation cost (a unit mistake?)"),
+                    format!(
+                        "{ns} ns is more than 10 s, not a per-operation cost (a unit mistake?)"
+                    ),
                 ));
             }
             Ok(ns)

@@ -150,10 +150,9 @@ fn error_messages_name_the_table_and_key() {
     assert!(e.starts_with("costs file: [costs] schedule: "), "{e}");
     assert!(e.contains("unit"), "{e}");
     // Exactly 10 s and exactly a million are accepted.
-    let f = CostsFile::from_toml_str(
-        "schema = 1\n[costs]\nnoise_max = \"10s\"\nnoise_ppm = 1000000\n",
-    )
-    .unwrap();
+    let f =
+        CostsFile::from_toml_str("schema = 1\n[costs]\nnoise_max = \"10s\"\nnoise_ppm = 1000000\n")
+            .unwrap();
     assert_eq!(f.common[&CostName::NoiseMax], MAX_COST_NS);
     assert_eq!(f.common[&CostName::NoisePpm], MAX_PER_MILLION);
 }
@@ -178,14 +177,14 @@ fn input_sizes_are_bounded() {
     assert!(e.contains("65 bytes long, at most 64"), "{e}");
     let v = serde_json::json!({"schema": 1, "meta": {"m": "y".repeat(MAX_META_VALUE_BYTES + 1)}});
     let e = CostsFile::from_value(&v).unwrap_err().to_string();
-    assert_eq!(
-        e,
-        "costs file: [meta] m: 4097 bytes long, at most 4096"
-    );
+    assert_eq!(e, "costs file: [meta] m: 4097 bytes long, at most 4096");
     // An over-long architecture name is quoted shortened.
     let v = serde_json::json!({"schema": 1, "arch": {long: {}}});
     let e = CostsFile::from_value(&v).unwrap_err().to_string();
-    assert!(e.contains(&format!("`{}…`", "x".repeat(MAX_NAME_BYTES))), "{e}");
+    assert!(
+        e.contains(&format!("`{}…`", "x".repeat(MAX_NAME_BYTES))),
+        "{e}"
+    );
     // More sections than allowed are refused before any is read.
     let mut arch = serde_json::Map::new();
     for i in 0..=MAX_ARCH_SECTIONS {
@@ -207,15 +206,28 @@ fn read_goes_by_extension() {
     let other = dir.join("c.txt");
     std::fs::write(&toml_path, EXAMPLE).unwrap();
     let expected = CostsFile::from_toml_str(EXAMPLE).unwrap();
-    std::fs::write(&json_path, serde_json::to_string(&json_of(&expected)).unwrap()).unwrap();
+    std::fs::write(
+        &json_path,
+        serde_json::to_string(&json_of(&expected)).unwrap(),
+    )
+    .unwrap();
     std::fs::write(&other, EXAMPLE).unwrap();
     assert_eq!(CostsFile::read(&toml_path).unwrap(), expected);
     assert_eq!(CostsFile::read(&json_path).unwrap(), expected);
     let e = CostsFile::read(&other).unwrap_err().to_string();
-    assert!(e.ends_with("must end in .toml or .json (the extension says which it is)"), "{e}");
+    assert!(
+        e.ends_with("must end in .toml or .json (the extension says which it is)"),
+        "{e}"
+    );
     std::fs::write(&toml_path, "schema = [").unwrap();
     let e = CostsFile::read(&toml_path).unwrap_err().to_string();
-    assert!(e.starts_with(&format!("costs file: {}: malformed TOML", toml_path.display())), "{e}");
+    assert!(
+        e.starts_with(&format!(
+            "costs file: {}: malformed TOML",
+            toml_path.display()
+        )),
+        "{e}"
+    );
     let missing = CostsFile::read(&dir.join("none.toml")).unwrap_err();
     assert!(matches!(missing, CostsError::Io { .. }), "{missing}");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -224,7 +236,10 @@ fn read_goes_by_extension() {
 /// The JSON value of a file (the shape `from_value` reads), built independently of the writer.
 fn json_of(f: &CostsFile) -> serde_json::Value {
     let costs = |m: &BTreeMap<CostName, u64>| -> serde_json::Value {
-        m.iter().map(|(k, v)| (k.key().to_string(), (*v).into())).collect::<serde_json::Map<_, _>>().into()
+        m.iter()
+            .map(|(k, v)| (k.key().to_string(), (*v).into()))
+            .collect::<serde_json::Map<_, _>>()
+            .into()
     };
     serde_json::json!({
         "schema": 1,
@@ -285,7 +300,11 @@ fn arb_costs() -> impl Strategy<Value = BTreeMap<CostName, u64>> {
 }
 
 fn arb_file() -> impl Strategy<Value = CostsFile> {
-    let meta = proptest::collection::btree_map("\\PC{0,12}|[\\x00-\\x1f\"\\\\]{0,4}", "\\PC{0,30}|[\\x00-\\x7f]{0,8}", 0..4);
+    let meta = proptest::collection::btree_map(
+        "\\PC{0,12}|[\\x00-\\x1f\"\\\\]{0,4}",
+        "\\PC{0,30}|[\\x00-\\x7f]{0,8}",
+        0..4,
+    );
     let arch = proptest::collection::btree_map(
         proptest::sample::select(ARCHS.to_vec()).prop_map(str::to_string),
         arb_costs(),

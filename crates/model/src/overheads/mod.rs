@@ -79,8 +79,7 @@ pub fn split_section(name: &str) -> Result<(&str, Option<u32>), String> {
         )
     };
     let digits = suffix.strip_prefix('m').ok_or_else(bad)?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || digits.starts_with('0')
-    {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || digits.starts_with('0') {
         return Err(bad());
     }
     let m: u32 = digits.parse().map_err(|_| bad())?;

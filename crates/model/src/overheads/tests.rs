@@ -286,10 +286,9 @@ fn sections_per_core_count_are_picked_by_m() {
         "overhead file: no architecture `global-lok` (did you mean `global-lock`?); it describes: global-lock, global-lock@m64, partitioned"
     );
     // Only an @m section: found for its M, not for another.
-    let f = OverheadFile::parse_toml(
-        "schema = 1\n[arch.\"message-passing@m8\".dsp]\nmax = [[1, 5]]\n",
-    )
-    .unwrap();
+    let f =
+        OverheadFile::parse_toml("schema = 1\n[arch.\"message-passing@m8\".dsp]\nmax = [[1, 5]]\n")
+            .unwrap();
     assert!(f.arch_at("message-passing", 8).is_some());
     assert!(f.arch_at("message-passing", 16).is_none());
     // Round trip of an @m section name.
@@ -298,7 +297,9 @@ fn sections_per_core_count_are_picked_by_m() {
 
 #[test]
 fn a_section_name_after_at_must_be_m_and_a_cpu_count() {
-    for bad in ["x@64", "x@m", "x@m0", "x@m064", "x@m1025", "x@m6x", "x@m-1", "x@@m2", "x@m2@m3"] {
+    for bad in [
+        "x@64", "x@m", "x@m0", "x@m064", "x@m1025", "x@m6x", "x@m-1", "x@@m2", "x@m2@m3",
+    ] {
         let text = format!("schema = 1\n[arch.\"{bad}\".schedule]\navg = [[1, 1]]\n");
         let e = err(&text);
         assert!(

@@ -77,7 +77,8 @@ pub fn overhead_file(reports: &[ScaleReport], per_m: bool) -> Result<OverheadFil
 }
 
 /// One `--json` row per report and overhead: `arch`, `cpus`, `n`, `overhead`, `symbol`,
-/// `avg_ns`, `max_ns`, `count`, plus the run's `events`, `jobs`, `paths` and `wall_ms`.
+/// `avg_ns`, `max_ns`, `count`, plus the run's `events`, `jobs`, `paths`, `wall_ms`,
+/// `saturated` and `counters`.
 pub fn report_json(r: &ScaleReport, wall_ms: f64) -> Vec<Value> {
     r.overheads()
         .into_iter()
@@ -95,8 +96,32 @@ pub fn report_json(r: &ScaleReport, wall_ms: f64) -> Vec<Value> {
                 "jobs": r.jobs,
                 "paths": r.paths,
                 "wall_ms": wall_ms,
+                "saturated": r.saturated,
                 "counters": r.counters.iter().cloned().collect::<BTreeMap<_, _>>(),
             })
         })
         .collect()
+}
+
+/// `file` as the JSON value [`OverheadFile::from_value`] reads back (a Python dict).
+pub fn overhead_value(file: &OverheadFile) -> Value {
+    let mut arch = serde_json::Map::new();
+    for (sec, names) in &file.arch {
+        let mut o = serde_json::Map::new();
+        for (name, m) in names {
+            let mut v = serde_json::Map::new();
+            for (key, c) in [("avg", &m.avg), ("max", &m.max)] {
+                if let Some(c) = c {
+                    v.insert(key.into(), json!(c.points()));
+                }
+            }
+            o.insert(name.key().into(), Value::Object(v));
+        }
+        arch.insert(sec.clone(), Value::Object(o));
+    }
+    let mut top = json!({ "schema": 1, "meta": file.meta, "arch": arch });
+    if let (Some(t), Some(o)) = (file.tick_period, top.as_object_mut()) {
+        o.insert("tick_period".into(), json!(t.as_ns()));
+    }
+    top
 }
