@@ -24,10 +24,12 @@ from .simulation import simulate, simulate_many
 from .runtime import run
 from .scaling import ScaleResult, scale
 from . import experiment
+from .calibration import trace_costs
 
 __all__ = [
     "Error", "__version__", "Task", "TaskSet", "load", "parse", "Result", "analyze",
     "analyze_many", "charge_overheads", "design_reservations", "tests", "generate", "utilizations", "simulate",
     "simulate_many", "run", "JobContext", "experiment",
+    "trace_costs",
     "scale", "ScaleResult",
 ]

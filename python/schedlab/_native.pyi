@@ -41,6 +41,7 @@ __all__ = [
     "bench_workload",
     "bench_rust_analyze",
     "bench_rust_analyze_many",
+    "trace_costs",
 ]
 
 __version__: str
@@ -495,6 +496,14 @@ def bench_rust_analyze(
 def bench_rust_analyze_many(
     tasksets: Iterable[TaskSet], cpus: int, test: str, threads: Optional[int] = None
 ) -> float: ...
+def trace_costs(
+    paths: Sequence[_PathLike],
+    *,
+    iterations: int = 8,
+    seed: int = 0,
+    check: Optional[Sequence[_PathLike]] = None,
+    out: Optional[_PathLike] = None,
+) -> Dict[str, Any]: ...
 
 def scale(
     tasksets: List[TaskSet],

@@ -22,6 +22,7 @@ mod showcase;
 mod simulate;
 mod tests_cmd;
 mod trace_cmd;
+mod trace_costs;
 mod trace_supply;
 
 use anyhow::Result;

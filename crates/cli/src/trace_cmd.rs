@@ -9,6 +9,8 @@
 //!   file (`schedlab_trace::fit`), merging into an existing one; writes `tick_period` (the
 //!   traces' kernel's, from their metadata, else this kernel's) and, with `--measure-tick`,
 //!   measures Δtck here (`schedlab_runtime::tick`) into a `tick` curve of each section written;
+//! - `costs FILE... [-o costs.toml] [--json] [--iterations N] [--seed S] [--check TRACE...]`: the scaling model's
+//!   costs calibrated from runtime traces (`crate::trace_costs`);
 //! - `supply FILE --tasks TASKS [--cpus M] [--tolerance D] [--period-loss D] [--max-points N]`: the H-CBS
 //!   reservation guarantees on the trace (`crate::trace_supply`; exit status 2 when one fails).
 
@@ -105,6 +107,30 @@ pub(crate) enum TraceCommand {
         /// Output format of the fitted points.
         #[arg(long, value_enum, default_value = "table")]
         format: crate::OutputFormat,
+    },
+    /// Calibrate the scaling model's per-operation costs from runtime traces (their metadata
+    /// names the architecture and m): the direct mapping, then model runs at each trace's m
+    /// and n until the model's means meet the measured ones (docs/scaling-calibration.md).
+    Costs {
+        /// Runtime trace files (one or more per architecture).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Costs file to write (TOML); without it the file is printed.
+        #[arg(short = 'o', long)]
+        out: Option<PathBuf>,
+        /// Print the calibration as JSON (costs, measured, iterations, converged).
+        #[arg(long)]
+        json: bool,
+        /// Refinement iterations of the model (0: the direct mapping only).
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=50))]
+        iterations: u32,
+        /// Seed of the model's noise.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Holdout traces (not calibrated on): print the model with the calibrated costs
+        /// against each, mean and maximum per overhead (`check` in --json).
+        #[arg(long, num_args = 1.., value_name = "TRACE")]
+        check: Vec<PathBuf>,
     },
     /// Check the H-CBS reservation guarantees on a trace: per (group, CPU), service ≥ Z(t)
     /// [HCBS Eq. 4] in every window of a backlogged interval, ≤ Q between replenishments.
@@ -227,6 +253,21 @@ fn run_tool(cmd: TraceCommand) -> Result<()> {
                 format,
             )
         }
+        TraceCommand::Costs {
+            files,
+            out,
+            json,
+            iterations,
+            seed,
+            check,
+        } => crate::trace_costs::run(&crate::trace_costs::Options {
+            files: &files,
+            out: out.as_deref(),
+            json,
+            iterations,
+            seed,
+            check: &check,
+        }),
         TraceCommand::Supply { .. } => Ok(()), // handled by `run`
     }
 }

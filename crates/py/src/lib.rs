@@ -31,6 +31,7 @@ mod scale;
 mod simulate;
 mod task;
 mod taskset;
+mod trace_costs;
 
 create_exception!(
     schedlab,
@@ -73,5 +74,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench::bench_workload, m)?)?;
     m.add_function(wrap_pyfunction!(bench::bench_rust_analyze, m)?)?;
     m.add_function(wrap_pyfunction!(bench::bench_rust_analyze_many, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_costs::trace_costs, m)?)?;
     Ok(())
 }

@@ -47,6 +47,7 @@ pub mod overheads;
 mod parse;
 mod queue;
 pub mod scale;
+pub mod scale_fit;
 
 #[cfg(test)]
 mod abort_tests;

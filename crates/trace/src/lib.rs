@@ -30,6 +30,7 @@
 //! ```
 
 pub mod check;
+pub mod costs_fit;
 pub mod counts;
 pub mod event;
 pub mod file;
