@@ -30,10 +30,14 @@
 //!    [`Refine::iterations`]. Each iteration's largest relative error is reported (the
 //!    convergence record that `trace costs` prints and writes into `[meta]`).
 //! 3. **Noise** (`noise_ppm`, `noise_max`; [`noise_of`]): the model delays a code path with
-//!    probability `noise_ppm`/10⁶ by a uniform extra in [0, `noise_max`]. From the spikes of
-//!    the primary overheads: `noise_max` is the geometric mean of each overhead's largest
-//!    excess over its median, `noise_ppm` the rate of samples whose excess reaches half of
-//!    that. The maxima of the model then come from the measured spikes (not fitted: the
+//!    probability `noise_ppm`/10⁶ by a uniform extra in [0, `noise_max`], inserted before one
+//!    of the path's timed steps chosen uniformly, so that any span can be hit (as a host
+//!    preemption of a vCPU hits any path anywhere). From the spikes of the primary overheads:
+//!    `noise_max` is the geometric mean of each overhead's largest excess over its median,
+//!    `noise_ppm` the rate of samples whose excess reaches half of that. A noisy path's delay
+//!    lands in one of the one to four samples it carries, so the model's spike rate per sample
+//!    is below `noise_ppm` by up to that factor; the maxima depend on `noise_max` and hardly
+//!    on the rate. The maxima of the model then come from the measured spikes (not fitted: the
 //!    refinement fits means; the noise's mean, `p · noise_max / 2` per path, is part of what
 //!    the model predicts, so the refinement takes it off the primary costs).
 //!

@@ -29,8 +29,22 @@
 //! its own (request → holding). Statistics are count, sum and maximum ([`super::stats`]).
 //!
 //! # Noise
-//! With probability `noise_ppm / 10⁶` a path starts with an extra delay uniform in
-//! `[0, noise_max]` (ChaCha8 from the run's seed).
+//! Something outside the model (the host preempting a vCPU, an interrupt storm) stops a CPU
+//! for a while *wherever* it is in a path. So a path is noisy with probability
+//! `noise_ppm / 10⁶` (drawn when its CPU starts it); a noisy path gets an extra delay uniform
+//! in `[0, noise_max]`, inserted before one of its `Work(d > 0)` steps chosen uniformly (a
+//! path without one is delayed at its start). Every span that contains that step grows by the
+//! delay — Δrel, Δsch, Δcxs, Δdsp as well as Δev — and so does, through the CPU and the locks,
+//! everything waiting behind the path: a delay inside a critical section holds the lock
+//! (lock-holder preemption) and delays its waiters. Why before a step: spans and locks only
+//! begin and end between steps, so a stop anywhere inside `Work(d)` moves every later
+//! instant exactly as a stop just before it does; a zero-length step takes no time to be
+//! stopped in. Why uniform over the steps rather than weighted by their length: the choice
+//! then depends on the path's shape only, not on the costs, so the calibration's refinement
+//! (which changes costs between runs of one seed) sees the same steps hit in every run.
+//! Deterministic per seed: ChaCha8 seeded with the run's seed, drawn in the order the CPUs
+//! start their paths; `noise_ppm = 0` draws nothing (the run is that of the noise-free model,
+//! whatever `noise_max`).
 //!
 //! Cost: each step is `O(1)` plus `O(log e)` for the `e` pending machine events (a binary
 //! heap); paths are recycled, so memory is bounded by the paths in flight.
@@ -155,7 +169,14 @@ struct Path {
     begins: [u64; Span::COUNT],
     /// When it requested the lock it waits for.
     wait_from: u64,
+    /// The step before which the path's noise delay falls ([`NO_NOISE`]: none).
+    noise_at: usize,
+    /// That delay (ns).
+    noise_ns: u64,
 }
+
+/// `Path::noise_at` of a path without noise (or whose noise has passed).
+const NO_NOISE: usize = usize::MAX;
 
 #[derive(Default)]
 struct Cpu {
@@ -226,6 +247,7 @@ impl Machine {
                 p.steps.clear();
                 p.steps.extend_from_slice(steps);
                 p.pc = 0;
+                p.noise_at = NO_NOISE;
                 return id;
             }
         }
@@ -236,6 +258,8 @@ impl Machine {
             origin: 0,
             begins: [0; Span::COUNT],
             wait_from: 0,
+            noise_at: NO_NOISE,
+            noise_ns: 0,
         });
         u32::try_from(self.paths.len() - 1).unwrap_or(u32::MAX)
     }
@@ -288,16 +312,34 @@ impl Machine {
         }
     }
 
-    /// The CPU (already marked busy) starts path `id`.
+    /// The CPU (already marked busy) starts path `id` (drawing its noise: module doc).
     fn start(&mut self, id: PathId, now: u64) {
         self.paths_run += 1;
         let c = self.costs;
         if c.noise_ppm > 0 && self.rng.random_range(0..1_000_000u64) < c.noise_ppm {
             let extra = self.rng.random_range(0..=c.noise_max);
-            self.push(now + extra, id, RESUME);
-        } else {
-            self.advance(id, now);
+            let timed = |s: &Step| matches!(s, Step::Work(d) if *d > 0);
+            let works = self
+                .paths
+                .get(id as usize)
+                .map_or(0, |p| p.steps.iter().filter(|s| timed(s)).count());
+            if works == 0 {
+                self.push(now + extra, id, RESUME);
+                return;
+            }
+            let k = self.rng.random_range(0..works);
+            if let Some(p) = self.paths.get_mut(id as usize) {
+                p.noise_at = p
+                    .steps
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| timed(s))
+                    .nth(k)
+                    .map_or(NO_NOISE, |(i, _)| i);
+                p.noise_ns = extra;
+            }
         }
+        self.advance(id, now);
     }
 
     /// Runs path `id`'s steps from `now` until it must wait (work, a held lock) or ends.
@@ -310,6 +352,13 @@ impl Machine {
                 self.finish(id, now);
                 return;
             };
+            if p.pc == p.noise_at {
+                // The noise stops the CPU here; the step runs after it (module doc).
+                p.noise_at = NO_NOISE;
+                let at = now + p.noise_ns;
+                self.push(at, id, RESUME);
+                return;
+            }
             p.pc += 1;
             match step {
                 Step::Work(0) => {}

@@ -25,6 +25,9 @@
 //!    (client send → DSP dequeue), Δdsp (DSP handler), and lock waiting. Each cost of the
 //!    costs file ([`schedlab_model::costs`]) is one step of a path, so a measured span maps
 //!    onto a sum of costs plus the waiting the model computes.
+//! 4. **Noise** (`noise_ppm`, `noise_max`; off by default): a noisy path is stopped for a
+//!    seeded uniform delay before one of its timed steps chosen uniformly, so the delay can
+//!    show in any span, and in the waiters of a lock it holds ([`machine`], "Noise").
 //!
 //! `--cpus M` counts every CPU: jobs run on `M − 1` CPUs under `message-passing` (CPU 0 is
 //! the DSP) and `global-lock-di` (CPU 0 takes every release interrupt), on `M` otherwise.

@@ -316,3 +316,222 @@ proptest! {
         prop_assert_eq!(t, contend(k, s, LockSemantics::Ticket, &c));
     }
 }
+
+/// `only(set)` plus noise on every path (`noise_ppm` = 10⁶) of up to `max` ns.
+fn noisy(set: &[(CostName, u64)], max: u64) -> OpCosts {
+    let mut c = only(set);
+    c.set(CostName::NoisePpm, 1_000_000);
+    c.set(CostName::NoiseMax, max);
+    c
+}
+
+#[test]
+fn noise_reaches_a_span_inside_a_path() {
+    // 60 paths one after the other on one CPU: 300 ns, then Δsch = 500 ns, then 200 ns.
+    // Noise-free every Δsch is 500; with every path noisy, the delay falls before one of the
+    // three steps, so about a third of the Δsch samples grow (by at most noise_max).
+    let steps = [
+        Step::Work(300),
+        Step::Begin(Span::Schedule),
+        Step::Work(500),
+        Step::End(Span::Schedule),
+        Step::Work(200),
+    ];
+    let run = |costs: &OpCosts, seed: u64| {
+        let mut m = Machine::new(1, 1, Costs::from_op(costs), LockSemantics::Ticket, seed);
+        for i in 0..60u64 {
+            let p = m.path(0, &steps);
+            m.submit(p, i * 10_000_000, i * 10_000_000);
+        }
+        m.run_until(u64::MAX);
+        m.stats.get(Span::Schedule)
+    };
+    let quiet = run(&only(&[]), 3);
+    assert_eq!(
+        (quiet.count, quiet.sum_ns, quiet.max_ns),
+        (60, 60 * 500, 500)
+    );
+    let loud = run(&noisy(&[], 1_000_000), 3);
+    assert_eq!(loud.count, 60);
+    assert!(
+        loud.max_ns > 500 && loud.max_ns <= 500 + 1_000_000,
+        "{loud:?}"
+    );
+    // Not every sample was hit: the sum stays well below every sample delayed.
+    assert!(
+        loud.sum_ns > 60 * 500 && loud.sum_ns < 60 * 500 + 50 * 500_000,
+        "{loud:?}"
+    );
+    // Deterministic per seed.
+    assert_eq!(run(&noisy(&[], 1_000_000), 3), loud);
+}
+
+#[test]
+fn a_noisy_lock_holder_delays_its_waiter() {
+    // CPU 0 takes the free lock at 0 and holds it for 1,000 ns (its only timed step: the
+    // noise falls inside the critical section); CPU 1 requests it at 100. Noise-free it waits
+    // 900 ns (all lock costs 0); with noise, 900 + CPU 0's delay.
+    let run = |costs: &OpCosts| {
+        let mut m = Machine::new(2, 1, Costs::from_op(costs), LockSemantics::Ticket, 11);
+        let a = m.path(0, &[Step::Lock(0), Step::Work(1_000), Step::Unlock(0)]);
+        m.submit(a, 0, 0);
+        let b = m.path(
+            1,
+            &[
+                Step::Begin(Span::Schedule),
+                Step::Lock(0),
+                Step::Work(1),
+                Step::Unlock(0),
+                Step::End(Span::Schedule),
+            ],
+        );
+        m.submit(b, 100, 100);
+        m.run_until(u64::MAX);
+        (
+            m.stats.get(Span::LockWait).max_ns,
+            m.stats.get(Span::Schedule).max_ns,
+        )
+    };
+    assert_eq!(run(&only(&[])), (900, 901));
+    let (wait, sch) = run(&noisy(&[], 1_000_000));
+    assert!(wait > 900, "the waiter saw no delay: {wait}");
+    // Δsch includes the wait, its own step and its own delay (before that step).
+    assert!(sch > wait, "{sch} vs {wait}");
+}
+
+#[test]
+fn noise_raises_delta_sch_of_a_partitioned_release() {
+    // The hand-checked release above (Δsch = 1,150 + 1,160 noise-free): with every path
+    // noisy, no seed lowers it, and some seed raises it (the release path has four timed
+    // steps, its schedule part one of them).
+    let set = [
+        (CostName::TimerIrq, 1_000),
+        (CostName::Release, 500),
+        (CostName::Schedule, 1_000),
+        (CostName::Link, 100),
+        (CostName::PreemptCheckCpu, 10),
+        (CostName::ContextSwitch, 5_000),
+        (CostName::LockAcquire, 50),
+    ];
+    let tasks = implicit(ms(1), ms(10), 1);
+    let sch = |costs: &OpCosts, seed: u64| {
+        let mut cfg = ScaleConfig::new(ScaleArch::Partitioned, 1, ms(5));
+        cfg.costs = costs.clone();
+        cfg.seed = seed;
+        let placement = Placement::new(vec![0], 1);
+        let r = scale(&tasks, &[0], Some(placement), &cfg).unwrap_or_else(|e| panic!("{e}"));
+        r.stats.get(Span::Schedule)
+    };
+    let quiet = sch(&only(&set), 0);
+    assert_eq!((quiet.count, quiet.sum_ns), (2, 1_150 + 1_160));
+    let loud: Vec<_> = (0..16)
+        .map(|seed| sch(&noisy(&set, 100_000), seed))
+        .collect();
+    assert!(loud
+        .iter()
+        .all(|s| s.count == 2 && s.sum_ns >= quiet.sum_ns));
+    assert!(loud.iter().any(|s| s.max_ns > quiet.max_ns), "{loud:?}");
+}
+
+#[test]
+fn noise_off_is_the_noise_free_model_bit_for_bit() {
+    // (count, sum, max) of every span, default costs, `noise_max` 1 ms but `noise_ppm` 0:
+    // the values of the model before the noise moved into the paths (computed once with
+    // that code; Δcxs = 33 × context_switch 5 µs and Δev = n × timer_irq 1 µs by hand).
+    let mut tasks = Vec::new();
+    for i in 0..6u64 {
+        tasks.push(Task::implicit(ms(1 + i % 3), ms(10 + 5 * i)).unwrap_or_else(|e| panic!("{e}")));
+    }
+    let tasks = TaskSet::new(tasks).unwrap_or_else(|e| panic!("{e}"));
+    type Row = [(u64, u128, u64); Span::COUNT];
+    let want: [(ScaleArch, Row, u64); 5] = [
+        (
+            ScaleArch::GlobalLock,
+            [
+                (24, 24000, 1000),
+                (24, 63855, 7205),
+                (5, 10000, 2000),
+                (62, 127815, 6420),
+                (33, 165000, 5000),
+                (0, 0, 0),
+                (0, 0, 0),
+                (86, 74590, 5220),
+            ],
+            62,
+        ),
+        (
+            ScaleArch::GlobalLockDi,
+            [
+                (15, 15000, 1000),
+                (15, 47325, 6885),
+                (25, 50000, 2000),
+                (58, 87225, 2640),
+                (33, 165000, 5000),
+                (0, 0, 0),
+                (0, 0, 0),
+                (73, 16890, 1420),
+            ],
+            73,
+        ),
+        (
+            ScaleArch::MessagePassing,
+            [
+                (15, 15000, 1000),
+                (15, 47675, 7035),
+                (33, 66000, 2000),
+                (33, 36300, 1100),
+                (33, 165000, 5000),
+                (33, 9740, 1460),
+                (33, 37585, 1545),
+                (0, 0, 0),
+            ],
+            114,
+        ),
+        (
+            ScaleArch::Partitioned,
+            [
+                (26, 26000, 1000),
+                (26, 37370, 2095),
+                (0, 0, 0),
+                (59, 69405, 1335),
+                (33, 165000, 5000),
+                (0, 0, 0),
+                (0, 0, 0),
+                (85, 4250, 50),
+            ],
+            59,
+        ),
+        (
+            ScaleArch::PushPull,
+            [
+                (33, 112810, 10510),
+                (33, 41260, 1920),
+                (5, 10000, 2000),
+                (62, 102015, 2670),
+                (33, 165000, 5000),
+                (0, 0, 0),
+                (0, 0, 0),
+                (192, 15415, 880),
+            ],
+            95,
+        ),
+    ];
+    for (arch, row, paths) in want {
+        let mut cfg = ScaleConfig::new(arch, 3, ms(100));
+        cfg.costs.set(CostName::NoiseMax, 1_000_000);
+        cfg.seed = 5;
+        let placement = (arch == ScaleArch::Partitioned)
+            .then(|| Placement::new((0..6).map(|i| i % 3).collect(), 1));
+        let r =
+            scale(&tasks, &ranks(6), placement, &cfg).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        let got: Vec<(u64, u128, u64)> = Span::ALL
+            .iter()
+            .map(|&s| {
+                let x = r.stats.get(s);
+                (x.count, x.sum_ns, x.max_ns)
+            })
+            .collect();
+        assert_eq!(got, row.to_vec(), "{arch:?}");
+        assert_eq!(r.paths, paths, "{arch:?}");
+    }
+}
