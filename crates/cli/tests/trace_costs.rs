@@ -15,7 +15,9 @@ use std::path::PathBuf;
 /// A message-passing runtime trace on 2 CPUs (DSP 0, client 1): three tasks (10, 20, 40 ms,
 /// 0.5 ms each, first released at 0, 1, 2 ms), 1 s; every job: Δev 20 µs, Δrel 3 µs,
 /// Δsch 2 µs, Δcxs 5 µs, Δreq 1.5 µs, Δdsp 4 µs.
-fn mp_trace(engine: &str) -> PathBuf {
+/// Each test writes its own file (`name`): the tests of this binary run in parallel and share
+/// one scratch directory.
+fn mp_trace(engine: &str, name: &str) -> PathBuf {
     let periods = [10_000_000u64, 20_000_000, 40_000_000];
     let mut ev = Vec::new();
     for (i, &p) in periods.iter().enumerate() {
@@ -59,14 +61,14 @@ fn mp_trace(engine: &str) -> PathBuf {
     meta.extra
         .insert("duration_ns".into(), json!(1_000_000_000u64));
     let bytes = file::write(Vec::new(), &meta, &ev).unwrap();
-    let path = temp_file("trace-costs", &format!("mp-{engine}.trace"), "");
+    let path = temp_file("trace-costs", &format!("{name}.trace"), "");
     std::fs::write(&path, bytes).unwrap();
     path
 }
 
 #[test]
 fn the_direct_mapping_returns_the_known_costs() {
-    let trace = mp_trace("runtime");
+    let trace = mp_trace("runtime", "mp-runtime");
     let out = temp_file("trace-costs", "direct.toml", "");
     let o = schedlab(&[
         "trace",
@@ -97,7 +99,7 @@ fn the_direct_mapping_returns_the_known_costs() {
 
 #[test]
 fn the_refinement_converges_and_json_has_every_part() {
-    let trace = mp_trace("runtime");
+    let trace = mp_trace("runtime", "mp-runtime-refined");
     let t = trace.to_str().unwrap();
     let o = schedlab(&["trace", "costs", t, "--json", "--check", t]);
     assert!(o.status.success(), "{}", text(&o));
@@ -123,7 +125,7 @@ fn the_refinement_converges_and_json_has_every_part() {
 
 #[test]
 fn simulated_and_missing_traces_are_refused() {
-    let sim = mp_trace("sim");
+    let sim = mp_trace("sim", "mp-sim");
     let o = schedlab(&["trace", "costs", sim.to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(text(&o).contains("not a runtime trace"), "{}", text(&o));
