@@ -212,14 +212,17 @@ fn print_table(reports: &[(PathBuf, ScaleReport, f64)]) -> Result<()> {
             let mut line = format!("  {:<26}", format!("{} {}", name.symbol(), name.key()));
             for (_, r, _) in &group {
                 let s = r.overheads().get(k).map(|x| x.1).unwrap_or_default();
-                line.push_str(&format!(
-                    " {:>20}",
+                // No sample (e.g. no IPI was needed at this M) is not a zero overhead.
+                let cell = if s.count == 0 {
+                    "—".to_string()
+                } else {
                     format!(
                         "{:.2} / {:.2}",
                         s.avg_ns() as f64 / 1e3,
                         s.max_ns as f64 / 1e3
                     )
-                ));
+                };
+                line.push_str(&format!(" {cell:>20}"));
             }
             outln!("{line}")?;
         }

@@ -120,3 +120,29 @@ fn bad_input_is_refused_with_a_message() {
         assert!(text(&out).contains(needle), "{needle}: {}", text(&out));
     }
 }
+
+#[test]
+fn the_table_marks_an_overhead_without_samples() {
+    // Six tasks on 8 CPUs: every released job finds an idle CPU where its release is handled,
+    // so no IPI is ever sent; the table must say so rather than print a zero overhead.
+    let set = temp_file("scale", "set3.json", SET).display().to_string();
+    let out = schedlab(&[
+        "scale",
+        &set,
+        "--arch",
+        "global-lock",
+        "--cpus",
+        "2,8",
+        "--duration",
+        "1s",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let table = text(&out);
+    let ipi = table
+        .lines()
+        .find(|l| l.contains("Δipi"))
+        .unwrap_or_else(|| panic!("no Δipi line: {table}"));
+    assert!(ipi.trim_end().ends_with('—'), "{ipi}");
+    let sch = table.lines().find(|l| l.contains("Δsch")).unwrap();
+    assert!(!sch.contains('—'), "{sch}");
+}
