@@ -535,3 +535,15 @@ fn noise_off_is_the_noise_free_model_bit_for_bit() {
         assert_eq!(r.paths, paths, "{arch:?}");
     }
 }
+
+#[test]
+fn the_model_knows_exactly_the_architectures_a_costs_file_may_name() {
+    // `[arch.<name>]` of a costs file is checked against `schedlab_model::costs::ARCHS`; a
+    // name the model runs but the file refuses (or the reverse) would make a calibrated
+    // section unusable.
+    let mut model = ScaleArch::names();
+    let mut file: Vec<&str> = schedlab_model::costs::ARCHS.to_vec();
+    model.sort_unstable();
+    file.sort_unstable();
+    assert_eq!(model, file);
+}
