@@ -115,7 +115,7 @@ def write_costs(path, arch_factors, base, meta, schedule=None):
     for arch, k in sorted(arch_factors.items()):
         lines += ["", f"[arch.{arch}]"]
         for key, (v, unit) in base.items():
-            if key in ("noise_ppm", "noise_max"):
+            if "noise" in key:
                 lines.append(f"{key} = 0")
             elif key == "schedule" and schedule.get(arch) is not None:
                 lines.append(f"{key} = {schedule[arch]}")

@@ -27,19 +27,25 @@
 //!    overhead once; clamped to [1/4, 64] — a release batch may charge one cost several times
 //!    per sample), never below 0. A fixed point is where every predicted mean equals the
 //!    measured one; iterations stop when all are within [`Refine::tolerance_ppm`] or after
-//!    [`Refine::iterations`]. Each iteration's largest relative error is reported (the
-//!    convergence record that `trace costs` prints and writes into `[meta]`).
-//! 3. **Noise** (`noise_ppm`, `noise_max`; [`noise_of`]): the model delays a code path with
-//!    probability `noise_ppm`/10⁶ by a uniform extra in [0, `noise_max`], inserted before one
-//!    of the path's timed steps chosen uniformly, so that any span can be hit (as a host
-//!    preemption of a vCPU hits any path anywhere). From the spikes of the primary overheads:
-//!    `noise_max` is the geometric mean of each overhead's largest excess over its median,
-//!    `noise_ppm` the rate of samples whose excess reaches half of that. A noisy path's delay
-//!    lands in one of the one to four samples it carries, so the model's spike rate per sample
-//!    is below `noise_ppm` by up to that factor; the maxima depend on `noise_max` and hardly
-//!    on the rate. The maxima of the model then come from the measured spikes (not fitted: the
-//!    refinement fits means; the noise's mean, `p · noise_max / 2` per path, is part of what
-//!    the model predicts, so the refinement takes it off the primary costs).
+//!    [`Refine::iterations`]. Where Δev's or Δipi's cost would have to go below 0 (the
+//!    model's other terms and noise already exceed the measured mean: the measured spikes
+//!    include the path noise's effect on the delivering CPU), the cost stays 0 and the
+//!    delivery noise's rate shrinks by measured/predicted instead. Each iteration's largest
+//!    relative error is reported (the convergence record that `trace costs` prints and writes
+//!    into `[meta]`).
+//! 3. **Noise** ([`noise_of`]): the model has three kinds (docs/scaling.md, model item 4).
+//!    *Path noise* (`noise_*`) stops a code path before one of its timed steps chosen
+//!    uniformly, as a host preemption of a vCPU hits any path anywhere; *delivery noise*
+//!    delivers a timer expiry (`timer_noise_*`) or an IPI (`ipi_noise_*`) late, as a halted
+//!    vCPU or a sleeping thread is woken late. The traces show them apart: the spikes of Δrel,
+//!    Δsch, Δcxs, Δreq, Δdsp stop at a few hundred µs, those of Δev and Δipi reach
+//!    milliseconds. Each kind is fitted from its own overheads' *spikes* (Δev for the timers,
+//!    Δipi for the IPIs), excesses over the median of at least [`NOISE_FLOOR_NS`]: the rate
+//!    (per sample), the range (the floor to the largest spike) and a truncated Pareto whose
+//!    mean is the spikes' mean — so rate × mean, what noise adds to an overhead's mean, is the
+//!    measured one, and the largest delay the model can draw is the largest measured. The
+//!    refinement runs the model with this noise, so it takes the noise's mean off the primary
+//!    costs; the maxima are not fitted beyond the range.
 //!
 //! Assumptions: traces of one architecture share its costs (pooled, each trace predicted at
 //! its own m and n); a trace's task set is periodic with synchronous release, as the runtime
@@ -50,7 +56,7 @@
 use crate::overheads::{OverheadStats, Overheads};
 use crate::stats::{arch_of, task_count};
 use crate::{intervals, Event, Kind, Meta};
-use schedlab_model::costs::{CostName, CostsFile, OpCosts};
+use schedlab_model::costs::{CostName, CostsFile, OpCosts, MAX_MILLIONTHS};
 use schedlab_model::{Duration, Task, TaskSet};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -440,9 +446,45 @@ pub fn direct(traces: &[CalTrace]) -> Result<CostsFile, CostsFitError> {
                 arch: arch.to_string(),
             });
         }
-        let (ppm, max) = noise_of(ts.iter().map(|t| &t.overheads));
-        section.insert(CostName::NoisePpm, ppm);
-        section.insert(CostName::NoiseMax, max.min(MAX_COST_NS));
+        let path_overheads: Vec<&str> = PRIMARY
+            .iter()
+            .map(|p| p.0)
+            .filter(|o| !DELIVERY_OVERHEADS.contains(o))
+            .collect();
+        let fit = |overheads: &[&str]| {
+            noise_of(ts.iter().map(|t| &t.overheads), overheads, NOISE_FLOOR_NS)
+        };
+        use CostName as N;
+        for (names, fit) in [
+            (
+                [N::NoisePpm, N::NoiseMin, N::NoiseMax, N::NoiseShape],
+                fit(&path_overheads),
+            ),
+            (
+                [
+                    N::TimerNoisePpm,
+                    N::TimerNoiseMin,
+                    N::TimerNoiseMax,
+                    N::TimerNoiseShape,
+                ],
+                fit(&["release_latency"]),
+            ),
+            (
+                [
+                    N::IpiNoisePpm,
+                    N::IpiNoiseMin,
+                    N::IpiNoiseMax,
+                    N::IpiNoiseShape,
+                ],
+                fit(&["ipi"]),
+            ),
+        ] {
+            let [ppm, min, max, shape] = names;
+            section.insert(ppm, fit.ppm);
+            section.insert(min, fit.min.min(MAX_COST_NS));
+            section.insert(max, fit.max.min(MAX_COST_NS));
+            section.insert(shape, fit.shape.min(MAX_MILLIONTHS));
+        }
         file.arch.insert(arch.to_string(), section);
     }
     Ok(file)
@@ -471,20 +513,54 @@ fn body(traces: &[&CalTrace], overhead: &str) -> Option<Body> {
     })
 }
 
-/// `(noise_ppm, noise_max)` from the primary overheads of `sets` (step 3). A sample's
-/// *excess* is the sample minus its overhead's median in its trace. `noise_max` = the
-/// geometric mean, over the (trace, overhead) pairs with a positive largest excess, of that
-/// largest excess (one noise serves every path of an architecture: the geometric mean keeps
-/// each overhead's own largest excess within the square root of their spread of the model's);
-/// `noise_ppm` = 10⁶ × (samples whose excess is at least `noise_max / 2`) / (all samples), at
-/// least 1 when `noise_max` > 0, at most 10⁶: the rate of spikes of the noise's size.
-/// No excess anywhere: (0, 0).
-pub fn noise_of<'a>(sets: impl IntoIterator<Item = &'a Overheads>) -> (u64, u64) {
-    let mut largest: Vec<u64> = Vec::new();
-    let mut excesses: Vec<u64> = Vec::new();
-    let mut samples = 0u64;
+/// Excesses over an overhead's median smaller than this are the model's own variation, not
+/// noise (step 3): 20 µs, above the µs-scale jitter of caches and queues and below the
+/// 80–300 µs stops of a preempted vCPU that this machine's traces show (docs/scaling-calibration.md).
+pub const NOISE_FLOOR_NS: u64 = 20_000;
+
+/// The overheads whose spikes are *delivery* noise: a timer expiry delivered late
+/// (`release_latency` → `timer_noise_*`) or an IPI (`ipi` → `ipi_noise_*`); the other primary
+/// overheads' spikes are the code paths' noise (`noise_*`).
+pub const DELIVERY_OVERHEADS: [&str; 2] = ["release_latency", "ipi"];
+
+/// The rate of the delivery noise whose spikes `overhead` shows, if it shows one's.
+fn delivery_rate(overhead: &str) -> Option<CostName> {
+    match overhead {
+        "release_latency" => Some(CostName::TimerNoisePpm),
+        "ipi" => Some(CostName::IpiNoisePpm),
+        _ => None,
+    }
+}
+
+/// One kind of noise as the costs file states it (`noise_*`, `timer_noise_*`, `ipi_noise_*`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoiseFit {
+    /// Chance per path or delivery, per million.
+    pub ppm: u64,
+    /// Smallest delay (ns).
+    pub min: u64,
+    /// Largest delay (ns).
+    pub max: u64,
+    /// 0: uniform in [min, max]; α × 10⁶: truncated Pareto of index α.
+    pub shape: u64,
+}
+
+/// The noise of `overheads` in `sets` (step 3). A sample's *excess* is the sample minus its
+/// overhead's median in its trace; a *spike* is an excess of at least `floor`. Then
+/// `ppm` = 10⁶ × spikes / samples (rounded up, at least 1 when there is a spike);
+/// `min` = `floor` (a Pareto's scale is where its tail is counted from); `max` = the largest
+/// spike; `shape` = the Pareto index α whose truncated mean on [min, max] equals the spikes'
+/// mean (bisection on ln α in [0.01, 100]; spikes heavier than α = 0.01 allows, whose mean
+/// only the uniform reaches, get the uniform). No spike: no noise (all zero).
+pub fn noise_of<'a>(
+    sets: impl IntoIterator<Item = &'a Overheads>,
+    overheads: &[&str],
+    floor: u64,
+) -> NoiseFit {
+    let floor = floor.max(1);
+    let (mut samples, mut spikes, mut sum, mut max) = (0u64, 0u64, 0f64, 0u64);
     for o in sets {
-        for (overhead, _) in PRIMARY {
+        for overhead in overheads {
             let Some(s) = o.samples.get(overhead) else {
                 continue;
             };
@@ -492,24 +568,62 @@ pub fn noise_of<'a>(sets: impl IntoIterator<Item = &'a Overheads>) -> (u64, u64)
                 continue;
             };
             samples += s.len() as u64;
-            let med = st.median_ns;
-            excesses.extend(s.iter().filter(|&&x| x > med).map(|&x| x - med));
-            if st.max_ns > med {
-                largest.push(st.max_ns - med);
+            for excess in s.iter().map(|&x| x.saturating_sub(st.median_ns)) {
+                if excess >= floor {
+                    spikes += 1;
+                    sum += excess as f64;
+                    max = max.max(excess);
+                }
             }
         }
     }
-    if largest.is_empty() || samples == 0 {
-        return (0, 0);
+    if spikes == 0 || samples == 0 {
+        return NoiseFit::default();
     }
-    let log_mean = largest.iter().map(|&x| (x as f64).ln()).sum::<f64>() / largest.len() as f64;
-    let max = (log_mean.exp().round() as u64).max(1);
-    let spikes = excesses
-        .iter()
-        .filter(|&&e| e.saturating_mul(2) >= max)
-        .count() as u64;
-    let ppm = (spikes * 1_000_000).div_ceil(samples).clamp(1, 1_000_000);
-    (ppm, max)
+    NoiseFit {
+        ppm: (spikes * 1_000_000).div_ceil(samples).clamp(1, 1_000_000),
+        min: floor,
+        max,
+        shape: pareto_shape(floor, max, sum / spikes as f64),
+    }
+}
+
+/// The mean of a Pareto of index `alpha` truncated to `[lo, hi]`, written with `r = lo/hi` so
+/// that no power overflows: `lo·α·(r^(α−1) − 1) / ((1 − r^α)(1 − α))`, and
+/// `lo·ln(1/r) / (1 − r)` at α = 1.
+fn pareto_mean(lo: f64, hi: f64, alpha: f64) -> f64 {
+    let r = lo / hi;
+    if (alpha - 1.0).abs() < 1e-9 {
+        return lo * (1.0 / r).ln() / (1.0 - r);
+    }
+    lo * alpha * (r.powf(alpha - 1.0) - 1.0) / ((1.0 - r.powf(alpha)) * (1.0 - alpha))
+}
+
+/// [`NoiseFit::shape`] for spikes of mean `mean` on `[lo, hi]` (see [`noise_of`]).
+fn pareto_shape(lo: u64, hi: u64, mean: f64) -> u64 {
+    const A_LO: f64 = 0.01;
+    const A_HI: f64 = 100.0;
+    if hi <= lo {
+        return 1_000_000;
+    }
+    let (l, h) = (lo as f64, hi as f64);
+    if mean >= pareto_mean(l, h, A_LO) {
+        return 0;
+    }
+    if mean <= pareto_mean(l, h, A_HI) {
+        return (A_HI * 1e6) as u64;
+    }
+    // The mean falls as α grows: bisect ln α.
+    let (mut a, mut b) = (A_LO.ln(), A_HI.ln());
+    for _ in 0..80 {
+        let mid = 0.5 * (a + b);
+        if pareto_mean(l, h, mid.exp()) > mean {
+            a = mid;
+        } else {
+            b = mid;
+        }
+    }
+    ((0.5 * (a + b)).exp() * 1e6).round() as u64
 }
 
 /// The model's answer for one trace: overhead → (mean, maximum, count).
@@ -632,10 +746,16 @@ where
                     .unwrap_or(1.0)
                     .clamp(0.25, 64.0);
                 previous.insert(cost, (c, pred));
-                let next = (c + (meas - pred) / slope)
-                    .round()
-                    .clamp(0.0, MAX_COST_NS as f64);
-                section.insert(cost, next as u64);
+                let next = (c + (meas - pred) / slope).round();
+                section.insert(cost, next.clamp(0.0, MAX_COST_NS as f64) as u64);
+                // The delivery's own cost cannot go below 0: the rest of the overshoot is the
+                // delivery noise's, whose rate shrinks in proportion.
+                if let (true, Some(rate)) = (next < 0.0 && pred > 0.0, delivery_rate(overhead)) {
+                    if let Some(ppm) = section.get(&rate).copied() {
+                        let scaled = (ppm as f64 * (meas / pred).clamp(0.0, 1.0)).round();
+                        section.insert(rate, scaled as u64);
+                    }
+                }
             }
             iterations.push(it);
             if all_within {

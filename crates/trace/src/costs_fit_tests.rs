@@ -188,19 +188,39 @@ fn direct_mapping_returns_the_known_costs() {
 
 #[test]
 fn noise_by_hand() {
-    // schedule: 10, 10, 10, 10, 100: median 10, largest excess 90 = noise_max; one sample of
-    // five has an excess ≥ 45: 200,000 ppm.
+    // schedule: 10 µs ×4 and 100 µs: median 10 µs, one excess of 90 µs ≥ the 20 µs floor:
+    // 200,000 ppm, range [20, 90] µs, and a single spike's mean (90 µs, the top of the range)
+    // only the uniform approaches.
+    let us = |v: &[u64]| v.iter().map(|x| x * 1_000).collect::<Vec<_>>();
     let mut o = Overheads::default();
-    o.samples.insert("schedule", vec![10, 10, 100, 10, 10]);
-    assert_eq!(noise_of([&o]), (200_000, 90));
-    // Two overheads with largest excesses 90 and 10: noise_max = √(90·10) = 30; excesses ≥ 15:
-    // the 100 only, of 10 samples.
-    o.samples.insert("release", vec![5, 5, 15, 5, 5]);
-    assert_eq!(noise_of([&o]), (100_000, 30));
-    // No excess: no noise.
+    o.samples.insert("schedule", us(&[10, 10, 100, 10, 10]));
+    assert_eq!(
+        noise_of([&o], &["schedule"], NOISE_FLOOR_NS),
+        NoiseFit {
+            ppm: 200_000,
+            min: 20_000,
+            max: 90_000,
+            shape: 0
+        }
+    );
+    // Another overhead with excesses 15 µs (below the floor) and 25 µs: 2 spikes in 10
+    // samples; mean 57.5 µs on [20, 90] µs lies between the log-uniform's 46.5 and the
+    // uniform's 55 µs — still heavier than any α ≥ 0.01: the uniform.
+    o.samples.insert("release", us(&[5, 5, 20, 5, 30]));
+    let f = noise_of([&o], &["schedule", "release"], NOISE_FLOOR_NS);
+    assert_eq!((f.ppm, f.min, f.max, f.shape), (200_000, 20_000, 90_000, 0));
+    // Overheads not named are not looked at.
+    assert_eq!(
+        noise_of([&o], &["ipi"], NOISE_FLOOR_NS),
+        NoiseFit::default()
+    );
+    // No spike: no noise.
     let mut flat = Overheads::default();
-    flat.samples.insert("schedule", vec![10, 10, 10]);
-    assert_eq!(noise_of([&flat]), (0, 0));
+    flat.samples.insert("schedule", us(&[10, 10, 10, 29]));
+    assert_eq!(
+        noise_of([&flat], &["schedule"], NOISE_FLOOR_NS),
+        NoiseFit::default()
+    );
     // A spike enters the noise and the mean of its overhead (the refinement takes the noise's
     // mean off again).
     let (meta, ev) = synthetic("global-lock", 2, &[10_000_000], 500_000, 10, |_, j| Spans {
@@ -210,11 +230,46 @@ fn noise_by_hand() {
     let c = direct(&[CalTrace::from_trace("gl", &meta, &ev).unwrap()]).unwrap();
     let c = c.for_arch("global-lock");
     assert_eq!(c.get(CostName::ContextSwitch), 15_000);
-    // One spike of excess 100 µs among 10 samples each of Δev, Δrel, Δsch, Δcxs, Δreq, Δdsp
-    // (Δipi has none): ⌈10⁶ / 60⌉ = 16,667 ppm.
+    // One spike of excess 100 µs among 10 samples each of Δrel, Δsch, Δcxs, Δreq, Δdsp (the
+    // path overheads; Δev and Δipi are the delivery noises'): ⌈10⁶ / 50⌉ = 20,000 ppm.
     assert_eq!(
-        (c.get(CostName::NoisePpm), c.get(CostName::NoiseMax)),
-        (16_667, 100_000)
+        (
+            c.get(CostName::NoisePpm),
+            c.get(CostName::NoiseMin),
+            c.get(CostName::NoiseMax)
+        ),
+        (20_000, NOISE_FLOOR_NS, 100_000)
+    );
+    assert_eq!(c.get(CostName::TimerNoisePpm), 0);
+    assert_eq!(c.get(CostName::IpiNoisePpm), 0);
+}
+
+#[test]
+fn pareto_shape_matches_the_spikes_mean() {
+    // Spikes drawn from a Pareto of index 1.5 on [20 µs, 5 ms] by its inverse distribution
+    // function at evenly spaced quantiles: the fitted index is 1.5 within 2 %.
+    let (lo, hi, alpha) = (20_000f64, 5_000_000f64, 1.5f64);
+    let r = (lo / hi).powf(alpha);
+    let spikes: Vec<u64> = (0..20_000)
+        .map(|i| {
+            let u = (f64::from(i) + 0.5) / 20_000.0;
+            (lo * (1.0 - u * (1.0 - r)).powf(-1.0 / alpha)).round() as u64
+        })
+        .collect();
+    // Each spike as the excess of a sample over a median of 0 (most samples are 0).
+    let mut samples = vec![0u64; 60_000];
+    samples.extend(&spikes);
+    let mut o = Overheads::default();
+    o.samples.insert("ipi", samples);
+    let f = noise_of([&o], &["ipi"], NOISE_FLOOR_NS);
+    assert_eq!(f.ppm, 250_000);
+    assert_eq!(f.min, 20_000);
+    // The largest spike is the quantile (20,000 − ½)/20,000: 4.70 ms.
+    assert!(f.max > 4_600_000 && f.max <= 5_000_000, "{f:?}");
+    assert!(
+        (1_470_000..=1_530_000).contains(&f.shape),
+        "fitted index {} ×10⁻⁶",
+        f.shape
     );
 }
 

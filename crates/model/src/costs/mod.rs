@@ -59,6 +59,9 @@ pub const ARCHS: &[&str] = &[
 pub const MAX_COST_NS: u64 = 10_000_000_000;
 /// The largest per-million value.
 pub const MAX_PER_MILLION: u64 = 1_000_000;
+
+/// The largest [`CostUnit::Millionths`] value: 100.
+pub const MAX_MILLIONTHS: u64 = 100_000_000;
 /// The most `[arch.<name>]` sections.
 pub const MAX_ARCH_SECTIONS: usize = 64;
 /// The longest architecture or `[meta]` key, in bytes.
@@ -115,6 +118,9 @@ pub enum CostUnit {
     Ns,
     /// A count per million (a bare integer in the file).
     PerMillion,
+    /// A dimensionless number in millionths (a bare integer in the file: 2500000 is 2.5), at
+    /// most [`MAX_MILLIONTHS`].
+    Millionths,
 }
 
 /// Declares [`CostName`] with its keys, defaults, units and meanings: one line per cost.
@@ -203,8 +209,31 @@ costs! {
     /// Noise: the chance per code path that something outside the model (a host interrupt,
     /// a cache miss storm) delays it, per million paths.
     NoisePpm = "noise_ppm", 0, PerMillion;
-    /// Noise: the largest such delay; a delayed path takes an extra uniform in [0, this].
+    /// Noise: the largest such delay.
     NoiseMax = "noise_max", 0, Ns;
+    /// Noise: the smallest such delay.
+    NoiseMin = "noise_min", 0, Ns;
+    /// Noise: the delay's shape: 0, uniform in [noise_min, noise_max]; α × 10⁶ > 0, a
+    /// Pareto of index α truncated to [noise_min, noise_max] (small α: a heavy tail).
+    NoiseShape = "noise_shape", 0, Millionths;
+    /// Timer noise: the chance per release timer's expiry that something outside the model (a
+    /// halted vCPU woken late, a preempted thread) delivers it late, per million expiries.
+    TimerNoisePpm = "timer_noise_ppm", 0, PerMillion;
+    /// Timer noise: the largest such delay.
+    TimerNoiseMax = "timer_noise_max", 0, Ns;
+    /// Timer noise: the smallest such delay.
+    TimerNoiseMin = "timer_noise_min", 0, Ns;
+    /// Timer noise: the delay's shape, as `noise_shape`.
+    TimerNoiseShape = "timer_noise_shape", 0, Millionths;
+    /// IPI noise: the chance per IPI (or wake-up of a sleeping CPU or thread) that it is
+    /// delivered late, per million IPIs.
+    IpiNoisePpm = "ipi_noise_ppm", 0, PerMillion;
+    /// IPI noise: the largest such delay.
+    IpiNoiseMax = "ipi_noise_max", 0, Ns;
+    /// IPI noise: the smallest such delay.
+    IpiNoiseMin = "ipi_noise_min", 0, Ns;
+    /// IPI noise: the delay's shape, as `noise_shape`.
+    IpiNoiseShape = "ipi_noise_shape", 0, Millionths;
 }
 
 impl CostName {
@@ -374,6 +403,7 @@ pub fn markdown_table() -> String {
         let (unit, default) = match c.unit() {
             CostUnit::Ns => ("ns", crate::time::format_ns(c.default_value())),
             CostUnit::PerMillion => ("per million", c.default_value().to_string()),
+            CostUnit::Millionths => ("millionths", c.default_value().to_string()),
         };
         out.push_str(&format!(
             "| `{}` | {unit} | {default} | {} |\n",

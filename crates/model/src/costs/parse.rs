@@ -4,8 +4,8 @@
 
 use super::{
     CostName, CostUnit, CostsError, CostsFile, LockSemantics, ARCHS, MAX_ARCH_SECTIONS,
-    MAX_COST_NS, MAX_FILE_BYTES, MAX_META_ENTRIES, MAX_META_VALUE_BYTES, MAX_NAME_BYTES,
-    MAX_PER_MILLION, SCHEMA,
+    MAX_COST_NS, MAX_FILE_BYTES, MAX_META_ENTRIES, MAX_META_VALUE_BYTES, MAX_MILLIONTHS,
+    MAX_NAME_BYTES, MAX_PER_MILLION, SCHEMA,
 };
 use crate::error::suggest;
 use serde_json::{Map, Value};
@@ -206,6 +206,24 @@ fn cost_value(name: CostName, value: &Value, place: &str) -> Result<u64, CostsEr
                 return Err(invalid(
                     place,
                     format!("{count} per million is more than {MAX_PER_MILLION}"),
+                ));
+            }
+            Ok(count)
+        }
+        CostUnit::Millionths => {
+            let count = value.as_u64().ok_or_else(|| {
+                invalid(
+                    place,
+                    format!(
+                        "must be a non-negative integer (millionths: 2500000 is 2.5), got {}",
+                        shorten_value(value)
+                    ),
+                )
+            })?;
+            if count > MAX_MILLIONTHS {
+                return Err(invalid(
+                    place,
+                    format!("{count} millionths is more than {MAX_MILLIONTHS} (100)"),
                 ));
             }
             Ok(count)

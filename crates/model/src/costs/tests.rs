@@ -283,6 +283,7 @@ fn arb_cost(name: CostName) -> BoxedStrategy<u64> {
     match name.unit() {
         CostUnit::Ns => prop_oneof![0..=MAX_COST_NS, Just(MAX_COST_NS), Just(0)].boxed(),
         CostUnit::PerMillion => (0..=MAX_PER_MILLION).boxed(),
+        CostUnit::Millionths => (0..=MAX_MILLIONTHS).boxed(),
     }
 }
 

@@ -31,8 +31,9 @@
 //! # Noise
 //! Something outside the model (the host preempting a vCPU, an interrupt storm) stops a CPU
 //! for a while *wherever* it is in a path. So a path is noisy with probability
-//! `noise_ppm / 10⁶` (drawn when its CPU starts it); a noisy path gets an extra delay uniform
-//! in `[0, noise_max]`, inserted before one of its `Work(d > 0)` steps chosen uniformly (a
+//! `noise_ppm / 10⁶` (drawn when its CPU starts it); a noisy path gets an extra delay drawn
+//! from [`Noise`] (`noise_min`, `noise_max`, `noise_shape`), inserted before one of its
+//! `Work(d > 0)` steps chosen uniformly (a
 //! path without one is delayed at its start). Every span that contains that step grows by the
 //! delay — Δrel, Δsch, Δcxs, Δdsp as well as Δev — and so does, through the CPU and the locks,
 //! everything waiting behind the path: a delay inside a critical section holds the lock
@@ -42,9 +43,21 @@
 //! stopped in. Why uniform over the steps rather than weighted by their length: the choice
 //! then depends on the path's shape only, not on the costs, so the calibration's refinement
 //! (which changes costs between runs of one seed) sees the same steps hit in every run.
+//!
+//! *Delivery noise* is the other kind a measured machine shows: a timer expiry or an IPI that
+//! reaches a halted vCPU or a sleeping thread late, by up to milliseconds on a virtual machine,
+//! while the code paths themselves are stopped for at most a few hundred µs. Each delivery of
+//! a release timer's expiry ([`Machine::timer`]) is late with probability
+//! `timer_noise_ppm / 10⁶` by a delay drawn from `timer_noise_min`, `_max`, `_shape`; each
+//! IPI likewise with the `ipi_noise_*` costs (two kinds, because an architecture may take its
+//! timers on a polling CPU and send its IPIs to sleeping ones: message passing). The delay
+//! postpones the path's arrival, so it lengthens Δev or Δipi (which begin at the origin) and
+//! everything behind them, but no code path's own length.
+//!
 //! Deterministic per seed: ChaCha8 seeded with the run's seed, drawn in the order the CPUs
-//! start their paths; `noise_ppm = 0` draws nothing (the run is that of the noise-free model,
-//! whatever `noise_max`).
+//! start their paths (the delivery noises from their own streams of that generator, in the
+//! order of the deliveries); all three rates 0 draw nothing (the
+//! run is that of the noise-free model, whatever the other noise costs).
 //!
 //! Cost: each step is `O(1)` plus `O(log e)` for the `e` pending machine events (a binary
 //! heap); paths are recycled, so memory is bounded by the paths in flight.
@@ -103,8 +116,9 @@ pub(crate) struct Costs {
     pub dsp_poll_client: u64,
     pub cpudl: u64,
     pub cpudl_log: u64,
-    pub noise_ppm: u64,
-    pub noise_max: u64,
+    pub noise: Noise,
+    pub timer_noise: Noise,
+    pub ipi_noise: Noise,
 }
 
 impl Costs {
@@ -131,8 +145,24 @@ impl Costs {
             dsp_poll_client: c.get(N::DspPollClient),
             cpudl: c.get(N::Cpudl),
             cpudl_log: c.get(N::CpudlLog),
-            noise_ppm: c.get(N::NoisePpm),
-            noise_max: c.get(N::NoiseMax),
+            noise: Noise {
+                ppm: c.get(N::NoisePpm),
+                min: c.get(N::NoiseMin),
+                max: c.get(N::NoiseMax),
+                shape: c.get(N::NoiseShape),
+            },
+            timer_noise: Noise {
+                ppm: c.get(N::TimerNoisePpm),
+                min: c.get(N::TimerNoiseMin),
+                max: c.get(N::TimerNoiseMax),
+                shape: c.get(N::TimerNoiseShape),
+            },
+            ipi_noise: Noise {
+                ppm: c.get(N::IpiNoisePpm),
+                min: c.get(N::IpiNoiseMin),
+                max: c.get(N::IpiNoiseMax),
+                shape: c.get(N::IpiNoiseShape),
+            },
         }
     }
 
@@ -151,6 +181,60 @@ impl Costs {
 /// `⌊log₂ n⌋ + 1`, 0 for 0: the depth of a binary heap of `n` entries.
 pub(crate) fn bits(n: u64) -> u64 {
     u64::from(u64::BITS - n.leading_zeros())
+}
+
+/// One kind of noise (module doc): how often and how long.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Noise {
+    /// Chance per path (or per delivery), per million.
+    pub ppm: u64,
+    /// Smallest delay (ns).
+    pub min: u64,
+    /// Largest delay (ns).
+    pub max: u64,
+    /// 0: uniform in `[min, max]`; `α × 10⁶ > 0`: Pareto of index α truncated to
+    /// `[max(min, 1), max]`.
+    pub shape: u64,
+}
+
+impl Noise {
+    /// A delay for one path or delivery, or `None` (the common case: no noise). Draws
+    /// nothing when `ppm` is 0.
+    pub(crate) fn draw(&self, rng: &mut ChaCha8Rng) -> Option<u64> {
+        if self.ppm == 0 || rng.random_range(0..1_000_000u64) >= self.ppm {
+            return None;
+        }
+        let (lo, hi) = (self.min.min(self.max), self.max);
+        if self.shape == 0 {
+            return Some(rng.random_range(lo..=hi));
+        }
+        Some(truncated_pareto(
+            lo.max(1),
+            hi.max(1),
+            self.shape,
+            rng.random::<f64>(),
+        ))
+    }
+}
+
+/// The inverse of the truncated Pareto's distribution function at `u ∈ [0, 1)`: index
+/// `α = shape / 10⁶` on `[lo, hi]`, `x = lo · (1 − u·(1 − (lo/hi)^α))^(−1/α)` (floating point:
+/// the delay is a random draw, not a scheduling decision; the result is clamped to `[lo, hi]`).
+pub(crate) fn truncated_pareto(lo: u64, hi: u64, shape: u64, u: f64) -> u64 {
+    if hi <= lo {
+        return lo;
+    }
+    let alpha = shape as f64 / 1e6;
+    let ratio = (lo as f64 / hi as f64).powf(alpha);
+    let x = lo as f64 * (1.0 - u * (1.0 - ratio)).powf(-1.0 / alpha);
+    (x.round() as u64).clamp(lo, hi)
+}
+
+/// Stream `k` of the ChaCha8 generator seeded with `seed` (stream 0 is the path noise's).
+fn stream(seed: u64, k: u64) -> ChaCha8Rng {
+    let mut r = ChaCha8Rng::seed_from_u64(seed);
+    r.set_stream(k);
+    r
 }
 
 /// The handoff of a lock released with `waiters ≥ 1` CPUs spinning (module doc).
@@ -207,6 +291,11 @@ pub(crate) struct Machine {
     locks: Vec<Lock>,
     pub(crate) stats: Stats,
     rng: ChaCha8Rng,
+    /// The timer noise's own stream (and the IPI noise's, below): deliveries are drawn in
+    /// their own order, so a change of costs that reorders path starts does not change which
+    /// deliveries are late.
+    timer_rng: ChaCha8Rng,
+    ipi_rng: ChaCha8Rng,
     /// Paths executed.
     pub(crate) paths_run: u64,
     /// (CPU, instant) of every lock acquisition, when `probe` is set (tests).
@@ -233,6 +322,8 @@ impl Machine {
             locks: (0..locks).map(|_| Lock::default()).collect(),
             stats: Stats::default(),
             rng: ChaCha8Rng::seed_from_u64(seed),
+            timer_rng: stream(seed, 1),
+            ipi_rng: stream(seed, 2),
             paths_run: 0,
             acquisitions: None,
         }
@@ -277,6 +368,17 @@ impl Machine {
         self.push(time, id, ARRIVE);
     }
 
+    /// Path `id`, a release timer's handler, for the timer that expires at `time`: it arrives
+    /// then, or later by the wake-up noise (module doc); its origin is `time`.
+    pub(crate) fn timer(&mut self, id: PathId, time: u64) {
+        let late = self
+            .costs
+            .timer_noise
+            .draw(&mut self.timer_rng)
+            .unwrap_or(0);
+        self.submit(id, time + late, time);
+    }
+
     fn push(&mut self, time: u64, id: PathId, kind: u8) {
         self.seq += 1;
         self.heap.push(Reverse((time, self.seq, id, kind)));
@@ -316,8 +418,7 @@ impl Machine {
     fn start(&mut self, id: PathId, now: u64) {
         self.paths_run += 1;
         let c = self.costs;
-        if c.noise_ppm > 0 && self.rng.random_range(0..1_000_000u64) < c.noise_ppm {
-            let extra = self.rng.random_range(0..=c.noise_max);
+        if let Some(extra) = c.noise.draw(&mut self.rng) {
             let timed = |s: &Step| matches!(s, Step::Work(d) if *d > 0);
             let works = self
                 .paths
@@ -373,7 +474,8 @@ impl Machine {
                     self.stats.add(s, now.saturating_sub(from));
                 }
                 Step::Ipi(next) => {
-                    let at = now + self.costs.ipi_latency;
+                    let late = self.costs.ipi_noise.draw(&mut self.ipi_rng).unwrap_or(0);
+                    let at = now + self.costs.ipi_latency + late;
                     self.submit(next, at, now);
                 }
                 Step::Post(next) => self.submit(next, now, now),

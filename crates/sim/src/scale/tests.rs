@@ -547,3 +547,124 @@ fn the_model_knows_exactly_the_architectures_a_costs_file_may_name() {
     file.sort_unstable();
     assert_eq!(model, file);
 }
+
+#[test]
+fn truncated_pareto_by_hand() {
+    use super::machine::truncated_pareto;
+    // α = 1 on [100, 10,000]: (lo/hi)^α = 0.01, so x(u) = 100 / (1 − 0.99·u).
+    assert_eq!(truncated_pareto(100, 10_000, 1_000_000, 0.0), 100);
+    assert_eq!(truncated_pareto(100, 10_000, 1_000_000, 0.5), 198); // 100 / 0.505
+    assert_eq!(truncated_pareto(100, 10_000, 1_000_000, 0.9), 917); // 100 / 0.109
+                                                                    // u → 1 reaches the upper end, never beyond it.
+    assert_eq!(
+        truncated_pareto(100, 10_000, 1_000_000, 1.0 - 1e-12),
+        10_000
+    );
+    // α = 2: x(0.5) = 100 · (1 − 0.5·(1 − 10⁻⁴))^(−1/2) = 141.4…
+    assert_eq!(truncated_pareto(100, 10_000, 2_000_000, 0.5), 141);
+    // An empty range is its lower end.
+    assert_eq!(truncated_pareto(500, 500, 1_000_000, 0.7), 500);
+}
+
+/// `only(set)` plus timer and IPI noise on every delivery of exactly `timer` and `ipi` ns.
+fn late_wakeups(set: &[(CostName, u64)], timer: u64, ipi: u64) -> OpCosts {
+    let mut c = only(set);
+    c.set(CostName::TimerNoisePpm, 1_000_000);
+    c.set(CostName::TimerNoiseMin, timer);
+    c.set(CostName::TimerNoiseMax, timer);
+    c.set(CostName::IpiNoisePpm, 1_000_000);
+    c.set(CostName::IpiNoiseMin, ipi);
+    c.set(CostName::IpiNoiseMax, ipi);
+    c
+}
+
+#[test]
+fn a_late_timer_lengthens_delta_ev_and_nothing_inside_the_path() {
+    // One partitioned task, two releases in 5 ms (the hand-checked release above): every
+    // timer expiry delivered 7 µs late makes each Δev exactly 7 µs longer, and leaves Δrel
+    // and the path's own spans as they were (the delay is before the path, not inside it).
+    let set = [
+        (CostName::TimerIrq, 1_000),
+        (CostName::Release, 500),
+        (CostName::Schedule, 1_000),
+        (CostName::ContextSwitch, 5_000),
+    ];
+    let tasks = implicit(ms(1), ms(10), 1);
+    let run = |costs: &OpCosts| {
+        let mut cfg = ScaleConfig::new(ScaleArch::Partitioned, 1, ms(5));
+        cfg.costs = costs.clone();
+        let placement = Placement::new(vec![0], 1);
+        let r = scale(&tasks, &[0], Some(placement), &cfg).unwrap_or_else(|e| panic!("{e}"));
+        let g = |s: Span| {
+            let x = r.stats.get(s);
+            (x.count, x.sum_ns)
+        };
+        (g(Span::ReleaseLatency), g(Span::Release), g(Span::Schedule))
+    };
+    let (ev, rel, sch) = run(&only(&set));
+    let (late_ev, late_rel, late_sch) = run(&late_wakeups(&set, 7_000, 1));
+    assert_eq!(late_ev, (ev.0, ev.1 + u128::from(ev.0) * 7_000));
+    assert_eq!((late_rel, late_sch), (rel, sch));
+}
+
+#[test]
+fn a_late_ipi_lengthens_delta_ipi_by_its_delay() {
+    // CPU 0 sends an IPI at 0 to a path on CPU 1 whose Δipi begins at the send: ipi_latency
+    // 2 µs, every IPI 30 µs late → Δipi = 32 µs exactly (the timer noise does not apply).
+    let costs = late_wakeups(&[(CostName::IpiLatency, 2_000)], 1, 30_000);
+    let mut m = Machine::new(2, 0, Costs::from_op(&costs), LockSemantics::Ticket, 5);
+    let target = m.path(1, &[Step::BeginAtOrigin(Span::Ipi), Step::End(Span::Ipi)]);
+    let sender = m.path(0, &[Step::Ipi(target)]);
+    m.submit(sender, 0, 0);
+    m.run_until(u64::MAX);
+    let ipi = m.stats.get(Span::Ipi);
+    assert_eq!((ipi.count, ipi.sum_ns), (1, 32_000));
+}
+
+#[test]
+fn pareto_noise_stays_in_its_range_and_is_deterministic() {
+    // Every path noisy, Pareto α = 0.5 on [50 µs, 2 ms]: each Δsch of a 500 ns step grows by
+    // 0 (the noise fell on another step) or by a delay in [50 µs, 2 ms].
+    let mut c = only(&[]);
+    for (n, v) in [
+        (CostName::NoisePpm, 1_000_000),
+        (CostName::NoiseMin, 50_000),
+        (CostName::NoiseMax, 2_000_000),
+        (CostName::NoiseShape, 500_000),
+    ] {
+        c.set(n, v);
+    }
+    let run = |seed: u64| {
+        let mut m = Machine::new(1, 0, Costs::from_op(&c), LockSemantics::Ticket, seed);
+        let mut spans = Vec::new();
+        for i in 0..200u64 {
+            let p = m.path(
+                0,
+                &[
+                    Step::Work(300),
+                    Step::Begin(Span::Schedule),
+                    Step::Work(500),
+                    Step::End(Span::Schedule),
+                ],
+            );
+            m.submit(p, i * 10_000_000, i * 10_000_000);
+            m.run_until((i + 1) * 10_000_000);
+            spans.push(m.stats.get(Span::Schedule).sum_ns);
+        }
+        spans
+    };
+    let sums = run(9);
+    let mut hit = 0;
+    let mut before = 0;
+    for &sum in &sums {
+        let one = sum - before;
+        before = sum;
+        assert!(one == 500 || (50_500..=2_000_500).contains(&one), "{one}");
+        hit += u32::from(one != 500);
+    }
+    assert!(
+        hit > 50 && hit < 150,
+        "about half the paths hit the Δsch step: {hit}"
+    );
+    assert_eq!(run(9), sums);
+}

@@ -123,7 +123,7 @@ impl ArchModel for GlobalLock {
             }
             let hp = if self.di { 0 } else { h + off };
             let p = m.path(hp, &steps);
-            m.submit(p, t, t);
+            m.timer(p, t);
             self.steps = steps;
             i = j;
         }

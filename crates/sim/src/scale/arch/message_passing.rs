@@ -82,7 +82,7 @@ impl ArchModel for MessagePassing {
             }
             steps.push(Step::End(Span::Release));
             let p = m.path(DSP, &steps);
-            m.submit(p, t, t);
+            m.timer(p, t);
         }
         for ch in &inst.changes {
             let client = ch.cpu + 1;

@@ -107,7 +107,7 @@ impl ArchModel for Partitioned {
                 context_switch(&mut steps, c.context_switch);
             }
             let p = m.path(cpu, &steps);
-            m.submit(p, t, t);
+            m.timer(p, t);
         }
         for &(cpu, _) in &inst.completed {
             let new = change_of(cpu).is_some_and(|ch| ch.new.is_some());

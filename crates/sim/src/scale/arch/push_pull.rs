@@ -232,7 +232,7 @@ impl ArchModel for PushPull {
             }
             s.push(Step::End(Span::Release));
             let p = m.path(h, &s);
-            m.submit(p, t, t);
+            m.timer(p, t);
             if let Some(l) = local {
                 // Right after its own handler, on the same CPU.
                 m.submit(l, t, t);
