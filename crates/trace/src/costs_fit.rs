@@ -15,9 +15,10 @@
 //!    `release` = Δrel − (lock + three queue operations at ⌈log₂ n⌉ + two preemption scans +
 //!    link + IPI send), `context_switch` = Δcxs, `ipi_latency` = Δipi, `timer_irq` = Δev,
 //!    `dsp_dequeue` = Δreq, `dsp_handler` = Δdsp − (queue operation + m − 1 checks + link +
-//!    cache line). Costs no overhead isolates (lock handoffs, cache
-//!    lines, cpudl) keep their defaults: at m = 2 there is at most one waiter, the traces
-//!    cannot tell a handoff from a critical section.
+//!    cache line), `lock_acquire` = the lock wait (at m = 2 most acquisitions find the lock
+//!    free; the refinement takes the model's own contention off). Costs no overhead isolates
+//!    (lock handoffs, cache lines, cpudl) keep their defaults: at m = 2 there is at most one
+//!    waiter, the traces cannot tell a handoff from a critical section.
 //! 2. **Refinement** ([`refine`]), given a predictor (the model itself, which lives in the
 //!    simulator crate; the CLI and Python pass it in): run the model at each trace's m and n
 //!    on the trace's own task set ([`reconstruct_tasks`]), compare each overhead's predicted
@@ -61,7 +62,7 @@ use schedlab_model::{Duration, Task, TaskSet};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Each overhead that one operation dominates, and that operation's cost.
-pub const PRIMARY: [(&str, CostName); 7] = [
+pub const PRIMARY: [(&str, CostName); 8] = [
     ("release_latency", CostName::TimerIrq),
     ("release", CostName::Release),
     ("ipi", CostName::IpiLatency),
@@ -69,7 +70,14 @@ pub const PRIMARY: [(&str, CostName); 7] = [
     ("context_switch", CostName::ContextSwitch),
     ("request", CostName::DspDequeue),
     ("dsp", CostName::DspHandler),
+    ("lock_wait", CostName::LockAcquire),
 ];
+
+/// The overheads whose spikes are the code paths' noise (`noise_*`). Not the lock wait: its
+/// spikes are the *effect* of a noisy lock holder, which the model produces from the paths'
+/// noise (and its many short samples would dilute the rate per path).
+pub const PATH_NOISE_OVERHEADS: [&str; 5] =
+    ["release", "schedule", "context_switch", "request", "dsp"];
 
 /// The overheads [`crate::overheads`] measures that the model predicts (the validation
 /// compares these).
@@ -446,11 +454,6 @@ pub fn direct(traces: &[CalTrace]) -> Result<CostsFile, CostsFitError> {
                 arch: arch.to_string(),
             });
         }
-        let path_overheads: Vec<&str> = PRIMARY
-            .iter()
-            .map(|p| p.0)
-            .filter(|o| !DELIVERY_OVERHEADS.contains(o))
-            .collect();
         let fit = |overheads: &[&str]| {
             noise_of(ts.iter().map(|t| &t.overheads), overheads, NOISE_FLOOR_NS)
         };
@@ -458,7 +461,7 @@ pub fn direct(traces: &[CalTrace]) -> Result<CostsFile, CostsFitError> {
         for (names, fit) in [
             (
                 [N::NoisePpm, N::NoiseMin, N::NoiseMax, N::NoiseShape],
-                fit(&path_overheads),
+                fit(&PATH_NOISE_OVERHEADS),
             ),
             (
                 [
@@ -517,11 +520,6 @@ fn body(traces: &[&CalTrace], overhead: &str) -> Option<Body> {
 /// noise (step 3): 20 µs, above the µs-scale jitter of caches and queues and below the
 /// 80–300 µs stops of a preempted vCPU that this machine's traces show (docs/scaling-calibration.md).
 pub const NOISE_FLOOR_NS: u64 = 20_000;
-
-/// The overheads whose spikes are *delivery* noise: a timer expiry delivered late
-/// (`release_latency` → `timer_noise_*`) or an IPI (`ipi` → `ipi_noise_*`); the other primary
-/// overheads' spikes are the code paths' noise (`noise_*`).
-pub const DELIVERY_OVERHEADS: [&str; 2] = ["release_latency", "ipi"];
 
 /// The rate of the delivery noise whose spikes `overhead` shows, if it shows one's.
 fn delivery_rate(overhead: &str) -> Option<CostName> {
