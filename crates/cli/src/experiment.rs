@@ -7,6 +7,7 @@
 //! new chunks, lets running chunks finish and be stored, and exits 130; a second Ctrl-C exits at
 //! once (stored chunks are complete by construction). Rerunning the command resumes.
 
+use crate::exit::Status;
 use crate::output::{out, outln};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
@@ -14,7 +15,6 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use schedlab_exp::{report, run_local, schema, Progress, RunOptions, RunOutcome, Store};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -81,17 +81,17 @@ fn show(bar: &ProgressBar, p: &Progress) {
 }
 
 /// Runs the command.
-pub(crate) fn run(args: ExperimentArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: ExperimentArgs) -> Result<Status> {
     match args.action {
         Some(Action::Plot { dir }) => {
             let (store, manifest) = Store::open(&dir)?;
             let outputs = report::finish(&store, &manifest, None)?;
             outln!("re-rendered {}", outputs.report_html.display())?;
-            return Ok(ExitCode::SUCCESS);
+            return Ok(Status::SUCCESS);
         }
         Some(Action::ChronosBounds { cpus }) => {
             out!("{}", schedlab_exp::chronos::markdown_table(&cpus))?;
-            return Ok(ExitCode::SUCCESS);
+            return Ok(Status::SUCCESS);
         }
         None => {}
     }
@@ -111,7 +111,7 @@ pub(crate) fn run(args: ExperimentArgs) -> Result<ExitCode> {
             file.display(),
             schedlab_exp::chunks(&experiment).len()
         )?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Status::SUCCESS);
     }
     let out = args.out.context("give the output folder with --out DIR")?;
     run_file(&file, &experiment, &out, args.jobs.unwrap_or(0))
@@ -122,7 +122,7 @@ fn run_file(
     experiment: &schedlab_exp::Experiment,
     out: &Path,
     jobs: usize,
-) -> Result<ExitCode> {
+) -> Result<Status> {
     let (store, manifest) = Store::create_or_open(out, experiment, &file.display().to_string())?;
     let stop = Arc::new(AtomicBool::new(false));
     let presses = Arc::new(AtomicUsize::new(0));
@@ -160,7 +160,7 @@ fn run_file(
     match outcome {
         RunOutcome::Interrupted { done, total } => {
             eprintln!("{}", schedlab_exp::stopped_note(done, total, elapsed));
-            Ok(ExitCode::from(130))
+            Ok(Status::from(130))
         }
         RunOutcome::Finished => {
             let outputs = report::finish(&store, &manifest, Some(elapsed))?;
@@ -170,7 +170,7 @@ fn run_file(
                 outputs.rows.len(),
                 outputs.report_html.display()
             )?;
-            Ok(ExitCode::SUCCESS)
+            Ok(Status::SUCCESS)
         }
     }
 }

@@ -14,6 +14,7 @@
 //! - `supply FILE --tasks TASKS [--cpus M] [--tolerance D] [--period-loss D] [--max-points N]`: the H-CBS
 //!   reservation guarantees on the trace (`crate::trace_supply`; exit status 2 when one fails).
 
+use crate::exit::Status;
 use crate::output::outln;
 use anyhow::{anyhow, bail, Context, Result};
 use schedlab_model::overheads::OverheadFile;
@@ -28,7 +29,6 @@ use schedlab_trace::overheads::Overheads;
 use schedlab_trace::stats::{self, analyze, equalize_traces, report_order, TraceStats};
 use schedlab_trace::Trace;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 /// Subcommands of `schedlab trace`.
 #[derive(clap::Subcommand)]
@@ -167,7 +167,7 @@ fn read(path: &Path) -> Result<Trace> {
 }
 
 /// Runs a `trace` subcommand.
-pub(crate) fn run(cmd: TraceCommand) -> Result<ExitCode> {
+pub(crate) fn run(cmd: TraceCommand) -> Result<Status> {
     if let TraceCommand::Supply {
         file,
         tasks,
@@ -188,7 +188,7 @@ pub(crate) fn run(cmd: TraceCommand) -> Result<ExitCode> {
             json: matches!(format, crate::OutputFormat::Json),
         });
     }
-    run_tool(cmd).map(|()| ExitCode::SUCCESS)
+    run_tool(cmd).map(|()| Status::SUCCESS)
 }
 
 /// The subcommands that succeed or fail with an error.

@@ -14,6 +14,7 @@
 //! Exit status: 0 when every check passed, 2 when one failed (the table or JSON says which),
 //! 1 on an error (unreadable files, a trace that does not fit the task file).
 
+use crate::exit::Status;
 use crate::output::outln;
 use anyhow::{anyhow, Context, Result};
 use schedlab_analysis::hcbs::supply::Server;
@@ -21,7 +22,6 @@ use schedlab_model::{file, GroupTree};
 use schedlab_trace::supply::{check, ServerReport, SupplyOptions, SupplyReport};
 use serde_json::{json, Value};
 use std::path::Path;
-use std::process::ExitCode;
 
 /// Exit status of a failed check (errors are 1).
 pub(crate) const CHECK_FAILED: u8 = 2;
@@ -38,7 +38,7 @@ pub(crate) struct Options<'a> {
 }
 
 /// Runs the command (module doc).
-pub(crate) fn run(o: &Options<'_>) -> Result<ExitCode> {
+pub(crate) fn run(o: &Options<'_>) -> Result<Status> {
     let t = schedlab_trace::file::read_file(o.trace)
         .with_context(|| format!("{}", o.trace.display()))?;
     let loaded = file::load(o.tasks).with_context(|| format!("{}", o.tasks.display()))?;
@@ -99,9 +99,9 @@ pub(crate) fn run(o: &Options<'_>) -> Result<ExitCode> {
         print_table(o.trace, &report, loss.as_ns())?;
     }
     Ok(if report.passed() {
-        ExitCode::SUCCESS
+        Status::SUCCESS
     } else {
-        ExitCode::from(CHECK_FAILED)
+        Status::from(CHECK_FAILED)
     })
 }
 
