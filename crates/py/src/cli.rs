@@ -17,16 +17,17 @@
 //!   handler is installed again (from the main thread, the only one where Python allows it), so
 //!   Ctrl-C in an interactive interpreter raises `KeyboardInterrupt` again. The console script
 //!   sets SIGINT to its default action before calling in, as in a Rust binary; the effects in
-//!   an interactive interpreter are described in docs/python.md ("The CLI from Python").
+//!   an interactive interpreter are described in docs/python.md ("The command line from Python").
 
 use crate::err;
 use pyo3::prelude::*;
 use std::ffi::OsString;
 use std::io::Write;
+use std::panic::AssertUnwindSafe;
 
 /// Runs the `schedlab` command line with `argv` (`argv[0]` is the program name, as in
 /// `sys.argv`) and returns its exit status: 0 success, 1 failure (the message is on stderr),
-/// 2 a usage error, other values as each command documents.
+/// 2 a usage error, 101 a panic (as the binary), other values as each command documents.
 #[pyfunction]
 pub(crate) fn cli_main(py: Python<'_>, argv: Vec<OsString>) -> PyResult<u8> {
     if argv.is_empty() {
@@ -36,7 +37,11 @@ pub(crate) fn cli_main(py: Python<'_>, argv: Vec<OsString>) -> PyResult<u8> {
     }
     let sigint = PythonSigint::save(py)?;
     let status = py.allow_threads(|| {
-        let status = schedlab_cli::main_with_args(argv);
+        // A panic (a bug) ends the command as it ends the binary: the panic hook's message on
+        // stderr and status 101, rather than a `PanicException` traceback.
+        let status =
+            std::panic::catch_unwind(AssertUnwindSafe(|| schedlab_cli::main_with_args(argv)))
+                .unwrap_or(101);
         // A closed stdout (`schedlab … | head`) cannot be told anything more.
         let _ = std::io::stdout().flush();
         status
