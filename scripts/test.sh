@@ -2,7 +2,8 @@
 # Runs every test: formatting and lints, the Rust test suite (unit, property, doc tests), one
 # pass of the model/generator/analysis/policy/trace/simulator tests with integer-overflow checks
 # on, the loom models of the runtime's lock-free protocols, the fuzz targets for a bounded time
-# each, and the Python test suite against a freshly built package (docs/testing.md).
+# each, the Python test suite against a freshly built package (docs/testing.md), and the wheel
+# installed into a fresh virtualenv outside the repository (scripts/test-wheel.sh).
 #
 # Pass or fail is decided by exit codes only (`set -euo pipefail`, every stage's status checked):
 # a compile error, a failing test or doctest, a test binary that crashes or aborts, a loom model,
@@ -103,6 +104,9 @@ stage_summary() {
     pytest)
         echo " — $(tail -n 1 "$log" | sed 's/^=* *//; s/ *=*$//')"
         ;;
+    wheel)
+        echo " — $(tail -n 1 "$log" | sed 's/^==> //')"
+        ;;
     esac
 }
 
@@ -148,6 +152,11 @@ else
 fi
 stage python-build build_python_package
 stage pytest python -m pytest -q -rs tests/python
+# After python-build, whose target folder and interpreter it shares: only the wheel is linked.
+stage wheel bash scripts/test-wheel.sh
+while IFS= read -r line; do
+    EXTRA_SKIPS+=("${line#SKIPPED LOUDLY: }")
+done < <(grep '^SKIPPED LOUDLY: ' "$LOGS/wheel.log" || true)
 
 # pytest's own count (its closing line, e.g. "84 passed, 5 skipped in 12.3s").
 pytest_count() {

@@ -42,6 +42,7 @@ __all__ = [
     "bench_rust_analyze",
     "bench_rust_analyze_many",
     "trace_costs",
+    "cli_main",
 ]
 
 __version__: str
@@ -517,4 +518,10 @@ def scale(
     partition: str = "ffd",
 ) -> Dict[str, Any]:
     """The scaling model (``schedlab scale``): ``{"overheads": dict, "rows": [dict, ...]}``."""
+    ...
+
+def cli_main(argv: Sequence[str]) -> int:
+    """Runs the ``schedlab`` command line (``argv[0]`` is the program name, as in ``sys.argv``)
+    with the GIL released; returns its exit status (0 success, 1 failure, 2 usage error).
+    The wheel's ``schedlab`` script; from Python code prefer the API (docs/python.md)."""
     ...

@@ -19,6 +19,7 @@ mod arrays;
 mod batch;
 mod bench;
 mod bodies;
+mod cli;
 mod design;
 mod entries;
 mod experiment;
@@ -75,5 +76,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench::bench_rust_analyze, m)?)?;
     m.add_function(wrap_pyfunction!(bench::bench_rust_analyze_many, m)?)?;
     m.add_function(wrap_pyfunction!(trace_costs::trace_costs, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;
     Ok(())
 }
