@@ -117,13 +117,10 @@ pub(crate) fn run_command(a: &Args) -> Result<()> {
         0
     };
     let (mut jobs, mut misses, mut max_response) = (0u64, 0u64, 0u64);
-    loop {
-        let Some(release) = k
-            .checked_mul(period.as_ns())
-            .and_then(|x| x.checked_add(first))
-        else {
-            break;
-        };
+    while let Some(release) = k
+        .checked_mul(period.as_ns())
+        .and_then(|x| x.checked_add(first))
+    {
         if end.is_some_and(|e| release >= e) {
             break;
         }

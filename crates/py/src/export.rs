@@ -63,7 +63,9 @@ pub(crate) fn export(
         Some(d) => {
             let d = duration_arg("duration", d)?;
             if d.is_zero() {
-                return Err(err("duration: must be longer than 0 (or \"inf\": until stopped)"));
+                return Err(err(
+                    "duration: must be longer than 0 (or \"inf\": until stopped)",
+                ));
             }
             Some(d)
         }

@@ -426,7 +426,7 @@ fn arb_set() -> impl Strategy<Value = TaskSet> {
                     let d = c + slack * (t - c) / 4;
                     Task::new(ms(c), ms(d.max(c)), ms(t))
                         .unwrap()
-                        .named(&format!("t{i}"))
+                        .named(format!("t{i}"))
                 })
                 .collect(),
         )

@@ -106,6 +106,12 @@ if [ "$DURATION" != inf ]; then
     [ "$DUR_MS" -gt 0 ] || usage_error "--duration must be longer than 0"
 fi
 case $RUNNER in default | rt-app) ;; *) usage_error "RUNNER='$RUNNER': use default or rt-app" ;; esac
+case ${RTAPP_CALIBRATION:-} in *[!0-9]*) usage_error "RTAPP_CALIBRATION='$RTAPP_CALIBRATION': give rt-app's ns per loop, a whole number" ;; esac
+
+# rt-app's global.calibration: RTAPP_CALIBRATION, else the CPU $1.
+rtapp_calibration() {
+    if [ -n "${RTAPP_CALIBRATION:-}" ]; then echo "$RTAPP_CALIBRATION"; else echo "\"CPU$1\""; fi
+}
 
 PIDS=
 NAMES=
@@ -286,6 +292,8 @@ fn head(dep: &Deployment, opts: &RenderOptions, out: &mut String) {
 #                  task's policy and CPUs; under SCHED_DEADLINE it must not fork (the kernel
 #                  refuses a deadline task's fork). Variables:{vars}
 #   RTAPP=PATH     the rt-app binary (--rt-app)
+#   RTAPP_CALIBRATION=NS  rt-app's ns per loop (its log's pLoad), to skip its calibration,
+#                  which takes 2 s or more (default: calibrate on the domain's first CPU)
 #   CPUSET_ROOT=DIR  the cgroup-v1 cpuset hierarchy (default {CPUSET_ROOT})
 # Exit status: 0 the run ended; 1 a task failed or could not start; 2 bad usage;
 # 3 this machine cannot run it (the message says why). Needs chrt, taskset (util-linux) and a
@@ -413,7 +421,7 @@ fn rt_app_block(dep: &Deployment, out: &mut String) {
         let style = DocStyle {
             cpu: &|c| format!("${{CPU_{c}}}"),
             duration: "${RTAPP_SECONDS}".to_string(),
-            calibration: format!("\"CPU${{CPU_{first}}}\""),
+            calibration: format!("$(rtapp_calibration \"$CPU_{first}\")"),
             logdir: "\"${WORKDIR}\"".to_string(),
             basename: format!("{set}-{label}"),
         };

@@ -81,7 +81,7 @@ fn a_deadline_script_has_the_hand_checked_parts() {
     assert!(s.contains(c_block), "{s}");
     // The rt-app runner: domain 1 runs b alone, its CPUs from the script's variables.
     assert!(s.contains(
-        "    cat > \"$WORKDIR/d1.json\" << EOF\n{\n    \"global\": {\n        \"duration\": ${RTAPP_SECONDS},\n        \"calibration\": \"CPU${CPU_1}\",\n        \"default_policy\": \"SCHED_DEADLINE\",\n        \"lock_pages\": true,\n        \"logdir\": \"${WORKDIR}\",\n        \"log_basename\": \"demo-d1\"\n    },\n    \"tasks\": {\n        \"b\": {"
+        "    cat > \"$WORKDIR/d1.json\" << EOF\n{\n    \"global\": {\n        \"duration\": ${RTAPP_SECONDS},\n        \"calibration\": $(rtapp_calibration \"$CPU_1\"),\n        \"default_policy\": \"SCHED_DEADLINE\",\n        \"lock_pages\": true,\n        \"logdir\": \"${WORKDIR}\",\n        \"log_basename\": \"demo-d1\"\n    },\n    \"tasks\": {\n        \"b\": {"
     ), "{s}");
     assert!(s.contains("            \"cpus\": [${CPU_1}],\n"));
     assert!(s.contains(
