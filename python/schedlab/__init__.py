@@ -22,6 +22,7 @@ from .analysis import (
 from .generate import generate, utilizations
 from .simulation import simulate, simulate_many
 from .runtime import run
+from .deployment import export
 from .scaling import ScaleResult, scale
 from . import experiment
 from .calibration import trace_costs
@@ -29,7 +30,7 @@ from .calibration import trace_costs
 __all__ = [
     "Error", "__version__", "Task", "TaskSet", "load", "parse", "Result", "analyze",
     "analyze_many", "charge_overheads", "design_reservations", "tests", "generate", "utilizations", "simulate",
-    "simulate_many", "run", "JobContext", "experiment",
+    "simulate_many", "run", "export", "JobContext", "experiment",
     "trace_costs",
     "scale", "ScaleResult",
 ]

@@ -33,6 +33,7 @@ __all__ = [
     "scale",
     "simulate_many",
     "run",
+    "export",
     "experiment_prepare",
     "experiment_chunk",
     "experiment_store",
@@ -479,6 +480,36 @@ def run(
     threading: str = "per-task",
     bodies: Optional[Mapping[Union[int, str], Callable[["JobContext"], None]]] = None,
 ) -> Dict[str, Any]: ...
+def export(
+    taskset: _TaskSetLike,
+    cpus: Optional[int] = None,
+    *,
+    policy: str,
+    to: str = "shell",
+    partition: str = "ffd",
+    priorities: str = "dm",
+    cluster_size: Optional[int] = None,
+    test: Optional[str] = None,
+    overheads: Optional[_Overheads] = None,
+    arch: Optional[str] = None,
+    overhead_stat: str = "max",
+    granularity: Optional[_Duration] = None,
+    duration: Optional[_Duration] = None,
+    dl_margin: Optional[_Duration] = None,
+    force: bool = False,
+    launcher: str = "schedlab",
+    source: Optional[str] = None,
+) -> str:
+    """The set as a Linux deployment: ``to`` is ``"rt-app"`` (JSON), ``"shell"`` (a POSIX sh
+    script) or ``"systemd"`` (units, each after a ``### <file>`` line), with the header of
+    ``schedlab export``. ``policy``: ``gedf``/``sd``, ``pedf``, ``cedf`` (SCHED_DEADLINE),
+    ``gfp``, ``pfp`` (SCHED_FIFO); any other raises ``schedlab.Error`` naming ``schedlab run
+    --arch …``. ``duration``: the default run length (``"10s"``; ``"inf"``: until stopped).
+    ``dl_margin``: SCHED_DEADLINE runtime = WCET + this (default ``"500us"``). ``force``:
+    export a set the accepting test does not accept (the header says NOT ACCEPTED). ``source``
+    names the set in the header and in unit and log names; ``launcher``: the schedlab binary
+    of the default task body."""
+    ...
 def experiment_prepare(path: str, out: str, samples: Optional[int] = None) -> str: ...
 def experiment_chunk(config: str, chunk: str) -> str: ...
 def experiment_store(out: str, chunk: str, text: str) -> None: ...

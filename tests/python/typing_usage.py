@@ -89,6 +89,8 @@ def usage(tmp: Path) -> None:
 
     stolen: Dict[str, Any] = schedlab.run(ts, cpus=2, arch="work-stealing", duration="1s",
                                           bodies={0: body, "a": body})
+    script: str = schedlab.export(ts, cpus=2, policy="pedf", to="shell", duration="2s",
+                                  dl_margin=datetime.timedelta(microseconds=300), force=True)
     report: Path = schedlab.experiment.run("exp.toml", out=tmp / "out", jobs=2)
     warning: type[Warning] = ResumeWarning
     try:
@@ -98,4 +100,4 @@ def usage(tmp: Path) -> None:
     del (version, some, wcet, name, u, again, as_dict, periods, cpus, from_tasks, loaded, parsed,
          one_positional, several, every, bounds, status, verdicts, lists, catalogue, charged,
          charged_many, per_bin, whole, inflation, realised,
-         vector, sim, sim2, sims, real, report, warning)
+         vector, sim, sim2, sims, real, script, report, warning)

@@ -19,6 +19,7 @@
 
 pub mod battery;
 pub mod clustered;
+pub mod deploy;
 pub mod error;
 pub mod gedf;
 pub mod gfp;

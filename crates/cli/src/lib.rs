@@ -11,7 +11,9 @@ mod curves_cmd;
 mod design_cmd;
 mod exit;
 mod experiment;
+mod export_cmd;
 mod gen_cmd;
+mod load_cmd;
 mod measure_cmd;
 mod output;
 mod overheads_cmd;
@@ -254,6 +256,12 @@ enum Command {
     },
     /// Run a task set for real on Linux under a user-space scheduler (docs/runtime.md).
     Run(run_cmd::Args),
+    /// Write what an analysis accepts as a Linux deployment: rt-app JSON, a shell script
+    /// (chrt, taskset, cpusets) or systemd units (docs/export.md).
+    Export(export_cmd::Args),
+    /// One periodic task's load in this process (exact CPU-time burn, absolute releases): the
+    /// default task body of `schedlab export` (docs/export.md).
+    PeriodicLoad(load_cmd::Args),
     /// Predict an architecture's overheads at M CPUs by executing its scheduler code paths on
     /// simulated CPUs (the scaling model, docs/scaling.md [MP §IV, Figs. 6–7]).
     Scale(scale_cmd::Args),
@@ -606,6 +614,14 @@ fn run(cli: Cli) -> Result<Status> {
         }
         Command::Run(args) => {
             run_cmd::run_command(&args)?;
+            Ok(Status::SUCCESS)
+        }
+        Command::Export(args) => {
+            export_cmd::run_command(&args)?;
+            Ok(Status::SUCCESS)
+        }
+        Command::PeriodicLoad(args) => {
+            load_cmd::run_command(&args)?;
             Ok(Status::SUCCESS)
         }
         Command::Scale(args) => {

@@ -6,7 +6,8 @@
 //! [`TaskSet`]s (with their reservation groups, [`groups`]), [`Platform`]s of identical CPUs, task-set files in JSON and TOML ([`file`]),
 //! exact rational comparison ([`exact`]), the per-operation costs of the scaling model
 //! ([`costs`]), the overhead file of measured run-time overheads
-//! ([`overheads`]) and the typed [`ModelError`].
+//! ([`overheads`]), other tools' formats ([`interop`]: deployments written for Linux, rt-app
+//! JSON read back) and the typed [`ModelError`].
 //!
 //! ```
 //! use schedlab_model::file::{parse_str, Format};
@@ -23,6 +24,7 @@ pub mod extensions;
 pub mod file;
 pub mod group_tree;
 pub mod groups;
+pub mod interop;
 mod names;
 pub mod overheads;
 pub mod parallel;

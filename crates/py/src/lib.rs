@@ -23,6 +23,7 @@ mod cli;
 mod design;
 mod entries;
 mod experiment;
+mod export;
 mod generate;
 mod overheads;
 mod pyvalue;
@@ -66,6 +67,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::simulate_many, m)?)?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
+    m.add_function(wrap_pyfunction!(export::export, m)?)?;
     m.add_function(wrap_pyfunction!(scale::scale, m)?)?;
     m.add_function(wrap_pyfunction!(experiment::experiment_prepare, m)?)?;
     m.add_function(wrap_pyfunction!(experiment::experiment_chunk, m)?)?;
