@@ -23,6 +23,7 @@ pub mod extensions;
 pub mod file;
 pub mod group_tree;
 pub mod groups;
+pub mod interop;
 mod names;
 pub mod overheads;
 pub mod parallel;
