@@ -172,7 +172,9 @@ fn line_error(line: usize, column: Option<&str>, message: impl Into<String>) -> 
 /// ```
 pub fn import(text: &str) -> Result<Imported, InteropError> {
     check_size(FORMAT, text.len())?;
-    let mut columns: Option<Vec<Column>> = None;
+    // The columns, and whether they come from a header (else each line is `cost, period[,
+    // deadline]`, the deadline optional line by line).
+    let mut columns: Option<(Vec<Column>, bool)> = None;
     let mut tasks: Vec<Task> = Vec::new();
     let mut lines_of: Vec<usize> = Vec::new();
     let mut unmapped = Vec::new();
@@ -182,24 +184,34 @@ pub fn import(text: &str) -> Result<Imported, InteropError> {
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
-        let values = fields(line, number)?;
-        let cols = match &columns {
-            Some(c) => c,
+        let mut values = fields(line, number)?;
+        let (cols, headed) = match &columns {
+            Some((c, headed)) => (c, *headed),
             None => {
                 let first = values.first().map_or("", String::as_str);
                 let is_header = !first.starts_with(|c: char| c.is_ascii_digit() || c == '.');
                 let cols = if is_header {
                     header(&values, number, &mut unmapped)?
                 } else {
-                    positional(values.len(), number)?
+                    positional()
                 };
-                let cols = columns.insert(cols);
+                let (cols, _) = columns.insert((cols, is_header));
                 if is_header {
                     continue;
                 }
-                cols
+                (&*cols, false)
             }
         };
+        if !headed {
+            if !(2..=3).contains(&values.len()) {
+                return Err(line_error(
+                    number,
+                    None,
+                    format!("{} columns and no header: without a header a line is `cost, period[, deadline]`; name other columns in a header line (name, cost, period, deadline, …)", values.len()),
+                ));
+            }
+            values.resize(3, String::new());
+        }
         if tasks.len() >= MAX_IMPORT_TASKS {
             return Err(InteropError::TooLarge {
                 format: FORMAT,
@@ -275,23 +287,13 @@ fn header(values: &[String], number: usize, unmapped: &mut Vec<String>) -> Resul
     Ok(cols)
 }
 
-/// The columns of a file without a header: cost, period[, deadline].
-fn positional(n: usize, number: usize) -> Result<Vec<Column>, InteropError> {
-    if !(2..=3).contains(&n) {
-        return Err(line_error(
-            number,
-            None,
-            format!("{n} columns and no header: without a header a line is `cost, period[, deadline]`; name other columns in a header line (name, cost, period, deadline, …)"),
-        ));
-    }
-    let mut cols = vec![
+/// The columns of a file without a header: cost, period, deadline.
+fn positional() -> Vec<Column> {
+    vec![
         Column::positional(Col::Wcet, "cost"),
         Column::positional(Col::Period, "period"),
-    ];
-    if n == 3 {
-        cols.push(Column::positional(Col::Deadline, "deadline"));
-    }
-    Ok(cols)
+        Column::positional(Col::Deadline, "deadline"),
+    ]
 }
 
 /// One task from one line.
