@@ -90,7 +90,7 @@ pub(crate) fn to_ns(text: &str, scale: u32) -> Result<Ns, String> {
     // value = mantissa · 10^e ns.
     let frac_len = i64::try_from(frac_part.len()).unwrap_or(i64::MAX);
     let e = exp - frac_len + i64::from(scale);
-    let too_large = || format!("`{}` ms is too large (more than 2^64-1 ns)", text.trim());
+    let too_large = || format!("`{}` is too large (more than 2^64-1 ns)", text.trim());
     if e >= 0 {
         let ns = u32::try_from(e)
             .ok()
