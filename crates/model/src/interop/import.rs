@@ -12,6 +12,46 @@ pub const MAX_IMPORT_BYTES: usize = 16 << 20;
 /// Tasks an import reads.
 pub const MAX_IMPORT_TASKS: usize = 100_000;
 
+/// How an `unmapped` line says which `--duration` reproduces the source's simulation.
+pub const DURATION_HINT: &str = "simulate with --duration ";
+/// How an `unmapped` line says which `--partition` heuristic reproduces the source's packer.
+pub const PARTITION_HINT: &str = "use --partition ";
+
+/// The `schedlab simulate` arguments (after the task file) that run an import as its source
+/// would: the policy (`P`, a placeholder, when the source names none), `--priorities given` when the policy is fixed-priority and every task
+/// has a priority, and the `--partition` and `--duration` its `unmapped` lines name.
+///
+/// ```
+/// # use schedlab_model::interop::import::{import_str, simulate_arguments, Source};
+/// let xml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/simso/fp-4tasks.xml")).unwrap();
+/// let imported = import_str(&xml, Source::Simso).unwrap();
+/// assert_eq!(simulate_arguments(&imported), ["--policy", "gfp", "--priorities", "given", "--duration", "400ms"]);
+/// ```
+pub fn simulate_arguments(imported: &Imported) -> Vec<String> {
+    let mut args = Vec::new();
+    let Some(policy) = &imported.policy else {
+        // The format names no scheduler: the policy is the user's choice.
+        return vec!["--policy".to_string(), "P".to_string()];
+    };
+    args.extend(["--policy".to_string(), policy.clone()]);
+    let fixed_priority = matches!(policy.as_str(), "gfp" | "pfp");
+    if fixed_priority && imported.file.tasks.iter().all(|t| t.priority.is_some()) {
+        args.extend(["--priorities".to_string(), "given".to_string()]);
+    }
+    let word_after = |hint: &str| {
+        imported.unmapped.iter().find_map(|l| {
+            let rest = &l[l.find(hint)? + hint.len()..];
+            rest.split([' ', ',', ';', ')']).next().map(str::to_string)
+        })
+    };
+    for (flag, hint) in [("--partition", PARTITION_HINT), ("--duration", DURATION_HINT)] {
+        if let Some(value) = word_after(hint).filter(|v| !v.is_empty()) {
+            args.extend([flag.to_string(), value]);
+        }
+    }
+    args
+}
+
 /// A format schedlab imports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {

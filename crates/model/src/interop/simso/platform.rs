@@ -7,6 +7,7 @@ use super::attrs::Element;
 use super::notes::Notes;
 use super::sched::{self, Mapping};
 use super::FORMAT;
+use crate::interop::import::DURATION_HINT;
 use crate::interop::InteropError;
 use crate::platform::MAX_CPUS;
 use crate::time::format_ns;
@@ -42,7 +43,7 @@ pub(crate) fn simulation(root: Node<'_, '_>, notes: &mut Notes) -> Result<(), In
     };
     match u64::try_from(ns) {
         Ok(ns) if ns > 0 => notes.line(format!(
-            "<simulation> {written} at cycles_per_ms={cycles_per_ms} is {}{}: a task file has no duration; simulate with --duration {}",
+            "<simulation> {written} at cycles_per_ms={cycles_per_ms} is {}{}: a task file has no duration; {DURATION_HINT}{}",
             if exact { "" } else { "about " },
             format_ns(ns),
             format_ns(ns)

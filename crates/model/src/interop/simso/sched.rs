@@ -96,7 +96,7 @@ const fn packed(
     }
 }
 
-const FIT: &str = "the same placement whenever schedlab's exact admission test and SimSo's utilization test agree (always for EDF with implicit deadlines)";
+const FIT: &str = "the same placement whenever schedlab's exact admission test and SimSo's utilization test agree, always for EDF with implicit deadlines";
 const LEAST: &str = "the same placement whenever the least loaded CPU admits each task";
 
 /// The classes that map, in the order messages list them.
@@ -214,6 +214,20 @@ pub(crate) const UNSUPPORTED: &[(&str, &str, &str)] = &[
     ("CC_EDF", "cycle-conserving EDF (DVFS)", "gedf: schedlab has no processor speeds"),
     ("Static_EDF", "static-speed EDF (DVFS)", "gedf on one CPU: schedlab has no processor speeds"),
 ];
+
+/// Each SimSo class that maps with its schedlab policy on several CPUs and on one:
+/// `(class, policy, policy on one CPU)`, in the order of the mapping table.
+pub fn table() -> Vec<(&'static str, &'static str, &'static str)> {
+    MAPPED
+        .iter()
+        .map(|m| (m.class, m.policy, m.uni_policy))
+        .collect()
+}
+
+/// The classes SimSo has that schedlab has no policy for: `(class, what it is, instead)`.
+pub fn unsupported() -> &'static [(&'static str, &'static str, &'static str)] {
+    UNSUPPORTED
+}
 
 /// The classes that map, for messages: `EDF, EDF2, …`.
 pub(crate) fn known() -> String {

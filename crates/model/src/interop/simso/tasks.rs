@@ -16,7 +16,7 @@ use super::notes::Notes;
 use super::platform::{too_many, Processor};
 use super::sched::{Mapping, Placement, Priorities};
 use super::FORMAT;
-use crate::interop::import::MAX_IMPORT_TASKS;
+use crate::interop::import::{MAX_IMPORT_TASKS, PARTITION_HINT};
 use crate::interop::InteropError;
 use crate::task::Task;
 use crate::time::{format_ns, Duration};
@@ -406,7 +406,7 @@ fn pins(kept: &[Raw], procs: &[Processor], mapping: &Mapping, notes: &mut Notes)
         } => {
             let default = if heuristic == "ffd" { ", the default" } else { "" };
             notes.line(format!(
-                "partition: the XML pins no task; SimSo's {} packs by {what}; schedlab packs when it simulates: use --partition {heuristic}{default} ({agreement})",
+                "partition: the XML pins no task; SimSo's {} packs by {what}; schedlab packs when it simulates: {PARTITION_HINT}{heuristic}{default} ({agreement})",
                 mapping.class
             ));
             Ok(vec![None; kept.len()])
