@@ -366,7 +366,8 @@ pub fn to_csv(file: &TaskFile) -> Result<String, InteropError> {
         });
     }
     for (i, t) in file.tasks.iter().enumerate() {
-        let bad_name = t.name.as_deref().is_some_and(|n| n.contains(['\n', '\r']));
+        // A quoted field may hold a carriage return, but not a line feed (lines end there).
+        let bad_name = t.name.as_deref().is_some_and(|n| n.contains('\n'));
         if let Some(field) = unwritable(t).or(bad_name.then_some("name")) {
             return Err(InteropError::Field {
                 format: FORMAT,

@@ -134,7 +134,7 @@ proptest! {
     #[test]
     fn round_trip(
         tasks in prop::collection::vec(
-            ("[a-zA-Z0-9 ,\"#_-]{0,8}", 1u64..1_000_000, 0u64..1_000_000, 0u64..3, 0u64..100, prop::option::of(0u32..9), prop::option::of(0u32..4)),
+            ("[a-zA-Z0-9 ,\"#_\r\t-]{0,8}", 1u64..1_000_000, 0u64..1_000_000, 0u64..3, 0u64..100, prop::option::of(0u32..9), prop::option::of(0u32..4)),
             1..20,
         )
     ) {
