@@ -181,3 +181,20 @@ fn every_mapped_simso_scheduler_names_a_schedlab_policy() {
         assert!(schedlab_policy::NAMES.contains(&first), "{class}: {instead}");
     }
 }
+
+#[test]
+fn docs_import_md_lists_every_simso_class() {
+    let doc = std::fs::read_to_string(repo("docs/import.md")).unwrap();
+    let rows: Vec<&str> = doc.lines().filter(|l| l.starts_with("| `")).collect();
+    let classes = schedlab_model::interop::simso::sched::table()
+        .into_iter()
+        .map(|(c, ..)| c)
+        .chain(schedlab_model::interop::simso::sched::unsupported().iter().map(|(c, ..)| *c));
+    for class in classes {
+        let cell = format!("`{class}`");
+        assert!(
+            rows.iter().any(|r| r.split('|').nth(1).is_some_and(|first| first.contains(&cell))),
+            "docs/import.md has no table row for {class}"
+        );
+    }
+}
