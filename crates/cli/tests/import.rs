@@ -12,7 +12,9 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn repo(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(path)
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -21,7 +23,12 @@ fn scratch(name: &str) -> PathBuf {
 
 /// `schedlab import FILE --format json [-o OUT]`'s summary.
 fn import_json(file: &Path, out: Option<&Path>) -> Value {
-    let mut args = vec!["import".to_string(), file.display().to_string(), "--format".into(), "json".into()];
+    let mut args = vec![
+        "import".to_string(),
+        file.display().to_string(),
+        "--format".into(),
+        "json".into(),
+    ];
     if let Some(out) = out {
         args.extend(["-o".to_string(), out.display().to_string()]);
     }
@@ -67,7 +74,11 @@ fn simso_examples_simulate_job_by_job_like_their_own_task_files() {
             .split(' ')
             .map(str::to_string)
             .collect();
-        assert_eq!(args[..2], ["--policy".to_string(), policy.to_string()], "{command}");
+        assert_eq!(
+            args[..2],
+            ["--policy".to_string(), policy.to_string()],
+            "{command}"
+        );
         assert!(args.contains(&"--duration".to_string()), "{command}");
         let imported = jobs(&out, &args, &format!("{name}-imported"));
         let reference = jobs(&own, &args, &format!("{name}-own"));
@@ -76,7 +87,10 @@ fn simso_examples_simulate_job_by_job_like_their_own_task_files() {
         assert_eq!(imported, reference, "{name}: schedules differ");
         let rows = imported.lines().count() - 1;
         assert!(rows >= jobs_at_least, "{name}: only {rows} jobs");
-        assert!(imported.lines().skip(1).all(|l| l.split(',').nth(9).is_some_and(|c| !c.is_empty())));
+        assert!(imported
+            .lines()
+            .skip(1)
+            .all(|l| l.split(',').nth(9).is_some_and(|c| !c.is_empty())));
     }
 }
 
@@ -86,7 +100,16 @@ fn the_partitioned_examples_really_are_partitioned_as_said() {
     // each job ran.
     let out = scratch("fixed-check.toml");
     import_json(&repo("examples/simso/fixed-pedf-4tasks.xml"), Some(&out));
-    let csv = jobs(&out, &["--policy".into(), "pedf".into(), "--duration".into(), "40ms".into()], "fixed-check");
+    let csv = jobs(
+        &out,
+        &[
+            "--policy".into(),
+            "pedf".into(),
+            "--duration".into(),
+            "40ms".into(),
+        ],
+        "fixed-check",
+    );
     for line in csv.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();
         let want = if matches!(f[0], "0" | "3") { "1" } else { "0" };
@@ -96,12 +119,21 @@ fn the_partitioned_examples_really_are_partitioned_as_said() {
 
 #[test]
 fn without_out_the_output_is_a_task_file_with_the_summary_as_comments() {
-    let o = schedlab(&["import", repo("examples/simso/edf-3tasks.xml").to_str().unwrap()]);
+    let o = schedlab(&[
+        "import",
+        repo("examples/simso/edf-3tasks.xml").to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", text(&o));
     let stdout = String::from_utf8(o.stdout).unwrap();
-    assert!(stdout.starts_with("# imported 3 tasks on 2 CPUs from "), "{stdout}");
+    assert!(
+        stdout.starts_with("# imported 3 tasks on 2 CPUs from "),
+        "{stdout}"
+    );
     assert!(stdout.contains("# policy: gedf\n"), "{stdout}");
-    assert!(stdout.contains("# simulate: schedlab simulate OUT.toml --policy gedf --duration 420ms\n"), "{stdout}");
+    assert!(
+        stdout.contains("# simulate: schedlab simulate OUT.toml --policy gedf --duration 420ms\n"),
+        "{stdout}"
+    );
     let f = schedlab_model::file::parse_str(&stdout, schedlab_model::file::Format::Toml).unwrap();
     let own = schedlab_model::file::load(&repo("examples/simso/edf-3tasks.toml")).unwrap();
     assert_eq!(f, own);
@@ -110,12 +142,23 @@ fn without_out_the_output_is_a_task_file_with_the_summary_as_comments() {
 #[test]
 fn a_table_summary_with_out_and_json_out() {
     let out = scratch("table.json");
-    let o = schedlab(&["import", repo("examples/simso/p-edf-4tasks.xml").to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let o = schedlab(&[
+        "import",
+        repo("examples/simso/p-edf-4tasks.xml").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", text(&o));
     let stdout = String::from_utf8(o.stdout).unwrap();
     assert!(stdout.contains("policy: pedf\n"), "{stdout}");
-    assert!(stdout.contains("not mapped (3):\n  - <simulation> duration=200000000 cycles"), "{stdout}");
-    assert!(stdout.contains("use --partition ffd, the default"), "{stdout}");
+    assert!(
+        stdout.contains("not mapped (3):\n  - <simulation> duration=200000000 cycles"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("use --partition ffd, the default"),
+        "{stdout}"
+    );
     // The extension chose JSON.
     let written = std::fs::read_to_string(&out).unwrap();
     assert!(written.trim_start().starts_with('{'), "{written}");
@@ -124,24 +167,49 @@ fn a_table_summary_with_out_and_json_out() {
 
 #[test]
 fn csv_imports_with_no_policy_and_simulates_with_cpus() {
-    let csv = temp_file("import", "set.csv", "name,cost_ms,period_ms\na,1,4\nb,2,5\n");
+    let csv = temp_file(
+        "import",
+        "set.csv",
+        "name,cost_ms,period_ms\na,1,4\nb,2,5\n",
+    );
     let out = scratch("set.toml");
     let summary = import_json(&csv, Some(&out));
     assert_eq!(summary["source"], "csv");
     assert_eq!(summary["policy"], Value::Null);
     assert_eq!(summary["cpus"], Value::Null);
-    assert_eq!(summary["simulate"], format!("schedlab simulate {} --policy P --cpus M", out.display()));
-    let o = schedlab(&["simulate", out.to_str().unwrap(), "--cpus", "1", "--policy", "gedf", "--duration", "20ms"]);
+    assert_eq!(
+        summary["simulate"],
+        format!("schedlab simulate {} --policy P --cpus M", out.display())
+    );
+    let o = schedlab(&[
+        "simulate",
+        out.to_str().unwrap(),
+        "--cpus",
+        "1",
+        "--policy",
+        "gedf",
+        "--duration",
+        "20ms",
+    ]);
     assert!(o.status.success(), "{}", text(&o));
     // --from overrides the extension: the same text read as SimSo XML is an XML error.
     let o = schedlab(&["import", csv.to_str().unwrap(), "--from", "simso"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(text(&o).contains("error: SimSo XML: line 1, column 1:"), "{}", text(&o));
+    assert!(
+        text(&o).contains("error: SimSo XML: line 1, column 1:"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]
 fn an_unknown_scheduler_says_what_maps() {
-    let o = schedlab(&["import", repo("tests/corpus/simso/bad/unknown-scheduler.xml").to_str().unwrap()]);
+    let o = schedlab(&[
+        "import",
+        repo("tests/corpus/simso/bad/unknown-scheduler.xml")
+            .to_str()
+            .unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let stderr = String::from_utf8(o.stderr).unwrap();
     assert_eq!(
@@ -151,9 +219,18 @@ fn an_unknown_scheduler_says_what_maps() {
             schedlab_model::interop::simso::mapped_schedulers()
         )
     );
-    let o = schedlab(&["import", repo("tests/corpus/simso/bad/llf-unsupported.xml").to_str().unwrap()]);
+    let o = schedlab(&[
+        "import",
+        repo("tests/corpus/simso/bad/llf-unsupported.xml")
+            .to_str()
+            .unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(text(&o).contains("has no schedlab policy; instead: edzl"), "{}", text(&o));
+    assert!(
+        text(&o).contains("has no schedlab policy; instead: edzl"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]
@@ -178,7 +255,10 @@ fn every_mapped_simso_scheduler_names_a_schedlab_policy() {
     }
     for (class, _, instead) in schedlab_model::interop::simso::sched::unsupported() {
         let first = instead.split([' ', ',', ':']).next().unwrap();
-        assert!(schedlab_policy::NAMES.contains(&first), "{class}: {instead}");
+        assert!(
+            schedlab_policy::NAMES.contains(&first),
+            "{class}: {instead}"
+        );
     }
 }
 
@@ -189,11 +269,18 @@ fn docs_import_md_lists_every_simso_class() {
     let classes = schedlab_model::interop::simso::sched::table()
         .into_iter()
         .map(|(c, ..)| c)
-        .chain(schedlab_model::interop::simso::sched::unsupported().iter().map(|(c, ..)| *c));
+        .chain(
+            schedlab_model::interop::simso::sched::unsupported()
+                .iter()
+                .map(|(c, ..)| *c),
+        );
     for class in classes {
         let cell = format!("`{class}`");
         assert!(
-            rows.iter().any(|r| r.split('|').nth(1).is_some_and(|first| first.contains(&cell))),
+            rows.iter().any(|r| r
+                .split('|')
+                .nth(1)
+                .is_some_and(|first| first.contains(&cell))),
             "docs/import.md has no table row for {class}"
         );
     }

@@ -87,7 +87,11 @@ fn source_of(from: Option<&str>) -> PyResult<Option<Source>> {
 /// extension's, else its content's.
 #[pyfunction]
 #[pyo3(signature = (path, from_=None))]
-pub(crate) fn import_file(py: Python<'_>, path: PathBuf, from_: Option<&str>) -> PyResult<PyImported> {
+pub(crate) fn import_file(
+    py: Python<'_>,
+    path: PathBuf,
+    from_: Option<&str>,
+) -> PyResult<PyImported> {
     let source = source_of(from_)?;
     let (source, imported) = py
         .allow_threads(|| import::import_file(&path, source))

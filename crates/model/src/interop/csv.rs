@@ -130,7 +130,11 @@ fn fields(line: &str, number: usize) -> Result<Vec<String>, InteropError> {
             }
             (',', false) => {
                 if out.len() + 1 >= MAX_COLUMNS {
-                    return Err(line_error(number, None, format!("more than {MAX_COLUMNS} columns")));
+                    return Err(line_error(
+                        number,
+                        None,
+                        format!("more than {MAX_COLUMNS} columns"),
+                    ));
                 }
                 out.push(finish(&field, was_quoted));
                 field.clear();
@@ -140,7 +144,11 @@ fn fields(line: &str, number: usize) -> Result<Vec<String>, InteropError> {
         }
     }
     if quoted {
-        return Err(line_error(number, None, "a quoted field is not closed on its line"));
+        return Err(line_error(
+            number,
+            None,
+            "a quoted field is not closed on its line",
+        ));
     }
     out.push(finish(&field, was_quoted));
     Ok(out)
@@ -227,7 +235,11 @@ pub fn import(text: &str) -> Result<Imported, InteropError> {
         lines_of.push(number);
     }
     let tasks = TaskSet::new(tasks).map_err(|e| match e {
-        crate::ModelError::DuplicateName { name, first, second } => line_error(
+        crate::ModelError::DuplicateName {
+            name,
+            first,
+            second,
+        } => line_error(
             lines_of.get(second).copied().unwrap_or(0),
             Some("name"),
             format!(
@@ -251,35 +263,57 @@ pub fn import(text: &str) -> Result<Imported, InteropError> {
 }
 
 /// The columns a header names; notes the ones that do not map.
-fn header(values: &[String], number: usize, unmapped: &mut Vec<String>) -> Result<Vec<Column>, InteropError> {
+fn header(
+    values: &[String],
+    number: usize,
+    unmapped: &mut Vec<String>,
+) -> Result<Vec<Column>, InteropError> {
     let cols: Vec<Column> = values.iter().map(|v| Column::parse(v)).collect();
     for (i, c) in cols.iter().enumerate() {
         if c.header.is_empty() {
-            return Err(line_error(number, None, format!("header: column {} has no name", i + 1)));
+            return Err(line_error(
+                number,
+                None,
+                format!("header: column {} has no name", i + 1),
+            ));
         }
-        if let Some(j) = cols[..i].iter().position(|d| d.col == c.col && c.col != Col::Other) {
+        if let Some(j) = cols[..i]
+            .iter()
+            .position(|d| d.col == c.col && c.col != Col::Other)
+        {
             return Err(line_error(
                 number,
                 Some(&c.header),
-                format!("header: `{}` and `{}` name the same field", cols[j].header, c.header),
+                format!(
+                    "header: `{}` and `{}` name the same field",
+                    cols[j].header, c.header
+                ),
             ));
         }
         if c.col == Col::Other {
             let hint = suggest(&c.header.to_ascii_lowercase(), KNOWN)
                 .map(|s| format!(" (did you mean `{s}`?)"))
                 .unwrap_or_default();
-            unmapped.push(format!("column `{}`: not a task field{hint}; ignored", c.header));
+            unmapped.push(format!(
+                "column `{}`: not a task field{hint}; ignored",
+                c.header
+            ));
         }
     }
     for (needed, what) in [(Col::Wcet, "cost (or wcet)"), (Col::Period, "period")] {
         if !cols.iter().any(|c| c.col == needed) {
-            return Err(line_error(number, None, format!("header: no {what} column")));
+            return Err(line_error(
+                number,
+                None,
+                format!("header: no {what} column"),
+            ));
         }
     }
     if cols.iter().any(|c| c.col == Col::Id) {
         let named = cols.iter().any(|c| c.col == Col::Name);
         unmapped.push(if named {
-            "column `id`: the tasks are named by the `name` column; the ids are not kept".to_string()
+            "column `id`: the tasks are named by the `name` column; the ids are not kept"
+                .to_string()
         } else {
             "column `id`: kept as each task's name (a task file has no ids)".to_string()
         });
@@ -302,7 +336,11 @@ fn row(cols: &[Column], values: &[String], number: usize) -> Result<Task, Intero
         return Err(line_error(
             number,
             None,
-            format!("{} fields, but the header has {} columns", values.len(), cols.len()),
+            format!(
+                "{} fields, but the header has {} columns",
+                values.len(),
+                cols.len()
+            ),
         ));
     }
     let mut t = Task::new_unchecked(Duration::ZERO, Duration::ZERO, Duration::ZERO);
@@ -315,20 +353,27 @@ fn row(cols: &[Column], values: &[String], number: usize) -> Result<Task, Intero
             }
             let text = match c.unit {
                 Some(unit) if v.ends_with(|ch: char| ch.is_ascii_alphabetic() || ch == 'µ') => {
-                    return Err(err(format!("`{v}`: the header gives the unit ({unit}); write the number alone")))
+                    return Err(err(format!(
+                        "`{v}`: the header gives the unit ({unit}); write the number alone"
+                    )))
                 }
                 Some(unit) => format!("{v}{unit}"),
                 None => v.clone(),
             };
-            parse_ns(&text).map(Some).map_err(|e| err(format!("`{v}`: {e}")))
+            parse_ns(&text)
+                .map(Some)
+                .map_err(|e| err(format!("`{v}`: {e}")))
         };
         let whole = || -> Result<Option<u32>, InteropError> {
             if v.is_empty() {
                 return Ok(None);
             }
-            v.parse::<u32>()
-                .map(Some)
-                .map_err(|_| err(format!("`{v}` is not a whole number from 0 to {}", u32::MAX)))
+            v.parse::<u32>().map(Some).map_err(|_| {
+                err(format!(
+                    "`{v}` is not a whole number from 0 to {}",
+                    u32::MAX
+                ))
+            })
         };
         match c.col {
             Col::Wcet => wcet = time()?,
@@ -385,7 +430,11 @@ pub fn to_csv(file: &TaskFile) -> Result<String, InteropError> {
     let priorities = file.tasks.iter().any(|t| t.priority.is_some());
     let cpus = file.tasks.iter().any(|t| t.cpu.is_some());
     let mut out = String::from("name,wcet_ns,period_ns,deadline_ns");
-    for (on, col) in [(offsets, ",offset_ns"), (priorities, ",priority"), (cpus, ",cpu")] {
+    for (on, col) in [
+        (offsets, ",offset_ns"),
+        (priorities, ",priority"),
+        (cpus, ",cpu"),
+    ] {
         if on {
             out.push_str(col);
         }
@@ -437,9 +486,8 @@ fn unwritable(t: &Task) -> Option<&'static str> {
 /// A name as one CSV field: quoted when it holds a comma, a quote, a `#` at its start,
 /// surrounding spaces, or would read as a number (a header's first field decides).
 fn quote(name: &str) -> String {
-    let plain = !name.contains([',', '"', '\n', '\r'])
-        && !name.starts_with('#')
-        && name.trim() == name;
+    let plain =
+        !name.contains([',', '"', '\n', '\r']) && !name.starts_with('#') && name.trim() == name;
     if plain {
         name.to_string()
     } else {

@@ -14,8 +14,22 @@ fn err(text: &str) -> String {
 fn headerless_lines_are_cost_period_deadline_in_ns() {
     let i = import("# SchedCAT list\n\n2, 10\n3,15,12\n").unwrap();
     let t = &i.file.tasks;
-    assert_eq!((t[0].wcet.as_ns(), t[0].period.as_ns(), t[0].deadline.as_ns()), (2, 10, 10));
-    assert_eq!((t[1].wcet.as_ns(), t[1].period.as_ns(), t[1].deadline.as_ns()), (3, 15, 12));
+    assert_eq!(
+        (
+            t[0].wcet.as_ns(),
+            t[0].period.as_ns(),
+            t[0].deadline.as_ns()
+        ),
+        (2, 10, 10)
+    );
+    assert_eq!(
+        (
+            t[1].wcet.as_ns(),
+            t[1].period.as_ns(),
+            t[1].deadline.as_ns()
+        ),
+        (3, 15, 12)
+    );
     assert_eq!(i.policy, None);
     assert_eq!(i.file.platform, None);
     assert!(i.unmapped.is_empty());
@@ -29,8 +43,22 @@ fn a_header_names_columns_in_any_order_with_units() {
     let i = import(text).unwrap();
     let t = &i.file.tasks;
     assert_eq!(t[0].name.as_deref(), Some("a, b"));
-    assert_eq!((t[0].wcet.as_ns(), t[0].period.as_ns(), t[0].deadline.as_ns()), (2_500_000, 10_000_000, 8_000_000));
-    assert_eq!((t[1].wcet.as_ns(), t[1].period.as_ns(), t[1].deadline.as_ns()), (150_000, 1_500_000, 1_500_000));
+    assert_eq!(
+        (
+            t[0].wcet.as_ns(),
+            t[0].period.as_ns(),
+            t[0].deadline.as_ns()
+        ),
+        (2_500_000, 10_000_000, 8_000_000)
+    );
+    assert_eq!(
+        (
+            t[1].wcet.as_ns(),
+            t[1].period.as_ns(),
+            t[1].deadline.as_ns()
+        ),
+        (150_000, 1_500_000, 1_500_000)
+    );
     assert_eq!(
         i.unmapped,
         [
@@ -39,16 +67,29 @@ fn a_header_names_columns_in_any_order_with_units() {
         ]
     );
     // `id` names the tasks when there is no `name`; offset, priority and cpu map.
-    let i = import("id,cost,period,offset,priority,cpu\n1,1ms,4ms,1ms,2,1\n2,1ms,5ms,,,\n").unwrap();
+    let i =
+        import("id,cost,period,offset,priority,cpu\n1,1ms,4ms,1ms,2,1\n2,1ms,5ms,,,\n").unwrap();
     let t = &i.file.tasks;
     assert_eq!(t[0].name.as_deref(), Some("1"));
-    assert_eq!((t[0].offset.as_ns(), t[0].priority, t[0].cpu), (1_000_000, Some(2), Some(1)));
-    assert_eq!((t[1].offset.as_ns(), t[1].priority, t[1].cpu), (0, None, None));
-    assert_eq!(i.unmapped, ["column `id`: kept as each task's name (a task file has no ids)"]);
+    assert_eq!(
+        (t[0].offset.as_ns(), t[0].priority, t[0].cpu),
+        (1_000_000, Some(2), Some(1))
+    );
+    assert_eq!(
+        (t[1].offset.as_ns(), t[1].priority, t[1].cpu),
+        (0, None, None)
+    );
+    assert_eq!(
+        i.unmapped,
+        ["column `id`: kept as each task's name (a task file has no ids)"]
+    );
     // A misspelt column is noted with the likely intended one (and its absence is an error
     // only if the column is needed).
     let i = import("cost,period,dedline\n1,4,3\n").unwrap();
-    assert_eq!(i.unmapped, ["column `dedline`: not a task field (did you mean `deadline`?); ignored"]);
+    assert_eq!(
+        i.unmapped,
+        ["column `dedline`: not a task field (did you mean `deadline`?); ignored"]
+    );
     assert_eq!(i.file.tasks[0].deadline.as_ns(), 4);
 }
 
@@ -105,7 +146,11 @@ fn writer_refuses_what_csv_cannot_hold() {
         to_csv(&f).unwrap_err().to_string(),
         "CSV: task 1 (`b`): field `wss`: CSV holds name (on one line), wcet, period, deadline, offset, priority and cpu only"
     );
-    let f = parse_str(r#"{"tasks": [{"name": "a\nb", "wcet": 1, "period": 4}]}"#, Format::Json).unwrap();
+    let f = parse_str(
+        r#"{"tasks": [{"name": "a\nb", "wcet": 1, "period": 4}]}"#,
+        Format::Json,
+    )
+    .unwrap();
     assert!(to_csv(&f).unwrap_err().to_string().contains("field `name`"));
 }
 

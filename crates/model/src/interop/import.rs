@@ -44,7 +44,10 @@ pub fn simulate_arguments(imported: &Imported) -> Vec<String> {
             rest.split([' ', ',', ';', ')']).next().map(str::to_string)
         })
     };
-    for (flag, hint) in [("--partition", PARTITION_HINT), ("--duration", DURATION_HINT)] {
+    for (flag, hint) in [
+        ("--partition", PARTITION_HINT),
+        ("--duration", DURATION_HINT),
+    ] {
         if let Some(value) = word_after(hint).filter(|v| !v.is_empty()) {
             args.extend([flag.to_string(), value]);
         }
@@ -108,7 +111,12 @@ impl Source {
     /// The format the content looks like: XML starts with `<`, rt-app's JSON with `{`, and
     /// anything else is read as CSV.
     pub fn sniff(text: &str) -> Source {
-        match text.trim_start_matches('\u{feff}').trim_start().as_bytes().first() {
+        match text
+            .trim_start_matches('\u{feff}')
+            .trim_start()
+            .as_bytes()
+            .first()
+        {
             Some(b'<') => Source::Simso,
             Some(b'{') => Source::RtApp,
             _ => Source::Csv,
@@ -152,7 +160,10 @@ fn rt_app(_text: &str) -> Result<Imported, InteropError> {
 
 /// Reads and imports the file at `path` (at most [`MAX_IMPORT_BYTES`]); the format is
 /// `source`, else inferred ([`Source::infer`]). Returns the format read and the import.
-pub fn import_file(path: &Path, source: Option<Source>) -> Result<(Source, Imported), InteropError> {
+pub fn import_file(
+    path: &Path,
+    source: Option<Source>,
+) -> Result<(Source, Imported), InteropError> {
     let io = |e: std::io::Error| InteropError::Io {
         path: path.display().to_string(),
         message: e.to_string(),

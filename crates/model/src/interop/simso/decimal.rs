@@ -40,8 +40,7 @@ pub(crate) fn to_ns(text: &str, scale: u32) -> Result<Ns, String> {
     };
     let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     let digits_only = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
-    if !digits_only(int_part) || !digits_only(frac_part) || int_part.len() + frac_part.len() == 0
-    {
+    if !digits_only(int_part) || !digits_only(frac_part) || int_part.len() + frac_part.len() == 0 {
         return Err(malformed());
     }
     let exp: i64 = match exponent {

@@ -92,11 +92,12 @@ pub fn import(text: &str) -> Result<Imported, InteropError> {
     let doc = roxmltree::Document::parse_with_options(text, options).map_err(|e| {
         let pos = e.pos();
         let message = match e {
-            roxmltree::Error::NodesLimitReached => format!(
-                "more than {MAX_XML_NODES} XML nodes, more than an import reads"
-            ),
+            roxmltree::Error::NodesLimitReached => {
+                format!("more than {MAX_XML_NODES} XML nodes, more than an import reads")
+            }
             roxmltree::Error::DtdDetected => {
-                "a DTD (<!DOCTYPE …>): SimSo's files have none, and an import refuses them".to_string()
+                "a DTD (<!DOCTYPE …>): SimSo's files have none, and an import refuses them"
+                    .to_string()
             }
             other => other.to_string(),
         };

@@ -30,7 +30,11 @@ pub(crate) fn simulation(root: Node<'_, '_>, notes: &mut Notes) -> Result<(), In
         Some(x) => Err(el.error(name, format!("{x} is not a positive whole number"))),
     };
     let duration = positive("duration", el.int("duration")?, DEFAULT_DURATION)?;
-    let cycles_per_ms = positive("cycles_per_ms", el.int("cycles_per_ms")?, DEFAULT_CYCLES_PER_MS)?;
+    let cycles_per_ms = positive(
+        "cycles_per_ms",
+        el.int("cycles_per_ms")?,
+        DEFAULT_CYCLES_PER_MS,
+    )?;
     // ns = cycles · 10^6 / cycles_per_ms, rounded to the nearest (u128: no overflow).
     let num = u128::from(duration) * 1_000_000;
     let den = u128::from(cycles_per_ms);
@@ -78,7 +82,12 @@ pub(crate) fn simulation(root: Node<'_, '_>, notes: &mut Notes) -> Result<(), In
     for a in root.attributes() {
         if !matches!(
             a.name(),
-            "duration" | "cycles_per_ms" | "etm" | "use_wcet" | "penalty_preemption" | "penalty_migration"
+            "duration"
+                | "cycles_per_ms"
+                | "etm"
+                | "use_wcet"
+                | "penalty_preemption"
+                | "penalty_migration"
         ) {
             notes.item("<simulation> attributes not in SimSo's format", a.name());
         }
@@ -88,7 +97,10 @@ pub(crate) fn simulation(root: Node<'_, '_>, notes: &mut Notes) -> Result<(), In
 
 /// Reads `<sched>`: the class maps (or the import fails with what maps); its overheads and
 /// fields go to the notes.
-pub(crate) fn scheduler(node: Node<'_, '_>, notes: &mut Notes) -> Result<&'static Mapping, InteropError> {
+pub(crate) fn scheduler(
+    node: Node<'_, '_>,
+    notes: &mut Notes,
+) -> Result<&'static Mapping, InteropError> {
     let el = Element::new(node, "<sched>");
     let class = match (el.get("class"), el.get("className")) {
         (Some(c), _) if !c.trim().is_empty() => c,
@@ -125,7 +137,10 @@ pub(crate) fn scheduler(node: Node<'_, '_>, notes: &mut Notes) -> Result<&'stati
             return Err(too_many("<sched> fields", k + 1, MAX_FIELDS));
         }
         if field.tag_name().name() != "field" {
-            notes.item("<sched> elements not in SimSo's format", format!("<{}>", field.tag_name().name()));
+            notes.item(
+                "<sched> elements not in SimSo's format",
+                format!("<{}>", field.tag_name().name()),
+            );
             continue;
         }
         let name = field.attribute("name").unwrap_or("?");
@@ -147,7 +162,10 @@ pub(crate) struct Processor {
 /// Reads `<processors>`: their number (≤ [`MAX_CPUS`]) and ids map, in order (the k-th
 /// processor is schedlab's CPU k); overheads, speeds ≠ 1, caches and data fields go to the
 /// notes.
-pub(crate) fn processors(node: Node<'_, '_>, notes: &mut Notes) -> Result<Vec<Processor>, InteropError> {
+pub(crate) fn processors(
+    node: Node<'_, '_>,
+    notes: &mut Notes,
+) -> Result<Vec<Processor>, InteropError> {
     let group = Element::new(node, "<processors>");
     if group.cycles("migration_overhead")?.is_some_and(|c| c > 0.0) {
         notes.line(format!(
@@ -161,13 +179,21 @@ pub(crate) fn processors(node: Node<'_, '_>, notes: &mut Notes) -> Result<Vec<Pr
         match child.tag_name().name() {
             "field" => {
                 if declared.len() >= MAX_FIELDS {
-                    return Err(too_many("<processors> fields", declared.len() + 1, MAX_FIELDS));
+                    return Err(too_many(
+                        "<processors> fields",
+                        declared.len() + 1,
+                        MAX_FIELDS,
+                    ));
                 }
                 declared.push(child.attribute("name").unwrap_or("").to_string());
             }
             "processor" => {
                 if out.len() >= MAX_CPUS as usize {
-                    return Err(too_many("the number of processors", out.len() + 1, MAX_CPUS as usize));
+                    return Err(too_many(
+                        "the number of processors",
+                        out.len() + 1,
+                        MAX_CPUS as usize,
+                    ));
                 }
                 let p = processor(child, out.len(), &declared, notes)?;
                 if let Some(first) = out.iter().position(|q| q.id == p.id) {
@@ -175,12 +201,18 @@ pub(crate) fn processors(node: Node<'_, '_>, notes: &mut Notes) -> Result<Vec<Pr
                         format: FORMAT,
                         place: format!("processor {} (`{}`)", out.len(), p.name),
                         field: "attribute `id`".to_string(),
-                        message: format!("id {} is also processor {first}'s (SimSo requires unique ids)", p.id),
+                        message: format!(
+                            "id {} is also processor {first}'s (SimSo requires unique ids)",
+                            p.id
+                        ),
                     });
                 }
                 out.push(p);
             }
-            other => notes.item("<processors> elements not in SimSo's format", format!("<{other}>")),
+            other => notes.item(
+                "<processors> elements not in SimSo's format",
+                format!("<{other}>"),
+            ),
         }
     }
     if out.is_empty() {
@@ -203,7 +235,9 @@ fn processor(
     let name = node.attribute("name").unwrap_or("").to_string();
     let el = Element::new(node, format!("processor {index} (`{name}`)"));
     el.require("name")?;
-    let id = el.int("id")?.ok_or_else(|| el.error("id", "missing (SimSo requires it)"))?;
+    let id = el
+        .int("id")?
+        .ok_or_else(|| el.error("id", "missing (SimSo requires it)"))?;
     for (attr, what) in [
         ("cs_overhead", "context-save"),
         ("cl_overhead", "context-load"),
@@ -228,7 +262,10 @@ fn processor(
                 "processor data fields (used by SimSo schedulers only)",
                 format!("{name}: {n}={}", a.value()),
             ),
-            n => notes.item("processor attributes not in SimSo's format", format!("{name}: {n}")),
+            n => notes.item(
+                "processor attributes not in SimSo's format",
+                format!("{name}: {n}"),
+            ),
         }
     }
     for cache in node.children().filter(|n| n.is_element()) {
@@ -251,7 +288,9 @@ pub(crate) fn caches(node: Node<'_, '_>, notes: &mut Notes) {
     }
     if node.children().any(|n| n.is_element()) {
         if let Some(t) = node.attribute("memory_access_time") {
-            notes.line(format!("<caches> memory_access_time={t} (part of the cache model)"));
+            notes.line(format!(
+                "<caches> memory_access_time={t} (part of the cache model)"
+            ));
         }
     }
 }

@@ -188,22 +188,50 @@ pub(crate) const MAPPED: &[Mapping] = &[
 
 /// The classes SimSo has that schedlab has no policy for: (class, what it is, instead).
 pub(crate) const UNSUPPORTED: &[(&str, &str, &str)] = &[
-    ("LLF", "global least laxity first", "edzl (EDF until zero laxity) or gedf"),
+    (
+        "LLF",
+        "global least laxity first",
+        "edzl (EDF until zero laxity) or gedf",
+    ),
     ("MLLF", "modified least laxity first", "edzl or gedf"),
     ("EDCL", "EDF with critical laxity", "edzl"),
     ("G_FL", "global fair lateness", "gedf"),
-    ("G_FL_ZL", "global fair lateness until zero laxity", "edzl or gedf"),
-    ("EDF_US", "EDF-US[m/(2m-1)]: heavy tasks first, then EDF", "gedf, or gfp with `priority` fields that put the heavy tasks first"),
-    ("PriD", "priority-driven EDF with heavy tasks first", "gedf, or gfp with `priority` fields"),
+    (
+        "G_FL_ZL",
+        "global fair lateness until zero laxity",
+        "edzl or gedf",
+    ),
+    (
+        "EDF_US",
+        "EDF-US[m/(2m-1)]: heavy tasks first, then EDF",
+        "gedf, or gfp with `priority` fields that put the heavy tasks first",
+    ),
+    (
+        "PriD",
+        "priority-driven EDF with heavy tasks first",
+        "gedf, or gfp with `priority` fields",
+    ),
     ("U_EDF", "U-EDF (optimal, budget-based)", "gedf or pedf"),
     ("WC_U_EDF", "work-conserving U-EDF", "gedf or pedf"),
-    ("RUN", "RUN (reduction to uniprocessor)", "pedf (partitioned EDF) or gedf"),
+    (
+        "RUN",
+        "RUN (reduction to uniprocessor)",
+        "pedf (partitioned EDF) or gedf",
+    ),
     ("WC_RUN", "work-conserving RUN", "pedf or gedf"),
-    ("EKG", "EKG (semi-partitioned EDF)", "pfp-ts (semi-partitioned FP with split tasks) or pedf"),
+    (
+        "EKG",
+        "EKG (semi-partitioned EDF)",
+        "pfp-ts (semi-partitioned FP with split tasks) or pedf",
+    ),
     ("EDHS", "EDHS (semi-partitioned EDF)", "pfp-ts or pedf"),
     ("PD2", "PD² (Pfair)", "gedf or pedf"),
     ("ER_PD2", "early-release PD² (Pfair)", "gedf or pedf"),
-    ("EPDF", "earliest pseudo-deadline first (Pfair)", "gedf or pedf"),
+    (
+        "EPDF",
+        "earliest pseudo-deadline first (Pfair)",
+        "gedf or pedf",
+    ),
     ("LLREF", "LLREF (fluid)", "gedf or pedf"),
     ("LLREF2", "LLREF (fluid)", "gedf or pedf"),
     ("LRE_TL", "LRE-TL (fluid)", "gedf or pedf"),
@@ -211,8 +239,16 @@ pub(crate) const UNSUPPORTED: &[(&str, &str, &str)] = &[
     ("BF", "Boundary Fair", "gedf or pedf"),
     ("NVNLF", "NVNLF (fluid)", "gedf or pedf"),
     ("LSTR", "least slack time rate first", "edzl or gedf"),
-    ("CC_EDF", "cycle-conserving EDF (DVFS)", "gedf: schedlab has no processor speeds"),
-    ("Static_EDF", "static-speed EDF (DVFS)", "gedf on one CPU: schedlab has no processor speeds"),
+    (
+        "CC_EDF",
+        "cycle-conserving EDF (DVFS)",
+        "gedf: schedlab has no processor speeds",
+    ),
+    (
+        "Static_EDF",
+        "static-speed EDF (DVFS)",
+        "gedf on one CPU: schedlab has no processor speeds",
+    ),
 ];
 
 /// Each SimSo class that maps with its schedlab policy on several CPUs and on one:
@@ -231,7 +267,11 @@ pub fn unsupported() -> &'static [(&'static str, &'static str, &'static str)] {
 
 /// The classes that map, for messages: `EDF, EDF2, …`.
 pub(crate) fn known() -> String {
-    MAPPED.iter().map(|m| m.class).collect::<Vec<_>>().join(", ")
+    MAPPED
+        .iter()
+        .map(|m| m.class)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The class name of `simso.schedulers.NAME`, `NAME`, or a scheduler file
@@ -306,11 +346,16 @@ mod tests {
         assert_eq!(resolve("simso.schedulers.p_edf").unwrap().policy, "pedf");
         let e = resolve("simso.schedulers.Foo").unwrap_err().to_string();
         assert!(
-            e.starts_with("unknown SimSo scheduler `simso.schedulers.Foo`; schedulers that map: EDF, EDF2,"),
+            e.starts_with(
+                "unknown SimSo scheduler `simso.schedulers.Foo`; schedulers that map: EDF, EDF2,"
+            ),
             "{e}"
         );
         let e = resolve("simso.schedulers.LLF").unwrap_err().to_string();
-        assert!(e.contains("least laxity first") && e.contains("edzl"), "{e}");
+        assert!(
+            e.contains("least laxity first") && e.contains("edzl"),
+            "{e}"
+        );
         assert!(e.contains("Schedulers that map: EDF"), "{e}");
     }
 }

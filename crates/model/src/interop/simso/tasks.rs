@@ -31,12 +31,32 @@ const MAX_FIELDS: usize = 256;
 /// SimSo's task attributes, each with its default (`add_task`'s): a value at the default
 /// changes nothing and is not reported; any other value is, with what it is used for.
 const MODEL_ATTRS: &[(&str, f64, &str)] = &[
-    ("base_cpi", 1.0, "cycles per instruction, SimSo's cache model"),
-    ("instructions", 0.0, "instruction count, SimSo's cache model"),
+    (
+        "base_cpi",
+        1.0,
+        "cycles per instruction, SimSo's cache model",
+    ),
+    (
+        "instructions",
+        0.0,
+        "instruction count, SimSo's cache model",
+    ),
     ("mix", 0.5, "memory-access mix, SimSo's cache model"),
-    ("ACET", 0.0, "average execution time, SimSo's etm=acet; schedlab: simulate --exec"),
-    ("et_stddev", 0.0, "execution-time deviation, SimSo's etm=acet; schedlab: simulate --exec"),
-    ("preemption_cost", 0.0, "cycles charged per preemption; schedlab charges overheads from an overhead file"),
+    (
+        "ACET",
+        0.0,
+        "average execution time, SimSo's etm=acet; schedlab: simulate --exec",
+    ),
+    (
+        "et_stddev",
+        0.0,
+        "execution-time deviation, SimSo's etm=acet; schedlab: simulate --exec",
+    ),
+    (
+        "preemption_cost",
+        0.0,
+        "cycles charged per preemption; schedlab charges overheads from an overhead file",
+    ),
 ];
 
 /// A task as SimSo has it, times in whole ns.
@@ -79,18 +99,30 @@ pub(crate) fn tasks(
             }
             "task" => {
                 if raws.len() >= MAX_IMPORT_TASKS {
-                    return Err(too_many("the number of tasks", raws.len() + 1, MAX_IMPORT_TASKS));
+                    return Err(too_many(
+                        "the number of tasks",
+                        raws.len() + 1,
+                        MAX_IMPORT_TASKS,
+                    ));
                 }
                 let index = raws.len();
                 let name = child.attribute("name").unwrap_or("").to_string();
                 let el = Element::new(child, format!("task {index} (`{name}`)"));
-                let id = el.int("id")?.ok_or_else(|| el.error("id", "missing (SimSo requires it)"))?;
+                let id = el
+                    .int("id")?
+                    .ok_or_else(|| el.error("id", "missing (SimSo requires it)"))?;
                 if let Some(first) = ids.insert(id, index) {
-                    return Err(el.error("id", format!("id {id} is also task {first}'s (SimSo requires unique ids)")));
+                    return Err(el.error(
+                        "id",
+                        format!("id {id} is also task {first}'s (SimSo requires unique ids)"),
+                    ));
                 }
                 raws.push(raw(&el, &declared, notes)?);
             }
-            other => notes.item("<tasks> elements not in SimSo's format", format!("<{other}>")),
+            other => notes.item(
+                "<tasks> elements not in SimSo's format",
+                format!("<{other}>"),
+            ),
         }
     }
     let kept: Vec<Raw> = raws.into_iter().filter(|r| keep(r, notes)).collect();
@@ -144,32 +176,59 @@ fn raw(el: &Element<'_, '_>, declared: &[String], notes: &mut Notes) -> Result<R
         Kind::Periodic => Some(ms_required("period")?),
         _ => el.ms("period")?,
     };
-    let offset = el.ms("activationDate")?.unwrap_or(Ns { ns: 0, rounded: false });
+    let offset = el.ms("activationDate")?.unwrap_or(Ns {
+        ns: 0,
+        rounded: false,
+    });
     let mut dates = Vec::new();
-    if let Some(list) = el.get("list_activation_dates").filter(|l| !l.trim().is_empty()) {
+    if let Some(list) = el
+        .get("list_activation_dates")
+        .filter(|l| !l.trim().is_empty())
+    {
         for (k, d) in list.split(',').enumerate() {
             if k >= MAX_ACTIVATION_DATES {
-                return Err(too_many(&format!("{}: list_activation_dates", el.place), k + 1, MAX_ACTIVATION_DATES));
+                return Err(too_many(
+                    &format!("{}: list_activation_dates", el.place),
+                    k + 1,
+                    MAX_ACTIVATION_DATES,
+                ));
             }
             dates.push(super::decimal::to_ns(d, 6).map_err(|m| {
-                el.error("list_activation_dates", format!("date {k}: {m} (milliseconds)"))
+                el.error(
+                    "list_activation_dates",
+                    format!("date {k}: {m} (milliseconds)"),
+                )
             })?);
         }
         // SimSo sorts them.
         dates.sort_by_key(|d| d.ns);
         if kind == Kind::Periodic {
-            notes.item("list_activation_dates of Periodic tasks (SimSo ignores them too)", name.clone());
+            notes.item(
+                "list_activation_dates of Periodic tasks (SimSo ignores them too)",
+                name.clone(),
+            );
         }
     }
-    let priority = match el.get("priority").filter(|_| declared.iter().any(|d| d == "priority")) {
+    let priority = match el
+        .get("priority")
+        .filter(|_| declared.iter().any(|d| d == "priority"))
+    {
         None => None,
         Some(_) => el.float("priority")?,
     };
-    let cpu = if declared.iter().any(|d| d == "cpu") { el.int("cpu")? } else { None };
-    for (label, v) in [("WCET", wcet), ("deadline", deadline), ("activationDate", offset)]
-        .into_iter()
-        .chain(period.map(|p| ("period", p)))
-        .chain(dates.iter().map(|&d| ("list_activation_dates", d)))
+    let cpu = if declared.iter().any(|d| d == "cpu") {
+        el.int("cpu")?
+    } else {
+        None
+    };
+    for (label, v) in [
+        ("WCET", wcet),
+        ("deadline", deadline),
+        ("activationDate", offset),
+    ]
+    .into_iter()
+    .chain(period.map(|p| ("period", p)))
+    .chain(dates.iter().map(|&d| ("list_activation_dates", d)))
     {
         if v.rounded {
             notes.item(
@@ -179,11 +238,26 @@ fn raw(el: &Element<'_, '_>, declared: &[String], notes: &mut Notes) -> Result<R
         }
     }
     other_attrs(el, &name, declared, notes)?;
-    Ok(Raw { name, kind, wcet, deadline, period, offset, dates, priority, cpu })
+    Ok(Raw {
+        name,
+        kind,
+        wcet,
+        deadline,
+        period,
+        offset,
+        dates,
+        priority,
+        cpu,
+    })
 }
 
 /// Notes for the attributes that do not map.
-fn other_attrs(el: &Element<'_, '_>, name: &str, declared: &[String], notes: &mut Notes) -> Result<(), InteropError> {
+fn other_attrs(
+    el: &Element<'_, '_>,
+    name: &str,
+    declared: &[String],
+    notes: &mut Notes,
+) -> Result<(), InteropError> {
     for &(attr, default, what) in MODEL_ATTRS {
         if el.float(attr)?.is_some_and(|v| v != default) {
             notes.item(
@@ -199,22 +273,41 @@ fn other_attrs(el: &Element<'_, '_>, name: &str, declared: &[String], notes: &mu
         );
     }
     if let Some(f) = el.get("followed_by") {
-        notes.item("followed_by (a job's end releases a job of another task; no schedlab equivalent)", format!("{name} → task id {f}"));
+        notes.item(
+            "followed_by (a job's end releases a job of another task; no schedlab equivalent)",
+            format!("{name} → task id {f}"),
+        );
     }
     if el.get("stack").is_some() {
-        notes.item("stack (stack-distance profile of SimSo's cache model)", name);
+        notes.item(
+            "stack (stack-distance profile of SimSo's cache model)",
+            name,
+        );
     }
     for a in el.node.attributes() {
         match a.name() {
-            "name" | "id" | "task_type" | "periodic" | "abort_on_miss" | "period" | "activationDate"
-            | "list_activation_dates" | "deadline" | "WCET" | "followed_by" | "stack" => {}
+            "name"
+            | "id"
+            | "task_type"
+            | "periodic"
+            | "abort_on_miss"
+            | "period"
+            | "activationDate"
+            | "list_activation_dates"
+            | "deadline"
+            | "WCET"
+            | "followed_by"
+            | "stack" => {}
             n if MODEL_ATTRS.iter().any(|(m, ..)| *m == n) => {}
             "priority" | "cpu" if declared.iter().any(|d| d == a.name()) => {}
             n if declared.iter().any(|d| d == n) => notes.item(
                 "task data fields no mapped scheduler reads (used by SimSo schedulers only)",
                 format!("{name}: {n}={}", a.value()),
             ),
-            n => notes.item("task attributes not in SimSo's format", format!("{name}: {n}")),
+            n => notes.item(
+                "task attributes not in SimSo's format",
+                format!("{name}: {n}"),
+            ),
         }
     }
     Ok(())
@@ -226,11 +319,17 @@ fn keep(r: &Raw, notes: &mut Notes) -> bool {
         Kind::Periodic => true,
         Kind::Sporadic if !r.dates.is_empty() => true,
         Kind::Sporadic => {
-            notes.item("Sporadic tasks without activation dates (no jobs in SimSo either): left out", r.name.clone());
+            notes.item(
+                "Sporadic tasks without activation dates (no jobs in SimSo either): left out",
+                r.name.clone(),
+            );
             false
         }
         Kind::Aperiodic => {
-            notes.item("APeriodic tasks (released only by another task's followed_by): left out", r.name.clone());
+            notes.item(
+                "APeriodic tasks (released only by another task's followed_by): left out",
+                r.name.clone(),
+            );
             false
         }
     }
@@ -250,7 +349,11 @@ fn timing(r: &Raw, notes: &mut Notes) -> u64 {
     };
     let regular = gaps.iter().all(|&g| g == period);
     let what = if regular {
-        format!("periodic from {} every {} (the listed dates, and more after the last)", format_ns(first), format_ns(period))
+        format!(
+            "periodic from {} every {} (the listed dates, and more after the last)",
+            format_ns(first),
+            format_ns(period)
+        )
     } else {
         format!("sporadic from {}, minimum inter-arrival {} (the smallest gap); the dates themselves are not kept", format_ns(first), format_ns(period))
     };
@@ -265,7 +368,11 @@ fn timing(r: &Raw, notes: &mut Notes) -> u64 {
 /// `priority` field (larger = higher in SimSo). Equal keys get equal ranks (schedlab breaks
 /// ties by task index; SimSo by ready-list order, which is task order for simultaneous
 /// releases).
-fn ranks(kept: &[Raw], mapping: &Mapping, notes: &mut Notes) -> Result<Vec<Option<u32>>, InteropError> {
+fn ranks(
+    kept: &[Raw],
+    mapping: &Mapping,
+    notes: &mut Notes,
+) -> Result<Vec<Option<u32>>, InteropError> {
     let keys: Vec<f64> = match mapping.priorities {
         Priorities::None => {
             for r in kept.iter().filter(|r| r.priority.is_some()) {
@@ -336,19 +443,31 @@ impl Raw {
 }
 
 /// Each task's CPU (0-based) for a partitioned mapping; notes say where the partition comes from.
-fn pins(kept: &[Raw], procs: &[Processor], mapping: &Mapping, notes: &mut Notes) -> Result<Vec<Option<u32>>, InteropError> {
+fn pins(
+    kept: &[Raw],
+    procs: &[Processor],
+    mapping: &Mapping,
+    notes: &mut Notes,
+) -> Result<Vec<Option<u32>>, InteropError> {
     let pinned = kept.iter().filter(|r| r.cpu.is_some()).count();
     let cpu_of = |r: &Raw| -> Result<Option<u32>, InteropError> {
         let Some(id) = r.cpu else { return Ok(None) };
-        let k = procs.iter().position(|p| p.id == id).ok_or_else(|| InteropError::Field {
-            format: FORMAT,
-            place: format!("task `{}`", r.name),
-            field: "attribute `cpu`".to_string(),
-            message: format!(
-                "no processor has id {id} (ids: {})",
-                procs.iter().map(|p| p.id.to_string()).collect::<Vec<_>>().join(", ")
-            ),
-        })?;
+        let k = procs
+            .iter()
+            .position(|p| p.id == id)
+            .ok_or_else(|| InteropError::Field {
+                format: FORMAT,
+                place: format!("task `{}`", r.name),
+                field: "attribute `cpu`".to_string(),
+                message: format!(
+                    "no processor has id {id} (ids: {})",
+                    procs
+                        .iter()
+                        .map(|p| p.id.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })?;
         Ok(u32::try_from(k).ok())
     };
     let multi = procs.len() > 1;

@@ -42,7 +42,9 @@ fn err(text: &str) -> String {
 }
 
 fn repo(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(path)
 }
 
 #[test]
@@ -103,10 +105,16 @@ fn fp_priorities_become_ranks_larger_first_ties_equal() {
         "FP",
         1,
         &["priority"],
-        &[r#"priority="1" period="5" deadline="5" WCET="1""#, r#"period="5" deadline="5" WCET="1""#],
+        &[
+            r#"priority="1" period="5" deadline="5" WCET="1""#,
+            r#"period="5" deadline="5" WCET="1""#,
+        ],
     );
     let e = err(&xml);
-    assert!(e.contains("task `T2`: attribute `priority`: missing: SimSo's FP orders"), "{e}");
+    assert!(
+        e.contains("task `T2`: attribute `priority`: missing: SimSo's FP orders"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -125,7 +133,13 @@ fn rm_ranks_by_period_even_with_constrained_deadlines() {
     let ranks: Vec<_> = i.file.tasks.iter().map(|t| t.priority).collect();
     assert_eq!(ranks, [Some(1), Some(0), Some(1)]);
     // One processor: the same policy (RM_mono maps there too).
-    let mono = import(&config("RM_mono", 1, &[], &[r#"period="5" deadline="5" WCET="1""#])).unwrap();
+    let mono = import(&config(
+        "RM_mono",
+        1,
+        &[],
+        &[r#"period="5" deadline="5" WCET="1""#],
+    ))
+    .unwrap();
     assert_eq!(mono.policy.as_deref(), Some("gfp"));
     assert_eq!(mono.file.tasks[0].cpu, None);
 }
@@ -136,12 +150,18 @@ fn a_uniprocessor_class_on_several_processors_pins_to_the_first() {
         "EDF_mono",
         3,
         &[],
-        &[r#"period="5" deadline="5" WCET="1""#, r#"period="7" deadline="7" WCET="2""#],
+        &[
+            r#"period="5" deadline="5" WCET="1""#,
+            r#"period="7" deadline="7" WCET="2""#,
+        ],
     ))
     .unwrap();
     assert_eq!(i.policy.as_deref(), Some("pedf"));
     assert!(i.file.tasks.iter().all(|t| t.cpu == Some(0)));
-    assert!(i.unmapped.iter().any(|l| l.contains("uniprocessor scheduler")));
+    assert!(i
+        .unmapped
+        .iter()
+        .any(|l| l.contains("uniprocessor scheduler")));
 }
 
 #[test]
@@ -163,25 +183,56 @@ fn partitions_come_from_the_file_or_from_a_named_heuristic() {
     // P_EDF with pins: the file's pins, and a note that SimSo would pack by itself.
     let i = import(&pinned("P_EDF", ["1", "1"])).unwrap();
     assert_eq!(i.file.tasks[1].cpu, Some(0));
-    assert!(i.unmapped.iter().any(|l| l.contains("SimSo's P_EDF ignores it")), "{:?}", i.unmapped);
+    assert!(
+        i.unmapped
+            .iter()
+            .any(|l| l.contains("SimSo's P_EDF ignores it")),
+        "{:?}",
+        i.unmapped
+    );
     // No pins: the note names the heuristic.
-    let i = import(&config("P_EDF2", 2, &[], &[r#"period="5" deadline="5" WCET="1""#])).unwrap();
-    assert!(i.unmapped.iter().any(|l| l.contains("use --partition ff (")), "{:?}", i.unmapped);
+    let i = import(&config(
+        "P_EDF2",
+        2,
+        &[],
+        &[r#"period="5" deadline="5" WCET="1""#],
+    ))
+    .unwrap();
+    assert!(
+        i.unmapped
+            .iter()
+            .any(|l| l.contains("use --partition ff (")),
+        "{:?}",
+        i.unmapped
+    );
     assert_eq!(i.file.tasks[0].cpu, None);
     // Global policies keep no CPU.
     let i = import(&pinned("EDF", ["1", "2"])).unwrap();
     assert!(i.file.tasks.iter().all(|t| t.cpu.is_none()));
     assert!(i.unmapped.iter().any(|l| l.contains("EDF is global")));
     // Errors: an unknown processor id, some pinned and some not, Fixed_PEDF without pins.
-    assert!(err(&pinned("Fixed_PEDF", ["3", "1"])).contains("task `T1`: attribute `cpu`: no processor has id 3 (ids: 1, 2)"));
+    assert!(err(&pinned("Fixed_PEDF", ["3", "1"]))
+        .contains("task `T1`: attribute `cpu`: no processor has id 3 (ids: 1, 2)"));
     let some = config(
         "Fixed_PEDF",
         2,
         &["cpu"],
-        &[r#"cpu="1" period="5" deadline="5" WCET="1""#, r#"period="5" deadline="5" WCET="1""#],
+        &[
+            r#"cpu="1" period="5" deadline="5" WCET="1""#,
+            r#"period="5" deadline="5" WCET="1""#,
+        ],
     );
-    assert!(err(&some).contains("task `T2`: attribute `cpu`: missing: 1 of 2 tasks"), "{}", err(&some));
-    let none = config("Fixed_PEDF", 2, &[], &[r#"period="5" deadline="5" WCET="1""#]);
+    assert!(
+        err(&some).contains("task `T2`: attribute `cpu`: missing: 1 of 2 tasks"),
+        "{}",
+        err(&some)
+    );
+    let none = config(
+        "Fixed_PEDF",
+        2,
+        &[],
+        &[r#"period="5" deadline="5" WCET="1""#],
+    );
     assert!(err(&none).contains("places each task by its `cpu` data field"));
 }
 
@@ -200,8 +251,10 @@ fn times_are_exact_decimals_and_rounding_is_reported() {
     assert_eq!(t.wcet.as_ns(), 3_333_333);
     assert_eq!(t.offset.as_ns(), 1);
     assert!(
-        i.unmapped
-            .contains(&"times that are not whole nanoseconds, rounded to the nearest: T1 WCET → 3.333333ms".to_string()),
+        i.unmapped.contains(
+            &"times that are not whole nanoseconds, rounded to the nearest: T1 WCET → 3.333333ms"
+                .to_string()
+        ),
         "{:?}",
         i.unmapped
     );
@@ -226,10 +279,26 @@ fn sporadic_and_aperiodic_tasks() {
     assert_eq!((t[0].offset, t[0].period), (ms(10), ms(10)));
     assert_eq!((t[1].offset, t[1].period), (ms(0), ms(4)));
     let text = i.unmapped.join("\n");
-    assert!(text.contains("T1: 3 dates → periodic from 10ms every 10ms"), "{text}");
-    assert!(text.contains("T2: 3 dates → sporadic from 0ns, minimum inter-arrival 4ms"), "{text}");
-    assert!(text.contains("APeriodic tasks (released only by another task's followed_by): left out: T3"), "{text}");
-    assert!(text.contains("Sporadic tasks without activation dates (no jobs in SimSo either): left out: T4"), "{text}");
+    assert!(
+        text.contains("T1: 3 dates → periodic from 10ms every 10ms"),
+        "{text}"
+    );
+    assert!(
+        text.contains("T2: 3 dates → sporadic from 0ns, minimum inter-arrival 4ms"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "APeriodic tasks (released only by another task's followed_by): left out: T3"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "Sporadic tasks without activation dates (no jobs in SimSo either): left out: T4"
+        ),
+        "{text}"
+    );
 }
 
 #[test]
@@ -290,16 +359,31 @@ fn everything_that_does_not_map_is_one_line_per_kind() {
 
 #[test]
 fn unknown_and_unsupported_schedulers_say_what_maps() {
-    let e = err(&config("Foo", 1, &[], &[r#"period="5" deadline="5" WCET="1""#]));
+    let e = err(&config(
+        "Foo",
+        1,
+        &[],
+        &[r#"period="5" deadline="5" WCET="1""#],
+    ));
     assert_eq!(
         e,
-        format!("unknown SimSo scheduler `simso.schedulers.Foo`; schedulers that map: {}", mapped_schedulers())
+        format!(
+            "unknown SimSo scheduler `simso.schedulers.Foo`; schedulers that map: {}",
+            mapped_schedulers()
+        )
     );
-    let e = err(&config("RUN", 1, &[], &[r#"period="5" deadline="5" WCET="1""#]));
+    let e = err(&config(
+        "RUN",
+        1,
+        &[],
+        &[r#"period="5" deadline="5" WCET="1""#],
+    ));
     assert!(e.starts_with("SimSo scheduler `simso.schedulers.RUN` (RUN (reduction to uniprocessor)) has no schedlab policy; instead: pedf"), "{e}");
     // A scheduler file (className) names the class too.
-    let xml = config("EDF", 1, &[], &[r#"period="5" deadline="5" WCET="1""#])
-        .replace(r#"class="simso.schedulers.EDF""#, r#"className="../schedulers/EDZL.py""#);
+    let xml = config("EDF", 1, &[], &[r#"period="5" deadline="5" WCET="1""#]).replace(
+        r#"class="simso.schedulers.EDF""#,
+        r#"className="../schedulers/EDZL.py""#,
+    );
     assert_eq!(import(&xml).unwrap().policy.as_deref(), Some("edzl"));
     let xml = config("EDF", 1, &[], &[]).replace(r#" class="simso.schedulers.EDF""#, "");
     assert!(err(&xml).contains("<sched>: attribute `class`: missing: no scheduler class"));
@@ -332,25 +416,55 @@ fn bad_input_gets_a_message_with_place_and_field() {
         assert!(e.contains(expected), "{xml}\n→ {e}\n(expected {expected})");
     }
     // Duplicate ids and names.
-    let dup = config("EDF", 1, &[], &[r#"period="5" deadline="5" WCET="1""#, r#"period="5" deadline="5" WCET="1""#])
-        .replace("id=\"2\"", "id=\"1\"");
-    assert!(err(&dup).contains("task 1 (`T2`): attribute `id`: id 1 is also task 0's"), "{}", err(&dup));
-    let dup = config("EDF", 1, &[], &[r#"period="5" deadline="5" WCET="1""#, r#"period="5" deadline="5" WCET="1""#])
-        .replace("name=\"T2\"", "name=\"T1\"");
+    let dup = config(
+        "EDF",
+        1,
+        &[],
+        &[
+            r#"period="5" deadline="5" WCET="1""#,
+            r#"period="5" deadline="5" WCET="1""#,
+        ],
+    )
+    .replace("id=\"2\"", "id=\"1\"");
+    assert!(
+        err(&dup).contains("task 1 (`T2`): attribute `id`: id 1 is also task 0's"),
+        "{}",
+        err(&dup)
+    );
+    let dup = config(
+        "EDF",
+        1,
+        &[],
+        &[
+            r#"period="5" deadline="5" WCET="1""#,
+            r#"period="5" deadline="5" WCET="1""#,
+        ],
+    )
+    .replace("name=\"T2\"", "name=\"T1\"");
     assert!(err(&dup).contains("duplicate task name `T1`"));
-    let procs = config("EDF", 2, &[], &[r#"period="5" deadline="5" WCET="1""#]).replace("id=\"2\"", "id=\"1\"");
-    assert!(err(&procs).contains("processor 1 (`CPU 2`): attribute `id`: id 1 is also processor 0's"));
+    let procs = config("EDF", 2, &[], &[r#"period="5" deadline="5" WCET="1""#])
+        .replace("id=\"2\"", "id=\"1\"");
+    assert!(
+        err(&procs).contains("processor 1 (`CPU 2`): attribute `id`: id 1 is also processor 0's")
+    );
 }
 
 #[test]
 fn sizes_are_bounded() {
-    let many = config("EDF", crate::platform::MAX_CPUS as usize + 1, &[], &[r#"period="5" deadline="5" WCET="1""#]);
+    let many = config(
+        "EDF",
+        crate::platform::MAX_CPUS as usize + 1,
+        &[],
+        &[r#"period="5" deadline="5" WCET="1""#],
+    );
     assert_eq!(
         err(&many),
         "SimSo XML: the number of processors is at least 4097; an import reads at most 4096"
     );
     let huge = " ".repeat(crate::interop::import::MAX_IMPORT_BYTES + 1);
-    assert!(err(&huge).contains("the text is 16777217 bytes; an import reads at most 16777216 bytes"));
+    assert!(
+        err(&huge).contains("the text is 16777217 bytes; an import reads at most 16777216 bytes")
+    );
 }
 
 /// A task as SimSo's writer prints it (Python's `str(float)` of milliseconds).
