@@ -18,7 +18,6 @@ pub mod simso;
 pub use error::InteropError;
 
 /// A task file read from another tool's format, with what that format said about how to run it.
-#[derive(Clone, Debug, PartialEq)]
 pub struct Imported {
     /// The task set and platform, validated like any task file (a task's `cpu` carries a partition).
     pub file: crate::file::TaskFile,

@@ -38,7 +38,8 @@ fn ms(x: u64) -> Duration {
 }
 
 fn err(text: &str) -> String {
-    import(text).unwrap_err().to_string()
+    // `.err()`: an `Imported` need not be `Debug`.
+    import(text).err().expect("an error").to_string()
 }
 
 fn repo(path: &str) -> PathBuf {
