@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (libFuzzer through cargo-fuzz) of every input schedlab reads: task
-# files, overhead files, costs files, trace files, experiment files, and every analysis on
-# arbitrary task parameters (fuzz/fuzz_targets/, docs/testing.md).
+# files, overhead files, costs files, trace files, experiment files, imported SimSo XML and CSV
+# task lists, and every analysis on arbitrary task parameters (fuzz/fuzz_targets/, docs/testing.md).
 #
 # Usage: scripts/fuzz.sh [SECONDS per target, default 120] [--seed N] [TARGET...]
 #
@@ -39,7 +39,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 if [ ${#TARGETS[@]} -eq 0 ]; then
-    TARGETS=(task_file overhead_file costs_file trace_file experiment_file analysis)
+    TARGETS=(task_file overhead_file costs_file trace_file experiment_file analysis simso_xml csv_tasks)
 fi
 
 if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]; then
@@ -61,6 +61,8 @@ seeds() {
     trace_file) echo tests/corpus/traces ;;
     experiment_file) echo tests/corpus/experiments examples/experiments crates/exp/tests/bad ;;
     analysis) echo tests/corpus/analysis ;;
+    simso_xml) echo tests/corpus/simso/bad tests/corpus/simso/good examples/simso ;;
+    csv_tasks) echo tests/corpus/csv/bad tests/corpus/csv/good ;;
     *)
         echo "unknown fuzz target $1" >&2
         return 1
@@ -74,6 +76,7 @@ options() {
     trace_file) echo -max_len=16384 -timeout=20 ;;
     experiment_file) echo -max_len=8192 -timeout=20 ;;
     analysis) echo -max_len=300 -timeout=30 ;;
+    simso_xml) echo -max_len=8192 -timeout=20 ;;
     *) echo -max_len=4096 -timeout=20 ;;
     esac
 }

@@ -14,7 +14,7 @@ test names, the same file format and the same error messages.
 True
 """
 
-from ._native import Error, JobContext, __version__
+from ._native import Error, Imported, JobContext, __version__, import_file, import_str
 from .taskset import Task, TaskSet, load, parse
 from .analysis import (
     Result, analyze, analyze_many, charge_overheads, design_reservations, tests,
@@ -33,4 +33,5 @@ __all__ = [
     "simulate_many", "run", "export", "JobContext", "experiment",
     "trace_costs",
     "scale", "ScaleResult",
+    "import_file", "import_str", "Imported",
 ]

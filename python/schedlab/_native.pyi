@@ -21,7 +21,10 @@ __all__ = [
     "TaskSet",
     "Result",
     "JobContext",
+    "Imported",
     "load",
+    "import_file",
+    "import_str",
     "analyze",
     "analyze_many",
     "catalogue",
@@ -292,7 +295,32 @@ class Result:
     def to_dict(self) -> Dict[str, Any]: ...
     def __eq__(self, other: object, /) -> bool: ...
 
+@final
+class Imported:
+    """A task set read from another tool's format (``import_file``, ``import_str``)."""
+
+    @property
+    def taskset(self) -> TaskSet:
+        """The task set, with the platform's CPU count where the source gives one."""
+    @property
+    def policy(self) -> Optional[str]:
+        """The schedlab policy the source's scheduler maps to (``None``: the format names none)."""
+    @property
+    def unmapped(self) -> List[str]:
+        """Every element or field of the source that did not map, one line each."""
+    @property
+    def source(self) -> str:
+        """The format read: ``simso``, ``csv`` or ``rt-app``."""
+    @property
+    def simulate_args(self) -> List[str]:
+        """The ``schedlab simulate`` arguments that run the set as its source would."""
+
 def load(path: _PathLike) -> TaskSet: ...
+def import_file(path: _PathLike, from_: Optional[str] = None) -> Imported:
+    """Imports a SimSo XML configuration, a SchedCAT-style CSV task list or an rt-app JSON
+    workload; ``from_`` (``simso``, ``csv``, ``rt-app``) or else the extension or content decides."""
+def import_str(text: str, from_: Optional[str] = None) -> Imported:
+    """Imports text in format ``from_`` (``simso``, ``csv``, ``rt-app``; ``None``: the content decides)."""
 @overload
 def analyze(  # type: ignore[overload-overlap]
     taskset: _TaskSetLike,

@@ -93,6 +93,11 @@ def usage(tmp: Path) -> None:
                                   dl_margin=datetime.timedelta(microseconds=300), force=True)
     report: Path = schedlab.experiment.run("exp.toml", out=tmp / "out", jobs=2)
     warning: type[Warning] = ResumeWarning
+    imported: schedlab.Imported = schedlab.import_file("examples/simso/edf-3tasks.xml")
+    from_csv: schedlab.Imported = schedlab.import_str("cost,period\n1,4\n", from_="csv")
+    imported_set: TaskSet = imported.taskset
+    mapped: Optional[str] = from_csv.policy
+    unmapped: List[str] = imported.unmapped + imported.simulate_args + [imported.source]
     try:
         schedlab.TaskSet([{"wcet": "2ms", "perod": "10ms"}])
     except schedlab.Error as e:
@@ -100,4 +105,4 @@ def usage(tmp: Path) -> None:
     del (version, some, wcet, name, u, again, as_dict, periods, cpus, from_tasks, loaded, parsed,
          one_positional, several, every, bounds, status, verdicts, lists, catalogue, charged,
          charged_many, per_bin, whole, inflation, realised,
-         vector, sim, sim2, sims, real, script, report, warning)
+         vector, sim, sim2, sims, real, script, report, warning, imported_set, mapped, unmapped)

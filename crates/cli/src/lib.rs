@@ -13,6 +13,7 @@ mod exit;
 mod experiment;
 mod export_cmd;
 mod gen_cmd;
+mod import_cmd;
 mod load_cmd;
 mod measure_cmd;
 mod output;
@@ -50,6 +51,29 @@ struct Cli {
 enum OutputFormat {
     Table,
     Json,
+}
+
+/// The formats `schedlab import` reads.
+#[derive(Clone, Copy, ValueEnum)]
+enum ImportFrom {
+    /// SimSo's XML configuration.
+    Simso,
+    /// A SchedCAT-style CSV task list.
+    Csv,
+    /// An rt-app JSON workload.
+    #[value(name = "rt-app")]
+    RtApp,
+}
+
+impl From<ImportFrom> for schedlab_model::interop::import::Source {
+    fn from(f: ImportFrom) -> Self {
+        use schedlab_model::interop::import::Source;
+        match f {
+            ImportFrom::Simso => Source::Simso,
+            ImportFrom::Csv => Source::Csv,
+            ImportFrom::RtApp => Source::RtApp,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -262,6 +286,23 @@ enum Command {
     /// One periodic task's load in this process (exact CPU-time burn, absolute releases): the
     /// default task body of `schedlab export` (docs/export.md).
     PeriodicLoad(load_cmd::Args),
+    /// Import a task set from another tool: a SimSo XML configuration, a SchedCAT-style CSV
+    /// task list or an rt-app JSON workload, into a task file; prints the policy the source's
+    /// scheduler maps to and everything that did not map (docs/import.md).
+    Import {
+        /// The file (.xml: SimSo, .csv: CSV, .json: rt-app; another extension: its content decides).
+        file: PathBuf,
+        /// Its format (default: from the extension, else the content).
+        #[arg(long, value_enum)]
+        from: Option<ImportFrom>,
+        /// Write the task file here (.toml or .json); default: print it as TOML, with the
+        /// summary as comments.
+        #[arg(short = 'o', long = "out", value_name = "OUT")]
+        out: Option<PathBuf>,
+        /// Output format of the summary.
+        #[arg(long, value_enum, default_value = "table")]
+        format: OutputFormat,
+    },
     /// Predict an architecture's overheads at M CPUs by executing its scheduler code paths on
     /// simulated CPUs (the scaling model, docs/scaling.md [MP §IV, Figs. 6–7]).
     Scale(scale_cmd::Args),
@@ -622,6 +663,20 @@ fn run(cli: Cli) -> Result<Status> {
         }
         Command::PeriodicLoad(args) => {
             load_cmd::run_command(&args)?;
+            Ok(Status::SUCCESS)
+        }
+        Command::Import {
+            file,
+            from,
+            out,
+            format,
+        } => {
+            import_cmd::run(&import_cmd::Options {
+                file,
+                from: from.map(Into::into),
+                out,
+                json: matches!(format, OutputFormat::Json),
+            })?;
             Ok(Status::SUCCESS)
         }
         Command::Scale(args) => {

@@ -25,6 +25,7 @@ mod entries;
 mod experiment;
 mod export;
 mod generate;
+mod interop;
 mod overheads;
 mod pyvalue;
 mod result;
@@ -56,7 +57,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<taskset::PyTaskSet>()?;
     m.add_class::<analysis::AnalysisResult>()?;
     m.add_class::<bodies::JobContext>()?;
+    m.add_class::<interop::PyImported>()?;
     m.add_function(wrap_pyfunction!(taskset::load, m)?)?;
+    m.add_function(wrap_pyfunction!(interop::import_file, m)?)?;
+    m.add_function(wrap_pyfunction!(interop::import_str, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::analyze, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::analyze_many, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::catalogue, m)?)?;

@@ -286,7 +286,8 @@ fn admission(
         };
         let k = i128::try_from(dom.cpus.len()).unwrap_or(i128::MAX);
         let limit = Frac::new(RT_BANDWIDTH.0.saturating_mul(k), RT_BANDWIDTH.1);
-        let sum: f64 = terms().map(Frac::to_f64).sum();
+        // A fold from +0.0: `Sum for f64` starts at −0.0, which an empty domain would print.
+        let sum = terms().map(Frac::to_f64).fold(0.0, |a, b| a + b);
         let label = if dom.cpus.len() == 1 {
             format!("CPU {}", cpu_list(&dom.cpus))
         } else {
