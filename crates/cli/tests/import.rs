@@ -286,6 +286,9 @@ fn docs_import_md_lists_every_simso_class() {
     }
 }
 
+/// A task as the round trip compares it: name, wcet, period, deadline, CPU.
+type Row = (Option<String>, String, String, String, Option<u32>);
+
 #[test]
 fn an_rt_app_export_imports_back_to_its_task_set() {
     // Export a P-EDF set to rt-app, import the JSON back: the same tasks (wcet, period,
@@ -320,7 +323,7 @@ fn an_rt_app_export_imports_back_to_its_task_set() {
         "{unmapped}"
     );
     let file = schedlab_model::file::load(&back).unwrap();
-    let tasks: Vec<(Option<String>, String, String, String, Option<u32>)> = file
+    let tasks: Vec<Row> = file
         .tasks
         .tasks()
         .iter()
