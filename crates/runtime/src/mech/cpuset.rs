@@ -27,6 +27,7 @@
 use super::cgroup_v1::{dismantle, mount_of, own_cgroup, owner_pid, pid_alive, read, write};
 use super::sched::Tid;
 use super::MechError;
+use schedlab_model::interop::deploy::cpu_list; // "1", "0,2-3": the kernel's list format
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -44,30 +45,6 @@ pub struct RootDomain {
 
 fn unsupported(message: String) -> MechError {
     super::cgroup_v1::unsupported("give the run's CPUs a root domain of their own", message)
-}
-
-/// A CPU list in the kernel's list format ("1", "0,2-3").
-fn cpu_list(cpus: &[u32]) -> String {
-    let mut v = cpus.to_vec();
-    v.sort_unstable();
-    v.dedup();
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < v.len() {
-        let start = v[i];
-        let mut end = start;
-        while i + 1 < v.len() && v[i + 1] == end + 1 {
-            i += 1;
-            end += 1;
-        }
-        parts.push(if start == end {
-            start.to_string()
-        } else {
-            format!("{start}-{end}")
-        });
-        i += 1;
-    }
-    parts.join(",")
 }
 
 impl RootDomain {
@@ -184,13 +161,6 @@ pub fn leftovers() -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn formats_cpu_lists() {
-        assert_eq!(cpu_list(&[1]), "1");
-        assert_eq!(cpu_list(&[3, 0, 1, 2, 5]), "0-3,5");
-        assert_eq!(cpu_list(&[4, 2]), "2,4");
-    }
 
     #[test]
     fn recognises_its_own_directories() {
