@@ -412,12 +412,7 @@ fn rt_app_block(dep: &Deployment, out: &mut String) {
     let set = dep.set_name();
     for (d, tasks) in &groups {
         let label = d.map_or("all".to_string(), |d| format!("d{d}"));
-        let first = tasks
-            .iter()
-            .flat_map(|t| t.cpus.iter())
-            .min()
-            .copied()
-            .unwrap_or(0);
+        let first = rt_app::lowest_cpu(tasks);
         let style = DocStyle {
             cpu: &|c| format!("${{CPU_{c}}}"),
             duration: "${RTAPP_SECONDS}".to_string(),

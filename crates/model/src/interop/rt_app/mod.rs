@@ -240,6 +240,17 @@ fn in_comment(line: &str) -> String {
     line.replace("*/", "* /")
 }
 
+/// The lowest CPU any of `tasks` may run on (0 when none names one): where an rt-app process
+/// for them calibrates.
+pub(crate) fn lowest_cpu(tasks: &[&DeployedTask]) -> u32 {
+    tasks
+        .iter()
+        .flat_map(|t| t.cpus.iter())
+        .min()
+        .copied()
+        .unwrap_or(0)
+}
+
 /// The deployment as one rt-app JSON file: the header as a comment, then every task (module
 /// documentation for the format and for partitioned `SCHED_DEADLINE`).
 pub fn write(dep: &Deployment) -> String {
@@ -249,12 +260,7 @@ pub fn write(dep: &Deployment) -> String {
     }
     out.push_str(" */\n");
     let tasks: Vec<&DeployedTask> = dep.tasks.iter().collect();
-    let first_cpu = tasks
-        .iter()
-        .flat_map(|t| t.cpus.iter())
-        .min()
-        .copied()
-        .unwrap_or(0);
+    let first_cpu = lowest_cpu(&tasks);
     let style = DocStyle {
         cpu: &|c| c.to_string(),
         duration: duration_seconds(dep),
