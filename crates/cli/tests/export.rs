@@ -239,26 +239,36 @@ fn verify_units(dir: &Path) {
 /// A directory of stand-ins for `chrt` and `taskset` that only pass their command on, so the
 /// script's own logic runs without privileges.
 fn fake_tools() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedlab-export-fake-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let write = |name: &str, body: &str| {
-        let p = dir.join(name);
-        std::fs::write(&p, body).unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    };
-    write(
-        "chrt",
-        "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in -f) shift 2; break ;; -d) shift 8; break ;; *) shift ;; esac; done\nexec \"$@\"\n",
-    );
-    write("taskset", "#!/bin/sh\nshift 2\nexec \"$@\"\n");
-    dir
+    // Written once per test process: tests run in parallel, and rewriting a script while
+    // another test executes it fails (ETXTBSY) or runs it half-written.
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir =
+            std::env::temp_dir().join(format!("schedlab-export-fake-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |name: &str, body: &str| {
+            let p = dir.join(name);
+            std::fs::write(&p, body).unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        };
+        write(
+            "chrt",
+            "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in -f) shift 2; break ;; -d) shift 8; break ;; *) shift ;; esac; done\nexec \"$@\"\n",
+        );
+        write("taskset", "#!/bin/sh\nshift 2\nexec \"$@\"\n");
+        dir
+    })
+    .clone()
 }
 
 fn fifo_script() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("schedlab-export-fifo-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join("fifo.sh");
+    // A script of its own per call, for the same reason as `fake_tools`.
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let script = dir.join(format!("fifo-{}.sh", NEXT.fetch_add(1, Ordering::Relaxed)));
     let out = export(&["--policy", "pfp", "-o", script.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));
     script
