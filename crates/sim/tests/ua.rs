@@ -359,6 +359,67 @@ proptest! {
     }
 }
 
+/// A job that blocks loses the linked job's tie advantage at once (found by the property test
+/// below in CI). One CPU, integer ns, every job runs its WCET:
+///
+/// | task | offset | C | utility | section on R |
+/// |------|--------|---|---------|--------------|
+/// | X 0  | 5      | 2 | 2       | —            |
+/// | H 1  | 2      | 4 | 1       | from 3 for 1 |
+/// | L 2  | 0      | 10| 1       | from 1 for 5 |
+///
+/// L runs 0–2 and locks R at 1; H (LVD 1/4 > L's 1/8) preempts at 2 and requests R at 5,
+/// when it has 1 left (LVD 1/1); X is released at 5 with LVD 2/2. Equal LVDs: H is still
+/// recorded on the CPU but is blocked, so the tie goes by task index to X, which runs 5–7;
+/// then L runs for H (priority inheritance) 7–11 and frees R, H finishes 11–12, L 12–16.
+/// G-HVDF used to keep the blocked H "linked" and ran L at 5 instead.
+#[test]
+fn a_blocked_job_keeps_no_tie_advantage() {
+    let mut tasks = Vec::new();
+    for (offset, c, u, section) in [
+        (5u64, 2u64, 2.0, None),
+        (2, 4, 1.0, Some((3u64, 1u64))),
+        (0, 10, 1.0, Some((1, 5))),
+    ] {
+        let d = Duration::from_ns(100);
+        let mut task = Task::new(Duration::from_ns(c), d, d).unwrap();
+        task.offset = Duration::from_ns(offset);
+        task.utility = Some(u);
+        if let Some((start, length)) = section {
+            task.critical_sections
+                .push(schedlab_model::extensions::CriticalSection {
+                    resource: 0,
+                    start: Duration::from_ns(start),
+                    length: Duration::from_ns(length),
+                });
+        }
+        tasks.push(task);
+    }
+    let ts = TaskSet::new(tasks).unwrap();
+    let mut cfg = SimConfig::new(1, Duration::from_ns(50));
+    cfg.record_jobs = true;
+    for policy in ["ghvdf", "phvdf"] {
+        let r = sim(&ts, policy, 1, &cfg);
+        let got: Vec<_> = r
+            .jobs
+            .iter()
+            .map(|j| {
+                (
+                    j.task,
+                    j.start.map(|t| t.as_ns()),
+                    j.completion.map(|t| t.as_ns()),
+                )
+            })
+            .collect();
+        let want = vec![
+            (0, Some(5), Some(7)),
+            (1, Some(2), Some(12)),
+            (2, Some(0), Some(16)),
+        ];
+        assert_eq!(got, want, "{policy}");
+    }
+}
+
 /// On one CPU G-HVDF is P-HVDF (§6.6 and §6.13 select the same job: the highest LVD, the
 /// linked job on a tie): the two implementations agree job by job on the overloaded batch
 /// (and with resources in `ua_policies_are_deterministic_and_account_every_job`).

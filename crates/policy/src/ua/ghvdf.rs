@@ -4,7 +4,7 @@
 //! the abortable jobs past their critical time (the deadline for a step TUF) are aborted
 //! ([`super::pool`]; a timer at the earliest critical time makes that happen at the deadline),
 //! every job's LVD is recomputed (it depends on the remaining execution, §6.6), and the `m`
-//! highest-LVD jobs run. Equal LVDs: a linked job first (the equal-key rule of
+//! highest-LVD jobs run. Equal LVDs: a linked job that is not blocked first (the equal-key rule of
 //! [`crate::prio`]: no needless preemption), then task index, then seq
 //! (`ua::pool::cmp_hvdf`).
 //!
@@ -72,9 +72,13 @@ impl GHvdf {
     fn choose(&mut self, ctx: &Ctx<'_>) {
         let m = self.cpus.len();
         let jobs = &self.pool.jobs;
+        // Only a job that runs keeps its CPU on a tie: one that has just blocked is still
+        // recorded on its CPU until `map`, but it no longer runs there (its chain's end
+        // would), so it has no preemption to spare — P-HVDF's `current` excludes it too.
+        let runs = |j: &super::pool::UaJob| j.cpu.is_some() && !j.blocked;
         let cmp = |a: &usize, b: &usize| {
             let (a, b) = (&jobs[*a], &jobs[*b]);
-            cmp_hvdf(a, b, a.cpu.is_some(), b.cpu.is_some())
+            cmp_hvdf(a, b, runs(a), runs(b))
         };
         self.order.clear();
         self.order.extend(0..jobs.len());
