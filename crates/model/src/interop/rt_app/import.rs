@@ -12,6 +12,9 @@
 //! - policy: all threads `SCHED_DEADLINE` → `pedf` (each on one CPU), `cedf` (on the
 //!   clusters `k·K … k·K+K−1`), `gedf` (no `cpus`, or all on every CPU); all `SCHED_FIFO` or
 //!   `SCHED_RR` → `pfp` / `gfp` alike (run them with `--priorities given`); otherwise none.
+//! - platform: `cpus` = the highest CPU a thread names + 1, or the M of schedlab's own
+//!   header (`Exported by schedlab … on M CPUs`, `stated_cpus`) if that is more — a P-EDF
+//!   set packed onto CPU 0 of 2 reads back on 2 CPUs, not 1.
 //! - Not mapped (listed): other events (locks, conditions, `mem`, …), several phases or
 //!   timers, `SCHED_OTHER`/`SCHED_IDLE`, `global` settings, `resources`, undocumented keys.
 //!
@@ -451,16 +454,37 @@ fn read_thread(
     Ok(out)
 }
 
-/// The policy and placement fields the threads' classes and CPUs say (module doc).
+/// The M of the header schedlab's exporter writes first (`/* … Exported by schedlab … on M
+/// CPUs (…)`), if `text` starts with one; `None` for any other file or an M out of
+/// 1..=[`MAX_CPUS`]. O(header).
+pub(super) fn stated_cpus(text: &str) -> Option<u32> {
+    let body = text.trim_start().strip_prefix("/*")?;
+    let comment = &body[..body.find("*/")?];
+    let line = comment
+        .lines()
+        .map(|l| l.trim_start().trim_start_matches('*').trim_start())
+        .find(|l| l.starts_with("Exported by schedlab"))?;
+    let before = &line[..line.rfind(" CPUs")?];
+    let (rest, m) = before.rsplit_once(' ')?;
+    if !rest.ends_with(" on") {
+        return None;
+    }
+    m.parse::<u32>().ok().filter(|m| (1..=MAX_CPUS).contains(m))
+}
+
+/// The policy and placement fields the threads' classes and CPUs say (module doc); `stated`
+/// is the header's M ([`stated_cpus`]).
 fn infer_policy(
     reads: &mut [Read],
+    stated: Option<u32>,
     unmapped: &mut Vec<String>,
 ) -> (Option<String>, Option<Platform>) {
-    let m = reads
+    let used = reads
         .iter()
         .flat_map(|r| r.cpus.iter().flatten())
         .max()
         .map(|&c| c + 1);
+    let m = used.max(stated);
     let platform = m.map(|cpus| Platform {
         cpus,
         cluster_size: None,
@@ -612,7 +636,7 @@ pub fn import(text: &str) -> Result<Imported, InteropError> {
             ),
         ));
     }
-    let (policy, platform) = infer_policy(&mut reads, &mut unmapped);
+    let (policy, platform) = infer_policy(&mut reads, stated_cpus(text), &mut unmapped);
     let tasks = TaskSet::new(reads.into_iter().map(|r| r.task).collect())
         .map_err(InteropError::RtAppTaskSet)?;
     if let Some(p) = &platform {

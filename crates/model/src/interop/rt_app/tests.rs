@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::doc::problems;
+use super::import::stated_cpus;
 use super::*;
 use crate::interop::deploy::{DeployedTask, Deployment, LinuxPolicy};
 use crate::interop::fixtures;
@@ -204,6 +205,44 @@ fn round_trips() {
     let prio: Vec<_> = fp.file.tasks.iter().map(|t| t.priority).collect();
     // Linux 99, 99, 98 → schedlab 0, 0, 1 (smaller is higher).
     assert_eq!(prio, vec![Some(0), Some(0), Some(1)]);
+}
+
+/// A set packed onto CPU 0 of 2 reads back on 2 CPUs: the header's M, not the highest CPU
+/// used; a file without schedlab's header gets the highest CPU used + 1.
+#[test]
+fn the_header_s_cpu_count_is_kept() {
+    let mut dep = fixtures::pedf();
+    for t in &mut dep.tasks {
+        t.cpus = vec![0];
+        t.domain = Some(0);
+    }
+    let text = write(&dep);
+    let back = import(&text).unwrap();
+    assert_eq!(back.file.platform.as_ref().map(|p| p.cpus), Some(2));
+    let bare = import(strip_header(&text)).unwrap();
+    assert_eq!(bare.file.platform.as_ref().map(|p| p.cpus), Some(1));
+    // The header's M never hides a CPU a thread names.
+    dep.tasks[1].cpus = vec![3];
+    let back = import(&write(&dep)).unwrap();
+    assert_eq!(back.file.platform.as_ref().map(|p| p.cpus), Some(4));
+}
+
+#[test]
+fn stated_cpus_reads_only_schedlab_s_header() {
+    let header = |line: &str| format!("/*\n * {line}\n * Placement: …\n */\n{{}}");
+    let ok = "Exported by schedlab 0.1.0 from a on b.toml: policy pedf on 8 CPUs (logical CPU k is the machine's CPU k).";
+    assert_eq!(stated_cpus(&header(ok)), Some(8));
+    assert_eq!(stated_cpus(&format!("  \n{}", header(ok))), Some(8));
+    for bad in [
+        "Exported by schedlab 0.1.0 from a: policy pedf on 0 CPUs (…).",
+        "Exported by schedlab 0.1.0 from a: policy pedf on 5000 CPUs (…).",
+        "Exported by schedlab 0.1.0 from a: policy pedf at 2 CPUs (…).",
+        "Exported by something else from a: policy pedf on 2 CPUs (…).",
+    ] {
+        assert_eq!(stated_cpus(&header(bad)), None, "{bad}");
+    }
+    assert_eq!(stated_cpus(&format!("{{}} {}", header(ok))), None);
+    assert_eq!(stated_cpus("/* Exported by schedlab on 2 CPUs"), None);
 }
 
 fn arb_task(index: usize) -> impl Strategy<Value = DeployedTask> {
