@@ -52,6 +52,7 @@ fn mp_trace(engine: &str, name: &str) -> PathBuf {
                 name: None,
                 deadline_ns: Some(p),
                 split: Vec::new(),
+                ..Default::default()
             })
             .collect(),
         ..Meta::default()

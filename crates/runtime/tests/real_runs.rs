@@ -144,6 +144,7 @@ fn counters_match_trace_stats(r: &RunResult, tasks: &[RtTask]) {
                 name: None,
                 deadline_ns: Some(t.deadline.as_ns()),
                 split: Vec::new(),
+                ..Default::default()
             })
             .collect(),
         ..Meta::default()

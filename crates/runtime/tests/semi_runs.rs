@@ -227,6 +227,7 @@ fn meta(set: &SplitSet) -> Meta {
                 name: None,
                 deadline_ns: Some(t.deadline.as_ns()),
                 split: Vec::new(),
+                ..Default::default()
             })
             .collect(),
         ..Meta::default()

@@ -49,10 +49,11 @@
 //!    costs; the maxima are not fitted beyond the range.
 //!
 //! Assumptions: traces of one architecture share its costs (pooled, each trace predicted at
-//! its own m and n); a trace's task set is periodic with synchronous release, as the runtime
-//! runs it (periods and execution times are read back from its events; the runtime's metadata
-//! keeps only names and deadlines). Cost: linear in the events per trace, plus the model runs
-//! of the refinement (iterations × traces).
+//! its own m and n); a trace's task set is periodic, as the runtime runs it (periods,
+//! execution times and deadlines from the metadata, which records them as the run was given
+//! them; read back from the events for traces written before it did, [`reconstruct_tasks`]).
+//! Cost: linear in the events per trace, plus the model runs of the refinement (iterations ×
+//! traces).
 
 use crate::overheads::{OverheadStats, Overheads};
 use crate::stats::{arch_of, task_count};
@@ -223,14 +224,17 @@ impl CalTrace {
     }
 }
 
-/// The task set a runtime trace ran, read back from its events: per task, the period is the
-/// smallest gap between consecutive intended releases (`release` events' `arg`; the runtime
-/// releases periodically, so every gap is the period), the offset its first intended release,
-/// the execution time the median over its completed jobs of their executed time (the
-/// runtime's jobs burn exactly their WCET of CPU time; the median ignores a job stretched by
-/// an interrupt), the deadline the metadata's (else the period). A task that ran on one CPU
-/// only under a partitioned architecture keeps that CPU (`cpu`), so the model places it where
-/// it ran. Tasks need at least two releases and one completed job.
+/// The task set a runtime trace ran. Per task, the period, WCET and deadline are the
+/// metadata's (`period_ns`, `wcet_ns`, `deadline_ns`: what the run was given) where it has
+/// them; a trace written before those keys existed has them read back from its events: the
+/// period is the smallest gap between consecutive intended releases (`release` events' `arg`;
+/// the runtime releases periodically, so every gap is the period), the execution time the
+/// median over its completed jobs of their executed time (the runtime's jobs burn exactly
+/// their WCET of CPU time; the median ignores a job stretched by an interrupt), the deadline
+/// the period. The offset is the first intended release (the trace's own time base; the
+/// metadata's `offset_ns` if the task was never released). A task that ran on one CPU only
+/// under a partitioned architecture keeps that CPU (`cpu`), so the model places it where it
+/// ran. Without metadata a task needs at least two releases and one completed job.
 pub fn reconstruct_tasks(
     source: &str,
     meta: &Meta,
@@ -281,27 +285,32 @@ pub fn reconstruct_tasks(
         let mut r = std::mem::take(&mut releases[t]);
         r.sort_unstable();
         r.dedup();
-        let period = r
-            .windows(2)
-            .map(|w| w[1] - w[0])
-            .min()
-            .ok_or_else(|| fail("fewer than two releases: no period"))?;
-        let mut exec: Vec<u64> = completed[t]
-            .iter()
-            .filter_map(|&seq| executed.get(&(t as u32, seq)).copied())
-            .filter(|&x| x > 0)
-            .collect();
-        exec.sort_unstable();
-        let wcet = *exec
-            .get(exec.len() / 2)
-            .ok_or_else(|| fail("no completed job executed: no execution time"))?;
+        let given = meta.tasks.get(t);
+        let period = match given.and_then(|g| g.period_ns).filter(|&p| p > 0) {
+            Some(p) => p,
+            None => r
+                .windows(2)
+                .map(|w| w[1] - w[0])
+                .min()
+                .ok_or_else(|| fail("fewer than two releases: no period"))?,
+        };
+        let wcet = match given.and_then(|g| g.wcet_ns).filter(|&c| c > 0) {
+            Some(c) => c,
+            None => median_executed(t, &completed[t], &executed)
+                .ok_or_else(|| fail("no completed job executed: no execution time"))?,
+        };
         let deadline = meta.deadline(t as u32).unwrap_or(period);
+        let offset = r
+            .first()
+            .copied()
+            .or_else(|| given.and_then(|g| g.offset_ns))
+            .unwrap_or(0);
         let mut task = Task::new_unchecked(
             Duration::from_ns(wcet.min(deadline).min(period)),
             Duration::from_ns(deadline),
             Duration::from_ns(period),
         );
-        task.offset = Duration::from_ns(r.first().copied().unwrap_or(0));
+        task.offset = Duration::from_ns(offset);
         task.name = meta.tasks.get(t).and_then(|m| m.name.clone());
         if partitioned && cpus[t].len() == 1 {
             task.cpu = cpus[t].first().copied();
@@ -309,6 +318,21 @@ pub fn reconstruct_tasks(
         tasks.push(task);
     }
     Ok(TaskSet::new_unchecked(tasks))
+}
+
+/// The median executed time of task `t`'s completed jobs (`None` if none executed).
+fn median_executed(
+    t: usize,
+    completed: &BTreeSet<u64>,
+    executed: &HashMap<(u32, u64), u64>,
+) -> Option<u64> {
+    let mut exec: Vec<u64> = completed
+        .iter()
+        .filter_map(|&seq| executed.get(&(t as u32, seq)).copied())
+        .filter(|&x| x > 0)
+        .collect();
+    exec.sort_unstable();
+    exec.get(exec.len() / 2).copied()
 }
 
 /// The measured mean, maximum and count of one overhead over several traces.

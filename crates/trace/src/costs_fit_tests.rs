@@ -69,6 +69,7 @@ fn synthetic(
                 name: None,
                 deadline_ns: Some(p),
                 split: Vec::new(),
+                ..Default::default()
             })
             .collect(),
         ..Meta::default()
@@ -129,6 +130,56 @@ fn tasks_are_read_back_from_the_trace() {
         err.to_string()
             .contains("t.trace: task 0: fewer than two releases"),
         "{err}"
+    );
+}
+
+/// A trace that records what each task was given (period, WCET, offset: `Meta::of_run`) is
+/// read by those, not by its events: sporadic gaps longer than the period, jobs that ran
+/// shorter than their WCET, a task released once or never.
+#[test]
+fn the_given_parameters_win_over_the_events() {
+    // Task 0 released every 12 ms (sporadic, period 10 ms) running 1.234 ms of a 2 ms WCET;
+    // task 1 released once; task 2 never (its events are dropped).
+    let (mut meta, ev) = synthetic(
+        "partitioned",
+        2,
+        &[12_000_000, 25_000_000, 30_000_000],
+        1_234_000,
+        3,
+        |_, _| SPANS,
+    );
+    let ev: Vec<Event> = ev
+        .into_iter()
+        .filter(|e| e.task != 2 && !(e.task == 1 && e.seq > 0))
+        .collect();
+    for (t, (period, wcet, offset)) in meta.tasks.iter_mut().zip([
+        (10_000_000, 2_000_000, 0),
+        (25_000_000, 1_500_000, 1_000_000),
+        (30_000_000, 1_000_000, 2_000_000),
+    ]) {
+        (t.period_ns, t.wcet_ns, t.offset_ns) = (Some(period), Some(wcet), Some(offset));
+        t.deadline_ns = Some(period);
+    }
+    let ts = reconstruct_tasks("t", &meta, &ev).unwrap();
+    let got: Vec<_> = ts
+        .tasks()
+        .iter()
+        .map(|t| {
+            (
+                t.period.as_ns(),
+                t.wcet.as_ns(),
+                t.deadline.as_ns(),
+                t.offset.as_ns(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (10_000_000, 2_000_000, 10_000_000, 0),
+            (25_000_000, 1_500_000, 25_000_000, 1_000_000),
+            (30_000_000, 1_000_000, 30_000_000, 2_000_000),
+        ]
     );
 }
 

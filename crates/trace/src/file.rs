@@ -87,6 +87,13 @@ pub struct TaskMeta {
     pub name: Option<String>,
     /// Relative deadline in ns (used to draw deadline markers).
     pub deadline_ns: Option<u64>,
+    /// Period (minimum inter-arrival time) in ns, as the run was given.
+    pub period_ns: Option<u64>,
+    /// Worst-case execution time in ns, as the run was given (what each job is asked to
+    /// execute under the default execution model).
+    pub wcet_ns: Option<u64>,
+    /// Offset of the first release in ns from the run's start, as the run was given.
+    pub offset_ns: Option<u64>,
     /// The parts of a split task in execution order (empty: the task is whole), as the
     /// semi-partitioned policy ran them [RTPS §III].
     pub split: Vec<PartMeta>,
@@ -131,8 +138,10 @@ pub struct Meta {
 impl Meta {
     /// The metadata of a run of either engine, built here once for both: `engine` (`"sim"` or
     /// `"runtime"`), the number of CPUs, the policy, every task's name and relative deadline
-    /// (the trace tools' job accounting needs them), and `duration_ns` (the horizon, so the
-    /// tools account jobs as the engine did). An engine adds its own keys to `extra`.
+    /// (the trace tools' job accounting needs them) with its period, WCET and offset (so
+    /// `trace costs` reads the task set as it was given rather than back from the events),
+    /// and `duration_ns` (the horizon, so the tools account jobs as the engine did). An engine
+    /// adds its own keys to `extra`.
     pub fn of_run(
         engine: &str,
         policy: &str,
@@ -149,6 +158,9 @@ impl Meta {
                 .map(|t| TaskMeta {
                     name: t.name.clone(),
                     deadline_ns: Some(t.deadline.as_ns()),
+                    period_ns: Some(t.period.as_ns()),
+                    wcet_ns: Some(t.wcet.as_ns()),
+                    offset_ns: Some(t.offset.as_ns()),
                     split: Vec::new(),
                 })
                 .collect(),
@@ -216,8 +228,15 @@ impl Meta {
                     if let Some(n) = &t.name {
                         o.insert("name".into(), Value::from(n.clone()));
                     }
-                    if let Some(d) = t.deadline_ns {
-                        o.insert("deadline_ns".into(), Value::from(d));
+                    for (key, value) in [
+                        ("deadline_ns", t.deadline_ns),
+                        ("period_ns", t.period_ns),
+                        ("wcet_ns", t.wcet_ns),
+                        ("offset_ns", t.offset_ns),
+                    ] {
+                        if let Some(v) = value {
+                            o.insert(key.into(), Value::from(v));
+                        }
                     }
                     if !t.split.is_empty() {
                         let parts = t
@@ -264,10 +283,15 @@ impl Meta {
                     None | Some(Value::Null) => None,
                     Some(n) => Some(n.as_str().ok_or_else(|| bad("task name"))?.to_string()),
                 };
-                let deadline_ns = match o.get("deadline_ns") {
-                    None | Some(Value::Null) => None,
-                    Some(d) => Some(d.as_u64().ok_or_else(|| bad("task deadline_ns"))?),
+                let ns = |key: &str| match o.get(key) {
+                    None | Some(Value::Null) => Ok(None),
+                    Some(d) => d
+                        .as_u64()
+                        .map(Some)
+                        .ok_or_else(|| bad(&format!("task {key}"))),
                 };
+                let (deadline_ns, period_ns) = (ns("deadline_ns")?, ns("period_ns")?);
+                let (wcet_ns, offset_ns) = (ns("wcet_ns")?, ns("offset_ns")?);
                 let split = match o.get("split") {
                     None | Some(Value::Null) => Vec::new(),
                     Some(v) => parts_from_json(v).ok_or_else(|| bad("task split"))?,
@@ -275,6 +299,9 @@ impl Meta {
                 meta.tasks.push(TaskMeta {
                     name,
                     deadline_ns,
+                    period_ns,
+                    wcet_ns,
+                    offset_ns,
                     split,
                 });
             }

@@ -368,6 +368,7 @@ mod tests {
                 name: Some("a\"b\\c".into()),
                 deadline_ns: None,
                 split: Vec::new(),
+                ..Default::default()
             }],
             ..Meta::default()
         };

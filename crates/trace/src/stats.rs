@@ -388,6 +388,7 @@ mod tests {
                     name: None,
                     deadline_ns: Some(d),
                     split: Vec::new(),
+                    ..Default::default()
                 })
                 .collect(),
             ..Meta::default()

@@ -34,6 +34,9 @@ fn meta() -> Meta {
                         budget_ns: 2,
                     },
                 ],
+                period_ns: Some(12),
+                wcet_ns: Some(5),
+                offset_ns: Some(1),
             },
             TaskMeta::default(),
         ],
@@ -148,6 +151,14 @@ fn typed_errors() {
     let mut b = write(Vec::new(), &Meta::default(), &[]).unwrap();
     b[32] = b'[';
     assert!(matches!(err(&b), TraceError::BadMetadata(_)));
+    // A task's times must be whole ns: each key named in the error.
+    for key in ["deadline_ns", "period_ns", "wcet_ns", "offset_ns"] {
+        let v = serde_json::json!({"tasks": [{key: "ten"}]});
+        match Meta::from_json(v) {
+            Err(TraceError::BadMetadata(m)) => assert_eq!(m, format!("task {key}")),
+            other => panic!("{key}: {other:?}"),
+        }
+    }
     // Count mismatch on write.
     let mut tw = TraceWriter::new(Vec::new(), &Meta::default(), Some(2)).unwrap();
     tw.push(&sample()[0]).unwrap();

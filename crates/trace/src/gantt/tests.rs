@@ -79,16 +79,19 @@ fn per_task_chart_with_deadlines_and_window() {
                 name: Some("a<b".into()),
                 deadline_ns: Some(4_000),
                 split: Vec::new(),
+                ..Default::default()
             },
             TaskMeta {
                 name: None,
                 deadline_ns: Some(6_000),
                 split: Vec::new(),
+                ..Default::default()
             },
             TaskMeta {
                 name: None,
                 deadline_ns: Some(6_000),
                 split: Vec::new(),
+                ..Default::default()
             },
         ],
         ..Meta::default()
@@ -188,6 +191,7 @@ fn a_miss_is_marked_at_the_deadline_and_the_late_part_shows() {
             name: Some("a".into()),
             deadline_ns: Some(5_000),
             split: Vec::new(),
+            ..Default::default()
         }],
         ..Meta::default()
     };
