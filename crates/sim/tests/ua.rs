@@ -360,7 +360,7 @@ proptest! {
 }
 
 /// A job that blocks loses the linked job's tie advantage at once (found by the property test
-/// below in CI). One CPU, integer ns, every job runs its WCET:
+/// above in CI). One CPU, integer ns, every job runs its WCET:
 ///
 /// | task | offset | C | utility | section on R |
 /// |------|--------|---|---------|--------------|

@@ -4,8 +4,8 @@
 //! the abortable jobs past their critical time (the deadline for a step TUF) are aborted
 //! ([`super::pool`]; a timer at the earliest critical time makes that happen at the deadline),
 //! every job's LVD is recomputed (it depends on the remaining execution, §6.6), and the `m`
-//! highest-LVD jobs run. Equal LVDs: a linked job that is not blocked first (the equal-key rule of
-//! [`crate::prio`]: no needless preemption), then task index, then seq
+//! highest-LVD jobs run. Equal LVDs: a linked job that is not blocked first (the equal-key
+//! rule of [`crate::prio`]: no needless preemption), then task index, then seq
 //! (`ua::pool::cmp_hvdf`).
 //!
 //! Mapping (ChronOS maps the selection with its O(m²) Algorithm 1 [§5.6.5]; this is the
